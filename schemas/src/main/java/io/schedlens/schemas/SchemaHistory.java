@@ -1,0 +1,94 @@
+package io.schedlens.schemas;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.Schema;
+
+/**
+ * The recorded versions of every wire schema, kept as resources {@code
+ * schema-history/<Name>/v<N>.avsc} (fully inlined JSON). A version is added whenever a schema
+ * changes; the compatibility test requires the current schema to be among them and to be backward
+ * and forward compatible with all of them, so old records stay readable and old readers keep
+ * working.
+ */
+public final class SchemaHistory {
+
+  /** The top-level record names that travel on topics. */
+  public static final List<String> WIRE_TYPES =
+      List.of(
+          "PodObservation",
+          "ClusterEvent",
+          "GpuSample",
+          "RequestLog",
+          "PodTimeline",
+          "Preemption",
+          "DeadLetter");
+
+  private SchemaHistory() {}
+
+  /** All recorded versions of a schema, oldest first; empty if none are recorded. */
+  public static List<Schema> versionsOf(String name) {
+    List<Schema> versions = new ArrayList<>();
+    for (int v = 1; ; v++) {
+      String resource = resourceOf(name, v);
+      try (InputStream in = SchemaHistory.class.getClassLoader().getResourceAsStream(resource)) {
+        if (in == null) {
+          return versions;
+        }
+        versions.add(
+            new Schema.Parser().parse(new String(in.readAllBytes(), StandardCharsets.UTF_8)));
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read schema history resource " + resource, e);
+      }
+    }
+  }
+
+  /**
+   * Records the current version of every wire schema that is not recorded yet, as the next {@code
+   * v<N>.avsc} under the given resources directory. Run after a compatible schema change: {@code
+   * mvn -q -pl schemas compile exec:java -Dexec.args=src/main/resources}.
+   */
+  public static void main(String[] args) throws Exception {
+    if (args.length != 1) {
+      System.err.println("usage: SchemaHistory <resources-dir>  (e.g. schemas/src/main/resources)");
+      System.exit(2);
+    }
+    java.nio.file.Path root = java.nio.file.Path.of(args[0]);
+    for (String name : WIRE_TYPES) {
+      Schema current =
+          org.apache.avro.specific.SpecificData.get()
+              .getSchema(Class.forName("io.schedlens.avro." + name));
+      List<Schema> versions = versionsOfDirectory(root, name);
+      if (versions.stream().anyMatch(current::equals)) {
+        System.out.println(
+            name + ": current schema already recorded as v" + (versions.indexOf(current) + 1));
+        continue;
+      }
+      java.nio.file.Path file = root.resolve(resourceOf(name, versions.size() + 1));
+      java.nio.file.Files.createDirectories(file.getParent());
+      java.nio.file.Files.writeString(file, current.toString(true) + "\n");
+      System.out.println(name + ": recorded " + file);
+    }
+  }
+
+  private static List<Schema> versionsOfDirectory(java.nio.file.Path root, String name)
+      throws IOException {
+    List<Schema> versions = new ArrayList<>();
+    for (int v = 1; ; v++) {
+      java.nio.file.Path file = root.resolve(resourceOf(name, v));
+      if (!java.nio.file.Files.exists(file)) {
+        return versions;
+      }
+      versions.add(new Schema.Parser().parse(java.nio.file.Files.readString(file)));
+    }
+  }
+
+  /** The classpath resource of version {@code v} of schema {@code name}. */
+  public static String resourceOf(String name, int v) {
+    return "schema-history/" + name + "/v" + v + ".avsc";
+  }
+}

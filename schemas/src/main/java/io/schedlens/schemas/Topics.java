@@ -1,0 +1,102 @@
+package io.schedlens.schemas;
+
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
+import io.schedlens.avro.RequestLog;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.Serdes;
+
+/**
+ * Every topic of DESIGN.md section 3, inputs and outputs and the dead-letter queue side by side.
+ * Keys are strings: a pod UID, {@code namespace/pod}, or the dead letter's source.
+ */
+public final class Topics {
+
+  /** Default topic name prefix. */
+  public static final String DEFAULT_PREFIX = "schedlens.";
+
+  private static final String WEEK = Long.toString(Duration.ofDays(7).toMillis());
+  private static final String TWO_WEEKS = Long.toString(Duration.ofDays(14).toMillis());
+
+  public final Topic<String, PodObservation> pods;
+  public final Topic<String, ClusterEvent> events;
+  public final Topic<String, GpuSample> gpuSamples;
+  public final Topic<String, RequestLog> requests;
+  public final Topic<String, PodTimeline> podTimelines;
+  public final Topic<String, Preemption> preemptions;
+  public final Topic<String, DeadLetter> deadLetters;
+
+  private Topics(String prefix) {
+    // Inputs keep their history (delete + retention) so that the streams app can be reset and
+    // reprocess; outputs keyed by pod UID are compacted so the latest timeline per pod survives.
+    Map<String, String> history =
+        Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_DELETE,
+            TopicConfig.RETENTION_MS_CONFIG,
+            WEEK);
+    Map<String, String> latestPerKey =
+        Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_COMPACT,
+            TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
+            Long.toString(Duration.ofMinutes(10).toMillis()));
+    this.pods =
+        new Topic<>(prefix + "pods", Serdes.String(), AvroSerde.of(PodObservation.class), history);
+    this.events =
+        new Topic<>(
+            prefix + "k8s-events", Serdes.String(), AvroSerde.of(ClusterEvent.class), history);
+    this.gpuSamples =
+        new Topic<>(
+            prefix + "gpu-samples", Serdes.String(), AvroSerde.of(GpuSample.class), history);
+    this.requests =
+        new Topic<>(prefix + "requests", Serdes.String(), AvroSerde.of(RequestLog.class), history);
+    this.podTimelines =
+        new Topic<>(
+            prefix + "pod-timelines",
+            Serdes.String(),
+            AvroSerde.of(PodTimeline.class),
+            latestPerKey);
+    this.preemptions =
+        new Topic<>(
+            prefix + "preemptions", Serdes.String(), AvroSerde.of(Preemption.class), latestPerKey);
+    this.deadLetters =
+        new Topic<>(
+            prefix + "dlq",
+            Serdes.String(),
+            AvroSerde.of(DeadLetter.class),
+            Map.of(
+                TopicConfig.CLEANUP_POLICY_CONFIG,
+                TopicConfig.CLEANUP_POLICY_DELETE,
+                TopicConfig.RETENTION_MS_CONFIG,
+                TWO_WEEKS));
+  }
+
+  /** The topics with the default {@code schedlens.} prefix. */
+  public static Topics defaults() {
+    return new Topics(DEFAULT_PREFIX);
+  }
+
+  /** The topics with another name prefix, e.g. for several installations on one cluster. */
+  public static Topics withPrefix(String prefix) {
+    return new Topics(prefix);
+  }
+
+  /** All topics, in the order of DESIGN.md section 3. */
+  public List<Topic<String, ?>> all() {
+    return List.of(pods, events, gpuSamples, requests, podTimelines, preemptions, deadLetters);
+  }
+
+  /** Admin requests creating every topic with its settings. */
+  public List<NewTopic> newTopics(int partitions, short replicationFactor) {
+    return all().stream().map(t -> t.newTopic(partitions, replicationFactor)).toList();
+  }
+}

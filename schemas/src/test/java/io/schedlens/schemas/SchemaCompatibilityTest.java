@@ -1,0 +1,86 @@
+package io.schedlens.schemas;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import org.apache.avro.Schema;
+import org.apache.avro.specific.SpecificData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class SchemaCompatibilityTest {
+
+  static List<String> wireTypes() {
+    return SchemaHistory.WIRE_TYPES;
+  }
+
+  @ParameterizedTest
+  @MethodSource("wireTypes")
+  void shouldRecordTheCurrentSchemaInTheHistory(String name) throws Exception {
+    Schema current = currentSchema(name);
+    List<Schema> versions = SchemaHistory.versionsOf(name);
+
+    assertThat(versions)
+        .as(
+            "the current %s schema must be recorded: run `mvn -q -pl schemas compile exec:java"
+                + " -Dexec.args=src/main/resources` and commit the new file",
+            name)
+        .contains(current);
+  }
+
+  @ParameterizedTest
+  @MethodSource("wireTypes")
+  void shouldStayBackwardAndForwardCompatibleWithEveryRecordedVersion(String name)
+      throws Exception {
+    Schema current = currentSchema(name);
+    for (Schema previous : SchemaHistory.versionsOf(name)) {
+      assertThat(MutualCompatibility.problems(current, previous))
+          .as("%s against a recorded version", name)
+          .isEmpty();
+    }
+  }
+
+  @Test
+  void shouldRejectAChangeThatRetypesAField() throws Exception {
+    Schema current = currentSchema("PodObservation");
+    Schema retyped = testSchema("incompatible/PodObservation-gpus-as-string.avsc");
+
+    assertThat(MutualCompatibility.problems(retyped, current))
+        .anySatisfy(p -> assertThat(p).startsWith("backward").contains("/fields/"))
+        .anySatisfy(p -> assertThat(p).startsWith("forward"));
+  }
+
+  @Test
+  void shouldRejectANewFieldWithoutDefaultAsNotBackwardCompatible() throws Exception {
+    Schema current = currentSchema("RequestLog");
+    Schema withRequiredField = testSchema("incompatible/RequestLog-required-field.avsc");
+
+    assertThat(MutualCompatibility.problems(withRequiredField, current))
+        .singleElement()
+        .satisfies(
+            p -> assertThat(p).startsWith("backward").contains("READER_FIELD_MISSING_DEFAULT"));
+  }
+
+  @Test
+  void shouldAcceptANewOptionalFieldWithADefault() throws Exception {
+    Schema current = currentSchema("RequestLog");
+    Schema withOptionalField = testSchema("older/RequestLog-without-ttft.avsc");
+
+    assertThat(MutualCompatibility.problems(current, withOptionalField)).isEmpty();
+  }
+
+  static Schema currentSchema(String name) throws ClassNotFoundException {
+    return SpecificData.get().getSchema(Class.forName("io.schedlens.avro." + name));
+  }
+
+  static Schema testSchema(String resource) throws IOException {
+    try (InputStream in =
+        SchemaCompatibilityTest.class.getClassLoader().getResourceAsStream(resource)) {
+      assertThat(in).as(resource).isNotNull();
+      return new Schema.Parser().parse(in);
+    }
+  }
+}
