@@ -1,0 +1,167 @@
+package io.schedlens.common.http;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpServer;
+import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP side of a schedlens process: {@code /metrics} (Prometheus text or OpenMetrics, by
+ * client_java's handler), {@code /healthz} (the process is alive), {@code /readyz} (it can do its
+ * job: informers synced and Kafka reachable, or the streams client RUNNING) and any routes the
+ * process adds (the request-log intake, the timeline API).
+ *
+ * <p>Built on the JDK's HTTP server, as client_java's own exporter is; a thread pool bounds the
+ * concurrent requests.
+ */
+public final class HttpEndpoint implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final HttpServer server;
+  private final ExecutorService executor;
+
+  /** What {@code /readyz} reports: ready or not, and why. */
+  public record Readiness(boolean ready, String detail) {
+    public static Readiness ready(String detail) {
+      return new Readiness(true, detail);
+    }
+
+    public static Readiness notReady(String detail) {
+      return new Readiness(false, detail);
+    }
+  }
+
+  private HttpEndpoint(HttpServer server, ExecutorService executor) {
+    this.server = server;
+    this.executor = executor;
+  }
+
+  /**
+   * Binds {@code host:port} (port 0 picks a free one) and serves metrics and probes.
+   *
+   * @param threads request-handling threads
+   */
+  public static HttpEndpoint start(
+      String host,
+      int port,
+      PrometheusRegistry registry,
+      Supplier<Readiness> readiness,
+      int threads,
+      Route... routes) {
+    HttpServer server;
+    try {
+      server = HttpServer.create(new InetSocketAddress(host, port), 128);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot listen on "
+              + host
+              + ":"
+              + port
+              + " ("
+              + e.getMessage()
+              + "); choose another port",
+          e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService executor =
+        Executors.newFixedThreadPool(
+            threads,
+            r -> {
+              Thread t = new Thread(r, "http-" + port + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    server.createContext("/metrics", new MetricsHandler(registry));
+    server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
+    server.createContext(
+        "/readyz",
+        exchange -> {
+          Readiness r = readiness.get();
+          respond(exchange, r.ready() ? 200 : 503, "text/plain", r.detail() + "\n");
+        });
+    for (Route route : routes) {
+      server.createContext(route.path(), guarded(route.handler()));
+    }
+    server.start();
+    return new HttpEndpoint(server, executor);
+  }
+
+  /** A path prefix and its handler. */
+  public record Route(String path, HttpHandler handler) {}
+
+  /** The port actually bound. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  /** The base URL, e.g. {@code http://127.0.0.1:9400}. */
+  public String baseUrl() {
+    InetSocketAddress a = server.getAddress();
+    return "http://" + a.getHostString() + ":" + a.getPort();
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+    try {
+      executor.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static HttpHandler guarded(HttpHandler handler) {
+    return exchange -> {
+      try {
+        handler.handle(exchange);
+      } catch (RuntimeException e) {
+        log.warn("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
+        try {
+          respondJson(exchange, 500, java.util.Map.of("error", "internal error: " + e));
+        } catch (IOException ignored) {
+          // the response may already be committed
+        }
+      } finally {
+        exchange.close();
+      }
+    };
+  }
+
+  /** Writes a complete response with the given body. */
+  public static void respond(HttpExchange exchange, int status, String contentType, String body)
+      throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    exchange.getResponseHeaders().set("Content-Type", contentType + "; charset=utf-8");
+    exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
+    if (bytes.length > 0) {
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+    exchange.close();
+  }
+
+  /** Writes a JSON response. */
+  public static void respondJson(HttpExchange exchange, int status, Object body)
+      throws IOException {
+    respond(exchange, status, "application/json", JSON.writeValueAsString(body) + "\n");
+  }
+}
