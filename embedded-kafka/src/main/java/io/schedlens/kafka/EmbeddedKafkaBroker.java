@@ -1,0 +1,262 @@
+package io.schedlens.kafka;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.utils.Time;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Kafka broker: one KRaft node in combined broker+controller mode, running in this JVM from
+ * Kafka's own server classes, on free loopback ports, with its data in a temporary directory that
+ * {@link #close()} removes. Used by the demo and by every integration test (one broker per test
+ * class), because no Docker engine runs here.
+ *
+ * <p>It can be stopped and started again on the same ports and data ({@link #stop()}, {@link
+ * #restart()}), so that tests can take Kafka away and bring it back.
+ *
+ * <p>Settings are those of a single node: every replication factor and min ISR is 1, the group
+ * rebalance delay is 0, and the log cleaner's dedupe buffer is 8 MiB instead of the 128 MiB
+ * default, which a small test JVM cannot afford.
+ */
+public final class EmbeddedKafkaBroker implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
+
+  private final Path dataDir;
+  private final int port;
+  private final int controllerPort;
+  private final String clusterId = Uuid.randomUuid().toString();
+  private final Map<String, String> overrides;
+  private KafkaRaftServer server;
+  private Duration lastStartup = Duration.ZERO;
+
+  private EmbeddedKafkaBroker(Map<String, String> overrides) {
+    this.overrides = Map.copyOf(overrides);
+    try {
+      this.dataDir = Files.createTempDirectory("schedlens-kafka-");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create a temporary directory for the broker", e);
+    }
+    this.port = freePort();
+    this.controllerPort = freePort();
+  }
+
+  /** Formats storage and starts a broker; returns once it answers requests. */
+  public static EmbeddedKafkaBroker start() {
+    return start(Map.of());
+  }
+
+  /** As {@link #start()}, with extra broker settings (e.g. {@code num.partitions}). */
+  public static EmbeddedKafkaBroker start(Map<String, String> overrides) {
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(overrides);
+    try {
+      broker.format();
+      broker.startServer();
+      return broker;
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
+  }
+
+  /** {@code 127.0.0.1:port} of the client listener. */
+  public String bootstrapServers() {
+    return "127.0.0.1:" + port;
+  }
+
+  /** How long the last start took, from construction of the server to the first answer. */
+  public Duration lastStartup() {
+    return lastStartup;
+  }
+
+  /** Creates topics with their settings; topics that already exist are left as they are. */
+  public void createTopics(Collection<NewTopic> topics) {
+    try (Admin admin = admin()) {
+      for (NewTopic topic : topics) {
+        try {
+          admin.createTopics(java.util.List.of(topic)).all().get(30, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          if (!(e.getCause() instanceof TopicExistsException)) {
+            throw new IllegalStateException("cannot create topic " + topic.name(), e.getCause());
+          }
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while creating topics", e);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("broker did not create topics within 30s", e);
+    }
+  }
+
+  /** An admin client for this broker; the caller closes it. */
+  public Admin admin() {
+    return Admin.create(
+        Map.of(
+            AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
+            AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 10_000,
+            AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000));
+  }
+
+  /** Stops the broker, keeping its ports and data, as if Kafka went away. */
+  public synchronized void stop() {
+    if (server != null) {
+      server.shutdown();
+      server.awaitShutdown();
+      server = null;
+    }
+  }
+
+  /** Starts the broker again after {@link #stop()}, on the same ports with the same data. */
+  public synchronized void restart() {
+    if (server == null) {
+      startServer();
+    }
+  }
+
+  /** Whether the broker is running. */
+  public synchronized boolean isRunning() {
+    return server != null;
+  }
+
+  @Override
+  public synchronized void close() {
+    try {
+      stop();
+    } finally {
+      deleteRecursively(dataDir);
+    }
+  }
+
+  private Properties properties() {
+    Properties p = new Properties();
+    p.put("process.roles", "broker,controller");
+    p.put("node.id", "1");
+    p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    p.put(
+        "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+    p.put("controller.listener.names", "CONTROLLER");
+    p.put("inter.broker.listener.name", "PLAINTEXT");
+    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put("log.dirs", dataDir.resolve("log").toString());
+    p.put("num.partitions", "1");
+    p.put("default.replication.factor", "1");
+    p.put("min.insync.replicas", "1");
+    p.put("offsets.topic.replication.factor", "1");
+    p.put("offsets.topic.num.partitions", "5");
+    p.put("transaction.state.log.replication.factor", "1");
+    p.put("transaction.state.log.min.isr", "1");
+    p.put("transaction.state.log.num.partitions", "5");
+    p.put("share.coordinator.state.topic.replication.factor", "1");
+    p.put("share.coordinator.state.topic.min.isr", "1");
+    p.put("group.initial.rebalance.delay.ms", "0");
+    p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
+    p.put("auto.create.topics.enable", "false");
+    // Two cores here: a handful of threads serve one node's load.
+    p.put("num.network.threads", "2");
+    p.put("num.io.threads", "2");
+    p.put("background.threads", "2");
+    p.putAll(overrides);
+    return p;
+  }
+
+  private void format() {
+    Path config = dataDir.resolve("server.properties");
+    try (var out = Files.newBufferedWriter(config, StandardCharsets.UTF_8)) {
+      properties().store(out, "schedlens embedded broker");
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + config, e);
+    }
+    var captured = new java.io.ByteArrayOutputStream();
+    int rc;
+    try (PrintStream ps = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+      rc =
+          StorageTool.execute(
+              new String[] {"format", "-t", clusterId, "-c", config.toString()}, ps);
+    }
+    if (rc != 0) {
+      throw new IllegalStateException(
+          "kafka-storage format failed (exit "
+              + rc
+              + "): "
+              + captured.toString(StandardCharsets.UTF_8));
+    }
+  }
+
+  private void startServer() {
+    long t0 = System.nanoTime();
+    KafkaConfig config = KafkaConfig.fromProps(properties(), false);
+    KafkaRaftServer s = new KafkaRaftServer(config, Time.SYSTEM);
+    s.startup();
+    server = s;
+    awaitReady();
+    lastStartup = Duration.ofNanos(System.nanoTime() - t0);
+    log.info("Kafka broker ready on {} in {} ms", bootstrapServers(), lastStartup.toMillis());
+  }
+
+  private void awaitReady() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    try (Admin admin = admin()) {
+      while (true) {
+        try {
+          if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
+            return;
+          }
+        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException(
+                "embedded Kafka broker did not become ready within 60s", e);
+          }
+        }
+        Thread.sleep(50);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for the broker", e);
+    }
+  }
+
+  private static int freePort() {
+    try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+      socket.setReuseAddress(true);
+      return socket.getLocalPort();
+    } catch (IOException e) {
+      throw new UncheckedIOException("no free loopback port", e);
+    }
+  }
+
+  private static void deleteRecursively(Path dir) {
+    if (!Files.exists(dir)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      log.warn("could not remove broker data {}: {}", dir, e.getMessage());
+    }
+  }
+}

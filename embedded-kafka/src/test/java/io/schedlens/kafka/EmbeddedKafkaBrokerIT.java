@@ -1,0 +1,85 @@
+package io.schedlens.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+class EmbeddedKafkaBrokerIT extends BrokerContract {
+
+  static EmbeddedKafkaBroker broker;
+
+  @BeforeAll
+  static void startBroker() {
+    long before = heapAfterGc();
+    broker = EmbeddedKafkaBroker.start();
+    long after = heapAfterGc();
+    System.out.printf(
+        "embedded Kafka broker: ready in %d ms; live heap after GC grew by %d MiB (%d -> %d MiB)%n",
+        broker.lastStartup().toMillis(), (after - before) >> 20, before >> 20, after >> 20);
+    broker.createTopics(TOPICS.newTopics(1, (short) 1));
+  }
+
+  static long heapAfterGc() {
+    var memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+    memory.gc();
+    memory.gc();
+    return memory.getHeapMemoryUsage().getUsed();
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  @Override
+  String bootstrapServers() {
+    return broker.bootstrapServers();
+  }
+
+  @Override
+  void createTopic(String name) {
+    broker.createTopics(List.of(new NewTopic(name, 1, (short) 1)));
+  }
+
+  @Test
+  void shouldCreateTheTimelinesTopicCompacted() throws Exception {
+    try (Admin admin = broker.admin()) {
+      ConfigResource resource =
+          new ConfigResource(ConfigResource.Type.TOPIC, TOPICS.podTimelines.name());
+      var config =
+          admin.describeConfigs(List.of(resource)).all().get(10, TimeUnit.SECONDS).get(resource);
+      assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
+    }
+  }
+
+  @Test
+  void shouldComeBackOnTheSamePortWithItsDataAfterAStop() throws Exception {
+    String before = broker.bootstrapServers();
+    createTopic("survives-restart");
+
+    broker.stop();
+    assertThat(broker.isRunning()).isFalse();
+    broker.restart();
+
+    assertThat(broker.bootstrapServers()).isEqualTo(before);
+    try (Admin admin = broker.admin()) {
+      assertThat(admin.listTopics().names().get(30, TimeUnit.SECONDS)).contains("survives-restart");
+    }
+  }
+
+  @Test
+  void shouldLeaveExistingTopicsAlone() {
+    broker.createTopics(TOPICS.newTopics(1, (short) 1));
+    broker.createTopics(List.of(new NewTopic(TOPICS.pods.name(), 3, (short) 1).configs(Map.of())));
+  }
+}
