@@ -1,0 +1,125 @@
+package io.schedlens.cli;
+
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * Entry point of {@code ./schedlens}: dispatches to one subcommand per part. Exit codes: 0 success,
+ * 1 failure while running, 2 bad usage or configuration, 3 a subcommand that has not landed yet.
+ */
+public final class Main {
+
+  static final int OK = 0;
+  static final int FAILED = 1;
+  static final int USAGE = 2;
+  static final int NOT_AVAILABLE = 3;
+
+  private record Entry(String summary, Command command) {}
+
+  private static Map<String, Entry> commands() {
+    Map<String, Entry> c = new LinkedHashMap<>();
+    c.put(
+        "demo",
+        new Entry(
+            "run the day08 experiment end to end on an embedded broker",
+            notYet("demo", 5, "Simulator and demo")));
+    c.put(
+        "collector",
+        new Entry(
+            "watch Kubernetes, scrape dcgm-exporter, take request logs, produce to Kafka",
+            notYet("collector", 3, "Collector")));
+    c.put(
+        "streams",
+        new Entry(
+            "compute per-pod timelines, preemptions and metrics (Kafka Streams)",
+            notYet("streams", 4, "Streams app")));
+    c.put(
+        "simulate",
+        new Entry(
+            "run a scenario on the GPU-cluster simulator",
+            notYet("simulate", 5, "Simulator and demo")));
+    c.put(
+        "replay",
+        new Entry(
+            "replay recorded pods, events, DCGM scrapes and request logs",
+            notYet("replay", 7, "Post-mortem replay, warehouse export and the experiment report")));
+    c.put(
+        "export",
+        new Entry(
+            "export final timelines to warehouse files or JDBC",
+            notYet("export", 7, "Post-mortem replay, warehouse export and the experiment report")));
+    c.put(
+        "report",
+        new Entry(
+            "compare experiment arms over repeats and give a verdict",
+            notYet("report", 7, "Post-mortem replay, warehouse export and the experiment report")));
+    c.put(
+        "check",
+        new Entry(
+            "pre-flight lint of GPU workload manifests",
+            notYet(
+                "check",
+                8,
+                "Disruptions beyond preemption ... and a pre-flight check of GPU manifests")));
+    return c;
+  }
+
+  private Main() {}
+
+  public static void main(String[] args) {
+    System.exit(run(Arrays.asList(args), System.out, System.err));
+  }
+
+  static int run(List<String> args, PrintStream out, PrintStream err) {
+    Map<String, Entry> commands = commands();
+    if (args.isEmpty()
+        || args.get(0).equals("--help")
+        || args.get(0).equals("-h")
+        || args.get(0).equals("help")) {
+      usage(commands, args.isEmpty() ? err : out);
+      return args.isEmpty() ? USAGE : OK;
+    }
+    Entry entry = commands.get(args.get(0));
+    if (entry == null) {
+      err.println("schedlens: unknown command '" + args.get(0) + "'");
+      usage(commands, err);
+      return USAGE;
+    }
+    try {
+      return entry.command().run(args.subList(1, args.size()));
+    } catch (ConfigException e) {
+      err.println("schedlens " + args.get(0) + ": " + e.getMessage());
+      err.println("(run ./schedlens " + args.get(0) + " --help for the settings)");
+      return USAGE;
+    } catch (Exception e) {
+      err.println("schedlens " + args.get(0) + " failed: " + e);
+      e.printStackTrace(err);
+      return FAILED;
+    }
+  }
+
+  private static void usage(Map<String, Entry> commands, PrintStream out) {
+    out.println(
+        "usage: ./schedlens <command> [--setting value ...]   (./schedlens <command> --help)");
+    out.println();
+    commands.forEach((name, e) -> out.printf("  %-10s %s%n", name, e.summary()));
+  }
+
+  private static Command notYet(String name, int issue, String title) {
+    return args -> {
+      System.err.println(
+          "schedlens "
+              + name
+              + ": not available yet. It lands with issue #"
+              + issue
+              + " ("
+              + title
+              + "). Nothing was run.");
+      return NOT_AVAILABLE;
+    };
+  }
+}
