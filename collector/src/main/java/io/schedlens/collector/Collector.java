@@ -1,0 +1,256 @@
+package io.schedlens.collector;
+
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.collector.dcgm.DcgmScraper;
+import io.schedlens.collector.dcgm.EndpointSliceTargets;
+import io.schedlens.collector.dcgm.ScrapeTarget;
+import io.schedlens.collector.intake.FieldMapping;
+import io.schedlens.collector.intake.RequestLogIntake;
+import io.schedlens.collector.intake.RequestLogParser;
+import io.schedlens.collector.k8s.EventSource;
+import io.schedlens.collector.k8s.PodProjection;
+import io.schedlens.collector.k8s.PodSource;
+import io.schedlens.collector.k8s.ReportedPods;
+import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.collector.kafka.Records;
+import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.common.http.HttpEndpoint.Readiness;
+import io.schedlens.schemas.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The collector: Kubernetes informers, the dcgm-exporter scraper and the request-log intake, all
+ * feeding one {@link KafkaSink}; plus {@code /metrics}, {@code /healthz} and {@code /readyz}. Ready
+ * once every informer has synced and Kafka is reachable.
+ */
+public final class Collector implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Collector.class);
+
+  private final CollectorConfig config;
+  private final Clock clock;
+  private final CollectorMetrics metrics = new CollectorMetrics();
+  private final List<AutoCloseable> resources = new ArrayList<>();
+  private KafkaSink sink;
+  private PodSource pods;
+  private EventSource events;
+  private HttpEndpoint http;
+  private KubernetesClient ownClient;
+
+  private Collector(CollectorConfig config, Clock clock) {
+    this.config = config;
+    this.clock = clock;
+  }
+
+  /**
+   * Starts the collector.
+   *
+   * @param client the Kubernetes client to use, or null to build one from the configuration
+   * @param clock the clock of read times and scrape times (the simulator's in the demo)
+   */
+  public static Collector start(CollectorConfig config, KubernetesClient client, Clock clock) {
+    Collector c = new Collector(config, clock);
+    try {
+      c.startParts(client);
+      return c;
+    } catch (RuntimeException e) {
+      c.close();
+      throw e;
+    }
+  }
+
+  private void startParts(KubernetesClient givenClient) {
+    Topics topics = Topics.withPrefix(config.getString(CollectorConfig.TOPIC_PREFIX));
+    Records records = new Records(topics, config.getInt(CollectorConfig.DLQ_MAX_BYTES));
+    sink =
+        new KafkaSink(
+            config.kafkaClientSettings(), config.getInt(CollectorConfig.BUFFER_RECORDS), metrics);
+    resources.add(sink);
+
+    KubernetesClient client = null;
+    if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
+      client = givenClient != null ? givenClient : buildClient();
+      List<String> namespaces = config.getList(CollectorConfig.NAMESPACES);
+      Map<String, PodObservation> reported = Map.of();
+      if (config.getBoolean(CollectorConfig.READBACK)) {
+        reported =
+            ReportedPods.read(config.kafkaClientSettings(), topics.pods, Duration.ofMinutes(2));
+      }
+      pods =
+          new PodSource(
+              client,
+              namespaces,
+              config.getString(CollectorConfig.LABEL_SELECTOR),
+              new PodProjection(
+                  config.getList(CollectorConfig.POD_LABELS),
+                  config.getList(CollectorConfig.POD_ANNOTATIONS)),
+              sink,
+              records,
+              clock,
+              metrics,
+              reported);
+      resources.add(pods);
+      pods.start();
+      events =
+          new EventSource(
+              client,
+              namespaces,
+              config.getList(CollectorConfig.EVENTS_APIS),
+              sink,
+              records,
+              clock,
+              metrics);
+      resources.add(events);
+      events.start();
+    }
+
+    List<Supplier<List<ScrapeTarget>>> targetSources = new ArrayList<>();
+    List<ScrapeTarget> fixed =
+        config.getList(CollectorConfig.DCGM_TARGETS).stream()
+            .map(u -> new ScrapeTarget(u, null))
+            .toList();
+    if (!fixed.isEmpty()) {
+      targetSources.add(() -> fixed);
+    }
+    if (client != null && config.getBoolean(CollectorConfig.DCGM_DISCOVERY)) {
+      EndpointSliceTargets discovered =
+          new EndpointSliceTargets(
+              client,
+              config.getList(CollectorConfig.NAMESPACES),
+              config.getString(CollectorConfig.DCGM_SERVICE_SELECTOR),
+              config.getString(CollectorConfig.DCGM_PORT_NAME),
+              config.getString(CollectorConfig.DCGM_PATH));
+      resources.add(discovered);
+      targetSources.add(discovered);
+    }
+    if (!targetSources.isEmpty()) {
+      DcgmScraper scraper =
+          new DcgmScraper(
+              () -> targetSources.stream().flatMap(s -> s.get().stream()).distinct().toList(),
+              sink,
+              records,
+              metrics,
+              clock,
+              config.getDuration(CollectorConfig.SCRAPE_INTERVAL),
+              config.getDuration(CollectorConfig.SCRAPE_TIMEOUT),
+              config.getDuration(CollectorConfig.SCRAPE_BACKOFF_MAX),
+              config.getInt(CollectorConfig.SCRAPE_MAX_BYTES));
+      resources.add(scraper);
+      scraper.start();
+    }
+
+    RequestLogIntake intake =
+        new RequestLogIntake(
+            new RequestLogParser(
+                FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING))),
+            sink,
+            records,
+            metrics,
+            clock,
+            config.intakeToken(),
+            config.getInt(CollectorConfig.INTAKE_MAX_BODY),
+            config.getInt(CollectorConfig.INTAKE_MAX_LINE),
+            config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT));
+    http =
+        HttpEndpoint.start(
+            config.getString(CollectorConfig.HTTP_HOST),
+            config.getInt(CollectorConfig.HTTP_PORT),
+            metrics.registry,
+            this::readiness,
+            4,
+            new HttpEndpoint.Route(RequestLogIntake.PATH, intake));
+    resources.add(http);
+    log.info(
+        "collector started: metrics and intake on {}, Kafka {}, Kubernetes {}",
+        http.baseUrl(),
+        config.bootstrapServers(),
+        client == null ? "off" : client.getMasterUrl());
+  }
+
+  private KubernetesClient buildClient() {
+    String kubeconfig = config.getString(CollectorConfig.KUBECONFIG);
+    Config base;
+    if (!kubeconfig.isEmpty()) {
+      try {
+        base = Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)));
+      } catch (java.io.IOException e) {
+        throw new org.apache.kafka.common.config.ConfigException(
+            CollectorConfig.KUBECONFIG, kubeconfig, "cannot read it: " + e.getMessage());
+      }
+    } else {
+      base = Config.autoConfigure(null);
+    }
+    ConfigBuilder b = new ConfigBuilder(base);
+    String master = config.getString(CollectorConfig.KUBERNETES_MASTER);
+    if (!master.isEmpty()) {
+      b.withMasterUrl(master);
+    }
+    ownClient = new KubernetesClientBuilder().withConfig(b.build()).build();
+    return ownClient;
+  }
+
+  /** What /readyz answers. */
+  public Readiness readiness() {
+    List<String> waiting = new ArrayList<>();
+    if (pods != null && !pods.hasSynced()) {
+      waiting.add("pod informer not synced");
+    }
+    if (events != null && !events.hasSynced()) {
+      waiting.add("event informers not synced");
+    }
+    if (!sink.kafkaReachable()) {
+      waiting.add("Kafka unreachable");
+    }
+    return waiting.isEmpty()
+        ? Readiness.ready("ready: informers synced, Kafka reachable")
+        : Readiness.notReady("not ready: " + String.join(", ", waiting));
+  }
+
+  /** The base URL of /metrics and the intake. */
+  public String baseUrl() {
+    return http.baseUrl();
+  }
+
+  /** The collector's metrics. */
+  public CollectorMetrics metrics() {
+    return metrics;
+  }
+
+  /** Waits until everything buffered is in Kafka, or the timeout. */
+  public boolean flush(Duration timeout) {
+    return sink.drain(timeout);
+  }
+
+  /** Records waiting for Kafka. */
+  public int buffered() {
+    return sink.buffered();
+  }
+
+  @Override
+  public void close() {
+    for (int i = resources.size() - 1; i >= 0; i--) {
+      try {
+        resources.get(i).close();
+      } catch (Exception e) {
+        log.warn(
+            "closing {} failed: {}", resources.get(i).getClass().getSimpleName(), e.toString());
+      }
+    }
+    if (ownClient != null) {
+      ownClient.close();
+    }
+  }
+}

@@ -1,0 +1,248 @@
+package io.schedlens.collector;
+
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.common.config.Durations;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.types.Password;
+
+/** Settings of {@code ./schedlens collector}; each is documented in the README's table. */
+public final class CollectorConfig extends AppConfig {
+
+  public static final String KUBERNETES_ENABLED = "kubernetes.enabled";
+  public static final String KUBERNETES_MASTER = "kubernetes.master";
+  public static final String KUBECONFIG = "kubernetes.kubeconfig";
+  public static final String NAMESPACES = "namespaces";
+  public static final String LABEL_SELECTOR = "label.selector";
+  public static final String EVENTS_APIS = "events.apis";
+  public static final String POD_LABELS = "pod.labels";
+  public static final String POD_ANNOTATIONS = "pod.annotations";
+  public static final String READBACK = "startup.readback";
+  public static final String DCGM_TARGETS = "dcgm.targets";
+  public static final String DCGM_DISCOVERY = "dcgm.discovery";
+  public static final String DCGM_SERVICE_SELECTOR = "dcgm.service.selector";
+  public static final String DCGM_PORT_NAME = "dcgm.port.name";
+  public static final String DCGM_PATH = "dcgm.path";
+  public static final String SCRAPE_INTERVAL = "scrape.interval";
+  public static final String SCRAPE_TIMEOUT = "scrape.timeout";
+  public static final String SCRAPE_BACKOFF_MAX = "scrape.backoff.max";
+  public static final String SCRAPE_MAX_BYTES = "scrape.max.bytes";
+  public static final String HTTP_HOST = "http.host";
+  public static final String HTTP_PORT = "http.port";
+  public static final String INTAKE_TOKEN = "intake.token";
+  public static final String INTAKE_MAX_BODY = "intake.max.body.bytes";
+  public static final String INTAKE_MAX_LINE = "intake.max.line.bytes";
+  public static final String INTAKE_FIELD_MAPPING = "intake.field.mapping";
+  public static final String INTAKE_ACK_TIMEOUT = "intake.ack.timeout";
+  public static final String BUFFER_RECORDS = "buffer.records";
+  public static final String TOPIC_PREFIX = "topic.prefix";
+  public static final String DLQ_MAX_BYTES = "dlq.max.value.bytes";
+
+  public static final ConfigDef DEF =
+      new ConfigDef()
+          .define(
+              KUBERNETES_ENABLED,
+              Type.BOOLEAN,
+              true,
+              Importance.HIGH,
+              "Watch Pods and Events of a Kubernetes API. Off: only the scraper and the intake run.")
+          .define(
+              KUBERNETES_MASTER,
+              Type.STRING,
+              "",
+              Importance.HIGH,
+              "Kubernetes API server URL. Empty: from the kubeconfig, or in-cluster service account.")
+          .define(
+              KUBECONFIG,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Path of a kubeconfig file. Empty: $KUBECONFIG, ~/.kube/config, or in-cluster.")
+          .define(
+              NAMESPACES,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Namespaces to watch. Empty: all namespaces.")
+          .define(
+              LABEL_SELECTOR,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Label selector restricting the watched pods, e.g. 'schedlens.io/experiment'. Empty: all pods.")
+          .define(
+              EVENTS_APIS,
+              Type.LIST,
+              List.of("events.k8s.io/v1", "v1"),
+              ConfigDef.ValidList.in(true, "events.k8s.io/v1", "v1"),
+              Importance.LOW,
+              "Event APIs to watch: events.k8s.io/v1 (the scheduler writes these) and v1 (the kubelet writes these). Both views of one event are sent once.")
+          .define(
+              POD_LABELS,
+              Type.LIST,
+              List.of("schedlens.io/experiment", "schedlens.io/arm", "schedlens.io/repeat"),
+              Importance.MEDIUM,
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, plus any extras.")
+          .define(
+              POD_ANNOTATIONS,
+              Type.LIST,
+              List.of("schedlens.io/last-checkpoint"),
+              Importance.MEDIUM,
+              "Pod annotations carried on each observation.")
+          .define(
+              READBACK,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "At start, read back which pods were last reported live, so that pods deleted while the collector was down are reported deleted.")
+          .define(
+              DCGM_TARGETS,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Static dcgm-exporter URLs to scrape, e.g. http://10.0.0.5:9400/metrics.")
+          .define(
+              DCGM_DISCOVERY,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Discover dcgm-exporter endpoints from the EndpointSlices of Services matching dcgm.service.selector.")
+          .define(
+              DCGM_SERVICE_SELECTOR,
+              Type.STRING,
+              "app.kubernetes.io/name=dcgm-exporter",
+              Importance.MEDIUM,
+              "Label selector of the dcgm-exporter Service (EndpointSlices carry their Service's labels).")
+          .define(
+              DCGM_PORT_NAME,
+              Type.STRING,
+              "",
+              Importance.LOW,
+              "Name of the metrics port in the EndpointSlice. Empty: the first port.")
+          .define(
+              DCGM_PATH,
+              Type.STRING,
+              "/metrics",
+              Importance.LOW,
+              "HTTP path of discovered targets.")
+          .define(
+              SCRAPE_INTERVAL,
+              Type.STRING,
+              "15s",
+              Durations.atLeast(Duration.ofMillis(50)),
+              Importance.MEDIUM,
+              "Time between scrapes of each dcgm-exporter target.")
+          .define(
+              SCRAPE_TIMEOUT,
+              Type.STRING,
+              "10s",
+              Durations.atLeast(Duration.ofMillis(50)),
+              Importance.LOW,
+              "Time a scrape may take.")
+          .define(
+              SCRAPE_BACKOFF_MAX,
+              Type.STRING,
+              "2m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "Longest pause after repeated failures of a target (doubling from one interval).")
+          .define(
+              SCRAPE_MAX_BYTES,
+              Type.INT,
+              32 << 20,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "Largest scrape body read, bytes.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "127.0.0.1",
+              Importance.MEDIUM,
+              "Address of /metrics, /healthz, /readyz and the intake. Use 0.0.0.0 in a pod.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9470,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
+          .define(
+              INTAKE_TOKEN,
+              Type.PASSWORD,
+              null,
+              Importance.HIGH,
+              "Bearer token the request-log intake requires. Empty: no token required.")
+          .define(
+              INTAKE_MAX_BODY,
+              Type.INT,
+              16 << 20,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "Largest request-log body (after gzip decoding), bytes; larger bodies get 413.")
+          .define(
+              INTAKE_MAX_LINE,
+              Type.INT,
+              64 << 10,
+              Range.atLeast(128),
+              Importance.LOW,
+              "Largest request-log line, bytes; longer lines go to the dead-letter topic.")
+          .define(
+              INTAKE_FIELD_MAPPING,
+              Type.LIST,
+              List.of(),
+              Importance.MEDIUM,
+              "Where request-log fields are in the JSON, as FIELD=PATH entries, e.g. pod=kubernetes.pod_name,latency_ms=duration_ms.")
+          .define(
+              INTAKE_ACK_TIMEOUT,
+              Type.STRING,
+              "10s",
+              Durations.atLeast(Duration.ofMillis(100)),
+              Importance.LOW,
+              "How long the intake waits for Kafka to acknowledge a batch before answering 503.")
+          .define(
+              BUFFER_RECORDS,
+              Type.INT,
+              200_000,
+              Range.atLeast(100),
+              Importance.MEDIUM,
+              "Records that may wait for Kafka in the send buffer.")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              "schedlens.",
+              Importance.LOW,
+              "Prefix of every topic name.")
+          .define(
+              DLQ_MAX_BYTES,
+              Type.INT,
+              64 << 10,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Raw input bytes kept in a dead letter.");
+
+  public CollectorConfig(Map<String, Object> values, Map<String, Object> kafka) {
+    super(DEF, values, kafka);
+    if (getList(DCGM_TARGETS).stream()
+        .anyMatch(t -> !t.startsWith("http://") && !t.startsWith("https://"))) {
+      throw new org.apache.kafka.common.config.ConfigException(
+          DCGM_TARGETS, getList(DCGM_TARGETS), "every target must be an http:// or https:// URL");
+    }
+  }
+
+  /** Reads the settings from command-line arguments and the environment. */
+  public static CollectorConfig from(CommandLineSettings settings) {
+    return new CollectorConfig(settings.values(), settings.kafka());
+  }
+
+  /** The intake token, or null when none is required. */
+  public String intakeToken() {
+    Password p = getPassword(INTAKE_TOKEN);
+    return p == null || p.value().isEmpty() ? null : p.value();
+  }
+}

@@ -1,0 +1,105 @@
+package io.schedlens.collector.k8s;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.schedlens.collector.CollectorMetrics;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The informers of one resource kind (one per watched namespace, or one for all): each retries
+ * through API errors, logs when it stops, and reports whether it has synced (listed and is
+ * watching), which the collector's readiness depends on.
+ */
+final class InformerHandle<T extends HasMetadata> implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(InformerHandle.class);
+
+  private final String resource;
+  private final List<SharedIndexInformer<T>> informers;
+  private final CompletableFuture<Void> synced;
+  private final CollectorMetrics metrics;
+
+  private InformerHandle(
+      String resource,
+      List<SharedIndexInformer<T>> informers,
+      CompletableFuture<Void> synced,
+      CollectorMetrics metrics) {
+    this.resource = resource;
+    this.informers = informers;
+    this.synced = synced;
+    this.metrics = metrics;
+  }
+
+  /** Creates, wires and starts the informers. Handlers must not block. */
+  static <T extends HasMetadata> InformerHandle<T> start(
+      String resource,
+      List<Informable<T>> sources,
+      ResourceEventHandler<T> handler,
+      CollectorMetrics metrics) {
+    List<SharedIndexInformer<T>> informers = new ArrayList<>();
+    List<CompletableFuture<Void>> starts = new ArrayList<>();
+    metrics.informerSynced.labelValues(resource).set(0);
+    for (Informable<T> source : sources) {
+      SharedIndexInformer<T> informer = source.runnableInformer(0);
+      informer.addEventHandler(handler);
+      informer.exceptionHandler(
+          (isStarted, t) -> {
+            log.warn("{} informer: {} (retrying)", resource, t.toString());
+            return true;
+          });
+      informer
+          .stopped()
+          .whenComplete(
+              (v, t) -> {
+                metrics.informerSynced.labelValues(resource).set(0);
+                if (t != null) {
+                  log.error("{} informer stopped: {}", resource, t.toString());
+                } else {
+                  log.info("{} informer stopped", resource);
+                }
+              });
+      informers.add(informer);
+      starts.add(informer.start().toCompletableFuture());
+    }
+    CompletableFuture<Void> all = CompletableFuture.allOf(starts.toArray(CompletableFuture[]::new));
+    all.thenRun(
+        () -> {
+          metrics.informerSynced.labelValues(resource).set(1);
+          log.info("{} informer synced", resource);
+        });
+    return new InformerHandle<>(resource, informers, all, metrics);
+  }
+
+  /** Completes once every informer has listed its objects. */
+  CompletableFuture<Void> synced() {
+    return synced;
+  }
+
+  /** Whether every informer has synced and is still running. */
+  boolean hasSynced() {
+    return informers.stream().allMatch(i -> i.hasSynced() && i.isRunning());
+  }
+
+  /** The objects currently in the informers' caches. */
+  List<T> list() {
+    List<T> all = new ArrayList<>();
+    informers.forEach(i -> all.addAll(i.getStore().list()));
+    return all;
+  }
+
+  String resource() {
+    return resource;
+  }
+
+  @Override
+  public void close() {
+    informers.forEach(SharedIndexInformer::close);
+    metrics.informerSynced.labelValues(resource).set(0);
+  }
+}

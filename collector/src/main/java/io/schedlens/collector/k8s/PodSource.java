@@ -1,0 +1,178 @@
+package io.schedlens.collector.k8s;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.Informable;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.collector.CollectorMetrics;
+import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.collector.kafka.Records;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pods to {@code schedlens.pods}. Each change becomes a {@link PodObservation}; an update that
+ * changes nothing schedlens records is not sent again. Pods listed at start, or re-sent after the
+ * send buffer overflowed, are marked RELIST; pods that the collector reported live before but that
+ * are gone now (deleted while it was down, or while Kafka was away) are reported DELETED.
+ */
+public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(PodSource.class);
+  private static final String RESOURCE = "pods";
+
+  private final KubernetesClient client;
+  private final List<String> namespaces;
+  private final String labelSelector;
+  private final PodProjection projection;
+  private final KafkaSink sink;
+  private final Records records;
+  private final Clock clock;
+  private final CollectorMetrics metrics;
+  private final ChangeFilter<PodObservation> sent = new ChangeFilter<>(PodSource::normalise);
+  private final long startedAt;
+  private InformerHandle<Pod> informers;
+
+  public PodSource(
+      KubernetesClient client,
+      List<String> namespaces,
+      String labelSelector,
+      PodProjection projection,
+      KafkaSink sink,
+      Records records,
+      Clock clock,
+      CollectorMetrics metrics,
+      Map<String, PodObservation> reportedLive) {
+    this.client = client;
+    this.namespaces = List.copyOf(namespaces);
+    this.labelSelector = labelSelector;
+    this.projection = projection;
+    this.sink = sink;
+    this.records = records;
+    this.clock = clock;
+    this.metrics = metrics;
+    // Creation times have second granularity: only what was created before the second the
+    // collector started can have been listed rather than watched.
+    this.startedAt = clock.millis() / 1000 * 1000;
+    reportedLive.forEach(sent::record);
+  }
+
+  /** Starts watching; once listed, reports pods that went away while nobody watched. */
+  public void start() {
+    sink.onGap(Records.PODS, () -> resend("overflow"));
+    List<Informable<Pod>> sources = new ArrayList<>();
+    if (namespaces.isEmpty()) {
+      sources.add(selected(client.pods().inAnyNamespace()));
+    } else {
+      namespaces.forEach(ns -> sources.add(selected(client.pods().inNamespace(ns))));
+    }
+    informers = InformerHandle.start(RESOURCE, sources, this, metrics);
+    informers.synced().thenRun(() -> reportGone("start"));
+  }
+
+  private Informable<Pod> selected(
+      io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<Pod, ?, ?> pods) {
+    return labelSelector.isBlank() ? pods : pods.withLabelSelector(labelSelector);
+  }
+
+  /** Whether the informers have listed all pods. */
+  public boolean hasSynced() {
+    return informers != null && informers.hasSynced();
+  }
+
+  @Override
+  public void onAdd(Pod pod) {
+    Long created = KubeTime.millis(pod.getMetadata().getCreationTimestamp());
+    boolean listed = created == null || created < startedAt;
+    send(projection.project(pod, listed ? ChangeType.RELIST : ChangeType.ADDED, clock.millis()));
+  }
+
+  @Override
+  public void onUpdate(Pod oldPod, Pod newPod) {
+    boolean resync =
+        Objects.equals(
+            oldPod.getMetadata().getResourceVersion(), newPod.getMetadata().getResourceVersion());
+    send(
+        projection.project(
+            newPod, resync ? ChangeType.RELIST : ChangeType.MODIFIED, clock.millis()));
+  }
+
+  @Override
+  public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
+    PodObservation gone = projection.project(pod, ChangeType.DELETED, clock.millis());
+    if (sink.offer(records.pod(gone))) {
+      sent.forget(gone.getUid());
+      metrics.kubernetesChanges.labelValues(RESOURCE, "DELETED").inc();
+    }
+  }
+
+  private void send(PodObservation p) {
+    if (!sent.isChange(p.getUid(), p)) {
+      metrics.kubernetesUnchanged.labelValues(RESOURCE).inc();
+      return;
+    }
+    if (sink.offer(records.pod(p))) {
+      sent.record(p.getUid(), p);
+      metrics.kubernetesChanges.labelValues(RESOURCE, p.getChangeType().name()).inc();
+    }
+  }
+
+  /** Re-sends what changed since it was last sent, and reports pods gone meanwhile. */
+  void resend(String reason) {
+    metrics.relists.labelValues(RESOURCE, reason).inc();
+    for (Pod pod : informers.list()) {
+      send(projection.project(pod, ChangeType.RELIST, clock.millis()));
+    }
+    reportGone(reason);
+  }
+
+  private void reportGone(String reason) {
+    Set<String> live = new HashSet<>();
+    for (Pod pod : informers.list()) {
+      live.add(pod.getMetadata().getUid());
+    }
+    int gone = 0;
+    for (String uid : List.copyOf(sent.uids())) {
+      if (!live.contains(uid)) {
+        PodObservation last = sent.last(uid);
+        PodObservation deleted =
+            PodObservation.newBuilder(last)
+                .setChangeType(ChangeType.DELETED)
+                .setObservedAt(clock.millis())
+                .build();
+        if (sink.offer(records.pod(deleted))) {
+          sent.forget(uid);
+          gone++;
+          metrics.kubernetesChanges.labelValues(RESOURCE, "DELETED").inc();
+        }
+      }
+    }
+    if (gone > 0) {
+      log.info("{} pod(s) reported live earlier are gone ({}); reported DELETED", gone, reason);
+    }
+  }
+
+  private static PodObservation normalise(PodObservation p) {
+    return PodObservation.newBuilder(p)
+        .setResourceVersion(null)
+        .setObservedAt(0L)
+        .setChangeType(ChangeType.MODIFIED)
+        .build();
+  }
+
+  @Override
+  public void close() {
+    if (informers != null) {
+      informers.close();
+    }
+  }
+}

@@ -1,0 +1,332 @@
+package io.schedlens.collector.kafka;
+
+import io.schedlens.collector.CollectorMetrics;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.DescribeClusterOptions;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Everything the collector sends goes through here: a bounded buffer in front of one idempotent,
+ * {@code acks=all}, compressed Kafka producer that retries until Kafka takes the record.
+ *
+ * <p>Sources never block: Kubernetes handlers and the scraper {@link #offer} and learn at once
+ * whether there was room. When Kafka is away the buffer fills instead of dropping: a Kubernetes
+ * source that found it full is told to relist once Kafka is back and the buffer has drained (its
+ * state then converges), the scraper skips scrapes, and the request-log intake answers 503 so that
+ * the shipper retries. Nothing is dropped without a counter and a log line.
+ */
+public final class KafkaSink implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(KafkaSink.class);
+
+  private final KafkaProducer<byte[], byte[]> producer;
+  private final Admin admin;
+  private final BlockingQueue<Outgoing> queue = new LinkedBlockingQueue<>();
+  // Records Kafka answered with a retriable error; sent again before new ones, outside the bound
+  // (they were already counted in it once).
+  private final java.util.Queue<Outgoing> retries =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final Semaphore room;
+  private final int capacity;
+  private final CollectorMetrics metrics;
+  private final Thread pump;
+  private final ScheduledExecutorService prober;
+  private final AtomicBoolean running = new AtomicBoolean(true);
+  private final AtomicBoolean kafkaUp = new AtomicBoolean(false);
+  private final Set<String> sourcesWithGap = ConcurrentHashMap.newKeySet();
+  private final Map<String, Runnable> relisters = new ConcurrentHashMap<>();
+  private volatile long lastOverflowLog;
+
+  /**
+   * @param clientSettings Kafka client settings (bootstrap servers, security) shared by all clients
+   * @param capacity how many records may wait in the buffer
+   */
+  public KafkaSink(Map<String, Object> clientSettings, int capacity, CollectorMetrics metrics) {
+    this.capacity = capacity;
+    this.room = new Semaphore(capacity);
+    this.metrics = metrics;
+    this.producer =
+        new KafkaProducer<>(
+            producerSettings(clientSettings), new ByteArraySerializer(), new ByteArraySerializer());
+    Map<String, Object> adminSettings = new java.util.HashMap<>(clientSettings);
+    adminSettings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
+    adminSettings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
+    adminSettings.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2_000);
+    this.admin = Admin.create(adminSettings);
+    metrics.bufferGauges(queue::size, capacity);
+    this.pump = new Thread(this::pumpLoop, "kafka-sink-pump");
+    pump.setDaemon(true);
+    pump.start();
+    this.prober =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "kafka-sink-probe");
+              t.setDaemon(true);
+              return t;
+            });
+    prober.scheduleWithFixedDelay(this::probe, 0, 2, TimeUnit.SECONDS);
+  }
+
+  /** The producer settings: client settings plus the delivery guarantees of the collector. */
+  static Map<String, Object> producerSettings(Map<String, Object> clientSettings) {
+    Map<String, Object> s = new java.util.HashMap<>();
+    s.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
+    s.put(ProducerConfig.LINGER_MS_CONFIG, 10);
+    s.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
+    s.put(ProducerConfig.BUFFER_MEMORY_CONFIG, 32L * 1024 * 1024);
+    s.putAll(clientSettings);
+    // Not overridable: these are the collector's promise of no loss and no reordering.
+    s.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    s.put(ProducerConfig.ACKS_CONFIG, "all");
+    s.put(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, 5);
+    s.put(ProducerConfig.RETRIES_CONFIG, Integer.MAX_VALUE);
+    s.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Integer.MAX_VALUE);
+    s.put(ProducerConfig.MAX_BLOCK_MS_CONFIG, 2_000);
+    return s;
+  }
+
+  /**
+   * Registers what a source does to converge after its records found the buffer full: re-send its
+   * current state (a relist).
+   */
+  public void onGap(String source, Runnable relist) {
+    relisters.put(source, relist);
+  }
+
+  /** Queues one record; false (and counted) when the buffer is full. */
+  public boolean offer(Outgoing record) {
+    if (!running.get() || !room.tryAcquire()) {
+      overflow(record.source(), 1);
+      return false;
+    }
+    queue.add(record);
+    return true;
+  }
+
+  /** Queues all records or none; false (and counted) when they do not all fit. */
+  public boolean offerAll(String source, List<Outgoing> records) {
+    if (records.isEmpty()) {
+      return true;
+    }
+    if (!running.get() || !room.tryAcquire(records.size())) {
+      overflow(source, records.size());
+      return false;
+    }
+    queue.addAll(records);
+    return true;
+  }
+
+  /** Whether the buffer is more than 90 % full: time to push back on optional work. */
+  public boolean saturated() {
+    return queue.size() > capacity * 0.9;
+  }
+
+  /** Whether the last probe reached Kafka. */
+  public boolean kafkaReachable() {
+    return kafkaUp.get();
+  }
+
+  /** Records waiting in the buffer. */
+  public int buffered() {
+    return queue.size();
+  }
+
+  /** Waits until the buffer is empty and the producer has sent everything, or the timeout. */
+  public boolean drain(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while ((room.availablePermits() < capacity || !retries.isEmpty())
+        && System.nanoTime() < deadline) {
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    producer.flush();
+    return room.availablePermits() == capacity;
+  }
+
+  private void overflow(String source, int n) {
+    metrics.bufferOverflows.labelValues(source).inc(n);
+    sourcesWithGap.add(source);
+    long now = System.currentTimeMillis();
+    if (now - lastOverflowLog > 10_000) {
+      lastOverflowLog = now;
+      log.warn(
+          "send buffer full ({} records; Kafka {}): {} record(s) from {} not queued; {}",
+          queue.size(),
+          kafkaUp.get() ? "reachable but slow" : "unreachable",
+          n,
+          source,
+          relisters.containsKey(source)
+              ? "it will re-send its current state once Kafka is back"
+              : "the sender is told to retry");
+    }
+  }
+
+  private void pumpLoop() {
+    Outgoing pending = null;
+    boolean retry = false;
+    while (running.get() || pending != null || !queue.isEmpty()) {
+      try {
+        if (pending == null) {
+          pending = retries.poll();
+          retry = pending != null;
+          if (pending == null) {
+            pending = queue.poll(100, TimeUnit.MILLISECONDS);
+          }
+          if (pending == null) {
+            continue;
+          }
+        }
+        send(pending);
+        if (!retry) {
+          room.release();
+        }
+        pending = null;
+      } catch (InterruptedException e) {
+        if (!running.get()) {
+          return;
+        }
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // Kafka is away (no metadata, or the producer's own buffer is full): keep the record and
+        // try again; the buffer behind us absorbs the sources meanwhile.
+        if (!running.get()) {
+          return;
+        }
+      } catch (KafkaException e) {
+        log.error("Kafka refused a record for {} for good: {}", pending.topic(), e.toString());
+        metrics.recordsFailed.labelValues(pending.topic(), e.getClass().getSimpleName()).inc();
+        if (pending.ack() != null) {
+          pending.ack().failed(e);
+        }
+        if (!retry) {
+          room.release();
+        }
+        pending = null;
+      }
+    }
+  }
+
+  private void send(Outgoing r) {
+    // KafkaProducer.send reports missing metadata through the callback, not by throwing; asking
+    // for the partitions first blocks (up to max.block.ms) and throws instead, so that the pump
+    // keeps the record and tries again rather than losing it.
+    producer.partitionsFor(r.topic());
+    producer.send(
+        new ProducerRecord<>(
+            r.topic(), null, r.eventTime() > 0 ? r.eventTime() : null, r.key(), r.value()),
+        (metadata, error) -> {
+          if (error == null) {
+            metrics.recordsProduced.labelValues(r.topic()).inc();
+            if (r.ack() != null) {
+              r.ack().acknowledged();
+            }
+          } else if (error instanceof RetriableException && running.get()) {
+            // Not lost: queued again (possibly behind later records of the same key, which the
+            // consumers' event-time handling tolerates).
+            log.warn(
+                "Kafka did not take a record for {} yet ({}); retrying",
+                r.topic(),
+                error.toString());
+            metrics.recordsRetried.labelValues(r.topic()).inc();
+            retries.add(r);
+          } else {
+            String reason = error.getClass().getSimpleName();
+            log.error("Kafka refused a record for {}: {}", r.topic(), error.toString());
+            metrics.recordsFailed.labelValues(r.topic(), reason).inc();
+            if (r.ack() != null) {
+              r.ack().failed(error);
+            }
+            sourcesWithGap.add(r.source());
+          }
+        });
+  }
+
+  private void probe() {
+    boolean up;
+    try {
+      up =
+          !admin
+              .describeCluster(new DescribeClusterOptions().timeoutMs(4_000))
+              .nodes()
+              .get(5, TimeUnit.SECONDS)
+              .isEmpty();
+    } catch (Exception e) {
+      up = false;
+    }
+    boolean was = kafkaUp.getAndSet(up);
+    metrics.kafkaUp.set(up ? 1 : 0);
+    if (was != up) {
+      if (up) {
+        log.info("Kafka is reachable");
+      } else {
+        log.warn("Kafka is unreachable; records wait in the send buffer ({} now)", queue.size());
+      }
+    }
+    if (up && queue.size() < capacity / 2 && !sourcesWithGap.isEmpty()) {
+      for (String source : Set.copyOf(sourcesWithGap)) {
+        Runnable relist = relisters.get(source);
+        if (relist != null) {
+          sourcesWithGap.remove(source);
+          log.info(
+              "{}: records were not queued while the buffer was full; re-sending current state",
+              source);
+          try {
+            relist.run();
+          } catch (RuntimeException e) {
+            sourcesWithGap.add(source);
+            log.warn("{}: relist failed, will retry: {}", source, e.toString());
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(10));
+  }
+
+  /** Sends what is buffered (up to the timeout), then stops. */
+  public void close(Duration timeout) {
+    if (!running.get()) {
+      return;
+    }
+    drain(timeout);
+    running.set(false);
+    pump.interrupt();
+    try {
+      pump.join(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    prober.shutdownNow();
+    producer.close(timeout);
+    admin.close(Duration.ofSeconds(2));
+    if (!queue.isEmpty()) {
+      log.warn("{} record(s) were still buffered when the collector stopped", queue.size());
+    }
+  }
+}

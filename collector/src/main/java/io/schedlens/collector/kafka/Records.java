@@ -1,0 +1,109 @@
+package io.schedlens.collector.kafka;
+
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.RequestLog;
+import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.Topics;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Builds the collector's outgoing records, keyed and timestamped as DESIGN.md section 3 says: pods
+ * and events by pod UID, GPU samples and request logs by {@code namespace/pod}, dead letters by
+ * source; the Kafka timestamp is the record's event time.
+ */
+public final class Records {
+
+  public static final String PODS = "pods";
+  public static final String EVENTS = "events";
+  public static final String GPU = "gpu";
+  public static final String REQUESTS = "requests";
+  public static final String DLQ = "dlq";
+
+  private final Topics topics;
+  private final int maxDeadLetterBytes;
+
+  public Records(Topics topics, int maxDeadLetterBytes) {
+    this.topics = topics;
+    this.maxDeadLetterBytes = maxDeadLetterBytes;
+  }
+
+  public Outgoing pod(PodObservation p) {
+    return new Outgoing(
+        topics.pods.name(),
+        PODS,
+        utf8(p.getUid()),
+        topics.pods.valueSerde().serializer().serialize(topics.pods.name(), p),
+        p.getObservedAt(),
+        null);
+  }
+
+  public Outgoing event(ClusterEvent e) {
+    return new Outgoing(
+        topics.events.name(),
+        EVENTS,
+        utf8(e.getRegarding().getUid()),
+        topics.events.valueSerde().serializer().serialize(topics.events.name(), e),
+        EventTimes.of(e),
+        null);
+  }
+
+  public Outgoing gpuSample(String key, GpuSample s) {
+    return new Outgoing(
+        topics.gpuSamples.name(),
+        GPU,
+        utf8(key),
+        topics.gpuSamples.valueSerde().serializer().serialize(topics.gpuSamples.name(), s),
+        s.getTime(),
+        null);
+  }
+
+  public Outgoing requestLog(RequestLog r, BatchAck ack) {
+    return new Outgoing(
+        topics.requests.name(),
+        REQUESTS,
+        utf8(r.getNamespace() + "/" + r.getPod()),
+        topics.requests.valueSerde().serializer().serialize(topics.requests.name(), r),
+        r.getTime(),
+        ack);
+  }
+
+  /** A dead letter for an input that could not be used; the raw bytes are truncated if large. */
+  public Outgoing deadLetter(
+      String source,
+      String reason,
+      String detail,
+      byte[] raw,
+      Long eventTime,
+      long now,
+      BatchAck ack) {
+    byte[] value =
+        raw == null || raw.length <= maxDeadLetterBytes
+            ? raw
+            : Arrays.copyOf(raw, maxDeadLetterBytes);
+    DeadLetter d =
+        DeadLetter.newBuilder()
+            .setSource(source)
+            .setReason(reason)
+            .setDetail(detail)
+            .setValue(value == null ? null : ByteBuffer.wrap(value))
+            .setAt(now)
+            .setEventTime(eventTime)
+            .build();
+    return new Outgoing(
+        topics.deadLetters.name(),
+        DLQ,
+        utf8(source),
+        topics.deadLetters.valueSerde().serializer().serialize(topics.deadLetters.name(), d),
+        now,
+        ack);
+  }
+
+  private static byte[] utf8(String s) {
+    return s == null ? null : s.getBytes(StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,307 @@
+package io.schedlens.collector;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.RequestLog;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.schemas.Topics;
+import io.schedlens.testsupport.TopicReader;
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.zip.GZIPOutputStream;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The request-log intake and the dcgm-exporter scraper over real HTTP into a real broker. */
+class CollectorHttpIT {
+
+  static EmbeddedKafkaBroker broker;
+  static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  @BeforeAll
+  static void start() {
+    broker = EmbeddedKafkaBroker.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  static Collector collector(String prefix, String... extra) {
+    broker.createTopics(Topics.withPrefix(prefix).newTopics(1, (short) 1));
+    List<String> args =
+        new ArrayList<>(
+            List.of("--kubernetes-enabled", "false", "--topic-prefix", prefix, "--http-port", "0"));
+    args.addAll(List.of(extra));
+    Collector c =
+        Collector.start(
+            CollectorConfig.from(
+                CommandLineSettings.load(
+                    CollectorConfig.DEF,
+                    args,
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
+            null,
+            Clock.systemUTC());
+    await().atMost(Duration.ofSeconds(20)).until(() -> c.readiness().ready());
+    return c;
+  }
+
+  static HttpResponse<String> post(Collector c, byte[] body, String... headers) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
+            .POST(HttpRequest.BodyPublishers.ofByteArray(body));
+    for (int i = 0; i < headers.length; i += 2) {
+      b.header(headers[i], headers[i + 1]);
+    }
+    return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  static String line(String pod, int status, double latency) {
+    return "{\"time\":\"2026-11-29T10:00:00.500Z\",\"namespace\":\"ai-lab\",\"pod\":\""
+        + pod
+        + "\",\"service\":\"chat\",\"status\":"
+        + status
+        + ",\"latency_ms\":"
+        + latency
+        + "}";
+  }
+
+  @Test
+  void shouldAcceptJsonLinesAndDeadLetterTheBadOnes() throws Exception {
+    String prefix = "intake-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    Topics topics = Topics.withPrefix(prefix);
+    try (Collector c = collector(prefix, "--intake-max-line-bytes", "300")) {
+      HttpResponse<String> good =
+          post(
+              c,
+              utf8(
+                  line("chat-0", 200, 41.5)
+                      + "\n"
+                      + line("chat-1", 503, 12)
+                      + "\n\n"
+                      + line("chat-0", 200, 7)
+                      + "\n"));
+      assertThat(good.statusCode()).isEqualTo(202);
+      assertThat(good.body()).contains("\"accepted\":3").contains("\"rejected\":0");
+
+      String tooLong = "{\"pad\":\"" + "x".repeat(400) + "\"}";
+      HttpResponse<String> mixed =
+          post(
+              c,
+              utf8(
+                  line("chat-2", 200, 1)
+                      + "\n{\"time\": 1,\n"
+                      + "{\"time\":1764411330250,\"namespace\":\"ai-lab\",\"pod\":\"p\",\"latency_ms\":3}\n"
+                      + tooLong
+                      + "\n"
+                      + line("chat-2", 200, 2)));
+      assertThat(mixed.statusCode()).isEqualTo(202);
+      assertThat(mixed.body())
+          .contains("\"accepted\":2")
+          .contains("\"rejected\":3")
+          .contains("malformed-json")
+          .contains("missing field 'status'")
+          .contains("line-too-long");
+
+      HttpResponse<String> allBad = post(c, utf8("not json\n[1,2,3]\n"));
+      assertThat(allBad.statusCode()).isEqualTo(400);
+      assertThat(allBad.body()).contains("\"accepted\":0").contains("\"rejected\":2");
+
+      HttpResponse<String> array =
+          post(c, utf8("[" + line("chat-3", 200, 5) + "," + line("chat-3", 200, 6) + "]"));
+      assertThat(array.statusCode()).isEqualTo(202);
+      assertThat(array.body()).contains("\"accepted\":2");
+
+      ByteArrayOutputStream zipped = new ByteArrayOutputStream();
+      try (GZIPOutputStream gz = new GZIPOutputStream(zipped)) {
+        gz.write(utf8(line("chat-4", 200, 9) + "\n"));
+      }
+      assertThat(post(c, zipped.toByteArray(), "Content-Encoding", "gzip").statusCode())
+          .isEqualTo(202);
+
+      assertThat(
+              HTTP.send(
+                      HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
+                          .GET()
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(405);
+
+      try (TopicReader<RequestLog> requests =
+              new TopicReader<>(
+                  broker.bootstrapServers(),
+                  topics.requests.name(),
+                  topics.requests.valueSerde().deserializer());
+          TopicReader<DeadLetter> dlq =
+              new TopicReader<>(
+                  broker.bootstrapServers(),
+                  topics.deadLetters.name(),
+                  topics.deadLetters.valueSerde().deserializer())) {
+        List<ConsumerRecord<String, RequestLog>> logs =
+            requests.readUntil(r -> r.size() >= 8, Duration.ofSeconds(20));
+        assertThat(logs).hasSize(8);
+        assertThat(logs.get(0).key()).isEqualTo("ai-lab/chat-0");
+        assertThat(logs.get(0).timestamp())
+            .isEqualTo(Instant.parse("2026-11-29T10:00:00.500Z").toEpochMilli());
+        assertThat(logs.get(1).value().getStatus()).isEqualTo(503);
+        List<ConsumerRecord<String, DeadLetter>> dead =
+            dlq.readUntil(r -> r.size() >= 5, Duration.ofSeconds(20));
+        assertThat(dead)
+            .extracting(r -> r.value().getReason())
+            .containsExactly(
+                "malformed-json",
+                "missing-field",
+                "line-too-long",
+                "malformed-json",
+                "not-an-object");
+        assertThat(dead).allSatisfy(r -> assertThat(r.key()).isEqualTo("request-logs"));
+        assertThat(dead.get(1).value().getDetail()).isEqualTo("line 3: missing field 'status'");
+        assertThat(StandardCharsets.UTF_8.decode(dead.get(0).value().getValue()).toString())
+            .isEqualTo("{\"time\": 1,");
+      }
+      assertThat(c.metrics().intakeLines.labelValues("rejected").get()).isEqualTo(5.0);
+      assertThat(c.metrics().intakeRequests.labelValues("400").get()).isEqualTo(1.0);
+    }
+  }
+
+  @Test
+  void shouldRequireTheTokenAndBoundTheBody() throws Exception {
+    String prefix = "auth-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c =
+        collector(prefix, "--intake-token", "s3cret", "--intake-max-body-bytes", "2048")) {
+      byte[] body = utf8(line("chat-0", 200, 1));
+      assertThat(post(c, body).statusCode()).isEqualTo(401);
+      HttpResponse<String> wrong = post(c, body, "Authorization", "Bearer nope");
+      assertThat(wrong.statusCode()).isEqualTo(401);
+      assertThat(wrong.headers().firstValue("WWW-Authenticate")).isPresent();
+      assertThat(post(c, body, "Authorization", "Bearer s3cret").statusCode()).isEqualTo(202);
+      assertThat(
+              post(
+                      c,
+                      utf8((line("chat-0", 200, 1) + "\n").repeat(40)),
+                      "Authorization",
+                      "Bearer s3cret")
+                  .statusCode())
+          .isEqualTo(413);
+    }
+  }
+
+  @Test
+  void shouldAnswer503WithRetryAfterWhileKafkaIsAway() throws Exception {
+    String prefix = "away-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c = collector(prefix)) {
+      broker.stop();
+      try {
+        await().atMost(Duration.ofSeconds(20)).until(() -> !c.readiness().ready());
+        HttpResponse<String> r = post(c, utf8(line("chat-0", 200, 1)));
+        assertThat(r.statusCode()).isEqualTo(503);
+        assertThat(r.headers().firstValue("Retry-After")).hasValue("5");
+        assertThat(r.body()).contains("Kafka unreachable");
+      } finally {
+        broker.restart();
+      }
+      await().atMost(Duration.ofSeconds(30)).until(() -> c.readiness().ready());
+      assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode()).isEqualTo(202);
+    }
+  }
+
+  @Test
+  void shouldScrapeTheGoodTargetAndBackOffFromTheBadOnes() throws Exception {
+    String prefix = "scrape-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    Topics topics = Topics.withPrefix(prefix);
+    try (FakeDcgmExporter exporter = new FakeDcgmExporter();
+        Collector c =
+            collector(
+                prefix,
+                "--dcgm-targets",
+                String.join(
+                    ",",
+                    exporter.url("/metrics"),
+                    exporter.url("/slow"),
+                    exporter.url("/error"),
+                    exporter.url("/garbage")),
+                "--scrape-interval",
+                "200ms",
+                "--scrape-timeout",
+                "300ms",
+                "--scrape-backoff-max",
+                "3s");
+        TopicReader<GpuSample> samples =
+            new TopicReader<>(
+                broker.bootstrapServers(),
+                topics.gpuSamples.name(),
+                topics.gpuSamples.valueSerde().deserializer());
+        TopicReader<DeadLetter> dlq =
+            new TopicReader<>(
+                broker.bootstrapServers(),
+                topics.deadLetters.name(),
+                topics.deadLetters.valueSerde().deserializer())) {
+
+      List<ConsumerRecord<String, GpuSample>> got =
+          samples.readUntil(r -> r.size() >= 24, Duration.ofSeconds(20));
+      assertThat(got).hasSizeGreaterThanOrEqualTo(24);
+      assertThat(got)
+          .allSatisfy(r -> assertThat(r.value().getTarget()).isEqualTo(exporter.url("/metrics")));
+      assertThat(got)
+          .filteredOn(r -> r.key().equals("dynamo-workload/vllm-agg-0-vllmdecodeworker-5fljt"))
+          .isNotEmpty()
+          .allSatisfy(r -> assertThat(r.value().getGpu()).isEqualTo("6"));
+      assertThat(got)
+          .filteredOn(r -> r.key().equals("ip-100-64-171-120.ec2.internal/0"))
+          .isNotEmpty();
+
+      List<ConsumerRecord<String, DeadLetter>> dead =
+          dlq.readUntil(r -> !r.isEmpty(), Duration.ofSeconds(20));
+      assertThat(dead.get(0).value().getReason()).isEqualTo("unparseable-scrape");
+      assertThat(dead.get(0).key()).isEqualTo("dcgm:" + exporter.url("/garbage"));
+
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .untilAsserted(
+              () -> {
+                assertThat(c.metrics().scrapeUp.labelValues(exporter.url("/metrics")).get())
+                    .isEqualTo(1.0);
+                assertThat(c.metrics().scrapeUp.labelValues(exporter.url("/slow")).get())
+                    .isEqualTo(0.0);
+                assertThat(c.metrics().scrapeUp.labelValues(exporter.url("/error")).get())
+                    .isEqualTo(0.0);
+                assertThat(c.metrics().scrapeUp.labelValues(exporter.url("/garbage")).get())
+                    .isEqualTo(0.0);
+              });
+      double ok = c.metrics().scrapes.labelValues(exporter.url("/metrics"), "ok").get();
+      double errors = c.metrics().scrapes.labelValues(exporter.url("/error"), "http-error").get();
+      double timeouts = c.metrics().scrapes.labelValues(exporter.url("/slow"), "timeout").get();
+      assertThat(timeouts).isPositive();
+      assertThat(errors)
+          .as("backoff: the failing target is tried less often")
+          .isPositive()
+          .isLessThan(ok);
+      assertThat(c.metrics().dcgmValuesNotUsed.labelValues("dcgm-sentinel").get()).isZero();
+    }
+  }
+}
