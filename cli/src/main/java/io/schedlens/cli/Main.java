@@ -31,7 +31,7 @@ public final class Main {
         "collector",
         new Entry(
             "watch Kubernetes, scrape dcgm-exporter, take request logs, produce to Kafka",
-            notYet("collector", 3, "Collector")));
+            args -> io.schedlens.collector.CollectorMain.run(args, System.getenv())));
     c.put(
         "streams",
         new Entry(

@@ -33,6 +33,9 @@ public final class AvroSerde<T extends SpecificRecord>
   AvroSerde(Class<T> type, List<Schema> olderVersions) {
     this.type = type;
     SpecificData model = SpecificData.getForClass(type);
+    // The generated classes carry hand-rolled encoders and decoders ("custom coders") that skip
+    // the generic union resolution; they write the same bytes, several times faster.
+    model.setCustomCoders(true);
     this.schema = model.getSchema(type);
     this.encoder = new BinaryMessageEncoder<>(model, schema);
     this.decoder = new BinaryMessageDecoder<>(model, schema);

@@ -4,8 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.RequestLog;
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import io.schedlens.common.time.Rfc3339;
 
 /**
  * Turns one request-log JSON object into a {@link RequestLog}, or says why it cannot. Pure.
@@ -167,11 +166,7 @@ public final class RequestLogParser {
       if (!s.isEmpty() && s.chars().allMatch(Character::isDigit) && s.length() <= 16) {
         return time(JSON.getNodeFactory().numberNode(Long.parseLong(s)));
       }
-      try {
-        return OffsetDateTime.parse(s).toInstant().toEpochMilli();
-      } catch (DateTimeParseException e) {
-        return null;
-      }
+      return Rfc3339.toEpochMilli(s);
     }
     return null;
   }

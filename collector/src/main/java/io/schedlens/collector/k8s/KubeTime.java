@@ -1,7 +1,6 @@
 package io.schedlens.collector.k8s;
 
-import java.time.OffsetDateTime;
-import java.time.format.DateTimeParseException;
+import io.schedlens.common.time.Rfc3339;
 
 /**
  * Kubernetes time strings to epoch milliseconds: {@code Time} (RFC 3339, second granularity, e.g.
@@ -14,13 +13,6 @@ public final class KubeTime {
 
   /** Epoch milliseconds, or null for a null, empty or unreadable time. */
   public static Long millis(String time) {
-    if (time == null || time.isEmpty()) {
-      return null;
-    }
-    try {
-      return OffsetDateTime.parse(time).toInstant().toEpochMilli();
-    } catch (DateTimeParseException e) {
-      return null;
-    }
+    return Rfc3339.toEpochMilli(time);
   }
 }
