@@ -28,6 +28,26 @@ public final class SchemaHistory {
           "Preemption",
           "DeadLetter");
 
+  /**
+   * The streams app's internal records: they live in internal topics, changelogs and state stores,
+   * so an upgrade must read what the previous version wrote, just as for the wire types.
+   */
+  public static final List<String> INTERNAL_TYPES =
+      List.of("RoutedInput", "PodIdentity", "TimelineState", "WorkloadState");
+
+  /** The Java class name of a recorded type. */
+  public static String className(String name) {
+    return (INTERNAL_TYPES.contains(name) ? "io.schedlens.avro.internal." : "io.schedlens.avro.")
+        + name;
+  }
+
+  /** Every recorded type. */
+  public static List<String> allTypes() {
+    List<String> all = new ArrayList<>(WIRE_TYPES);
+    all.addAll(INTERNAL_TYPES);
+    return all;
+  }
+
   private SchemaHistory() {}
 
   /** All recorded versions of a schema, oldest first; empty if none are recorded. */
@@ -50,7 +70,7 @@ public final class SchemaHistory {
   /**
    * Records the current version of every wire schema that is not recorded yet, as the next {@code
    * v<N>.avsc} under the given resources directory. Run after a compatible schema change: {@code
-   * mvn -q -pl schemas compile exec:java -Dexec.args=src/main/resources}.
+   * mvn -q -pl schemas exec:java}.
    */
   public static void main(String[] args) throws Exception {
     if (args.length != 1) {
@@ -58,10 +78,9 @@ public final class SchemaHistory {
       System.exit(2);
     }
     java.nio.file.Path root = java.nio.file.Path.of(args[0]);
-    for (String name : WIRE_TYPES) {
+    for (String name : allTypes()) {
       Schema current =
-          org.apache.avro.specific.SpecificData.get()
-              .getSchema(Class.forName("io.schedlens.avro." + name));
+          org.apache.avro.specific.SpecificData.get().getSchema(Class.forName(className(name)));
       List<Schema> versions = versionsOfDirectory(root, name);
       if (versions.stream().anyMatch(current::equals)) {
         System.out.println(

@@ -7,6 +7,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.internal.RoutedInput;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -33,6 +34,18 @@ public final class Topics {
   public final Topic<String, PodTimeline> podTimelines;
   public final Topic<String, Preemption> preemptions;
   public final Topic<String, DeadLetter> deadLetters;
+
+  /**
+   * The streams app's own topics between its stages: inputs keyed by namespace/pod name (to be
+   * resolved to a UID), inputs keyed by pod UID, and timelines keyed by workload. Internal, but
+   * created with the others: the stages feed each other in a cycle (a victim tells its preemptor,
+   * which answers), which Kafka Streams' generated repartition topics cannot express. The first two
+   * must have as many partitions as the input topics.
+   */
+  public final Topic<String, RoutedInput> byName;
+
+  public final Topic<String, RoutedInput> byUid;
+  public final Topic<String, PodTimeline> byWorkload;
 
   private Topics(String prefix) {
     // Inputs keep their history (delete + retention) so that the streams app can be reset and
@@ -78,6 +91,27 @@ public final class Topics {
                 TopicConfig.CLEANUP_POLICY_DELETE,
                 TopicConfig.RETENTION_MS_CONFIG,
                 TWO_WEEKS));
+    Map<String, String> internal =
+        Map.of(
+            TopicConfig.CLEANUP_POLICY_CONFIG,
+            TopicConfig.CLEANUP_POLICY_DELETE,
+            TopicConfig.RETENTION_MS_CONFIG,
+            Long.toString(Duration.ofDays(1).toMillis()));
+    this.byName =
+        new Topic<>(
+            prefix + "internal.by-name",
+            Serdes.String(),
+            AvroSerde.of(RoutedInput.class),
+            internal);
+    this.byUid =
+        new Topic<>(
+            prefix + "internal.by-uid", Serdes.String(), AvroSerde.of(RoutedInput.class), internal);
+    this.byWorkload =
+        new Topic<>(
+            prefix + "internal.by-workload",
+            Serdes.String(),
+            AvroSerde.of(PodTimeline.class),
+            internal);
   }
 
   /** The topics with the default {@code schedlens.} prefix. */
@@ -90,9 +124,19 @@ public final class Topics {
     return new Topics(prefix);
   }
 
-  /** All topics, in the order of DESIGN.md section 3. */
+  /** All topics: those of DESIGN.md section 3, then the streams app's internal ones. */
   public List<Topic<String, ?>> all() {
-    return List.of(pods, events, gpuSamples, requests, podTimelines, preemptions, deadLetters);
+    return List.of(
+        pods,
+        events,
+        gpuSamples,
+        requests,
+        podTimelines,
+        preemptions,
+        deadLetters,
+        byName,
+        byUid,
+        byWorkload);
   }
 
   /** Admin requests creating every topic with its settings. */

@@ -155,7 +155,10 @@ class AvroSerdeTest {
             "schedlens.requests",
             "schedlens.pod-timelines",
             "schedlens.preemptions",
-            "schedlens.dlq");
+            "schedlens.dlq",
+            "schedlens.internal.by-name",
+            "schedlens.internal.by-uid",
+            "schedlens.internal.by-workload");
     assertThat(topics.podTimelines.configs()).containsEntry("cleanup.policy", "compact");
     assertThat(topics.pods.configs()).containsEntry("cleanup.policy", "delete");
     assertThat(topics.newTopics(3, (short) 1))

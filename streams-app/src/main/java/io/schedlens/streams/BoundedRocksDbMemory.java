@@ -1,0 +1,51 @@
+package io.schedlens.streams;
+
+import java.util.Map;
+import org.apache.kafka.streams.state.RocksDBConfigSetter;
+import org.rocksdb.BlockBasedTableConfig;
+import org.rocksdb.Cache;
+import org.rocksdb.LRUCache;
+import org.rocksdb.Options;
+import org.rocksdb.WriteBufferManager;
+
+/**
+ * Bounds the memory of all RocksDB stores of the process together, as the Kafka Streams
+ * documentation recommends: one block cache shared by every store, with the write buffers
+ * (memtables) charged against it, and index and filter blocks held in the cache instead of outside
+ * it.
+ */
+public final class BoundedRocksDbMemory implements RocksDBConfigSetter {
+
+  /** Config key: total MiB for all stores. */
+  public static final String TOTAL_MEMORY_MB = "schedlens.rocksdb.memory.mb";
+
+  private static Cache cache;
+  private static WriteBufferManager writeBuffers;
+
+  private static synchronized void init(long totalBytes) {
+    if (cache == null) {
+      // A quarter for memtables, the rest for blocks; strict so the bound holds.
+      cache = new LRUCache(totalBytes, -1, false, 0.1);
+      writeBuffers = new WriteBufferManager(totalBytes / 4, cache);
+    }
+  }
+
+  @Override
+  public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+    Object mb = configs.get(TOTAL_MEMORY_MB);
+    init((mb == null ? 64L : Long.parseLong(mb.toString())) * 1024 * 1024);
+    BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+    table.setBlockCache(cache);
+    table.setCacheIndexAndFilterBlocks(true);
+    table.setPinTopLevelIndexAndFilter(true);
+    options.setWriteBufferManager(writeBuffers);
+    options.setMaxWriteBufferNumber(2);
+    options.setWriteBufferSize(4L * 1024 * 1024);
+    options.setTableFormatConfig(table);
+  }
+
+  @Override
+  public void close(String storeName, Options options) {
+    // The cache and write buffer manager are shared by all stores and live as long as the process.
+  }
+}

@@ -1,0 +1,254 @@
+package io.schedlens.streams;
+
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.common.config.Durations;
+import io.schedlens.streams.timeline.TimelineSettings;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Settings of {@code ./schedlens streams}; each is documented in the README's table. */
+public final class StreamsAppConfig extends AppConfig {
+
+  public static final String APPLICATION_ID = "application.id";
+  public static final String STATE_DIR = "state.dir";
+  public static final String TOPIC_PREFIX = "topic.prefix";
+  public static final String GRACE = "grace.period";
+  public static final String EMIT_INTERVAL = "emit.interval";
+  public static final String GPU_SAMPLE_INTERVAL = "gpu.sample.interval";
+  public static final String GPU_MAX_GAP = "gpu.max.gap";
+  public static final String SLO = "slo";
+  public static final String STARVATION_PENDING = "starvation.pending";
+  public static final String STARVATION_PREEMPTIONS = "starvation.preemptions";
+  public static final String EXPERIMENT_LABEL = "label.experiment";
+  public static final String ARM_LABEL = "label.arm";
+  public static final String REPEAT_LABEL = "label.repeat";
+  public static final String CHECKPOINT_ANNOTATION = "annotation.checkpoint";
+  public static final String IDENTITY_HISTORY = "identity.history";
+  public static final String ORPHAN_TIMEOUT = "orphan.timeout";
+  public static final String API_RETENTION = "api.final.retention";
+  public static final String HTTP_HOST = "http.host";
+  public static final String HTTP_PORT = "http.port";
+  public static final String ADVERTISED = "application.server";
+  public static final String THREADS = "num.stream.threads";
+  public static final String STANDBYS = "num.standby.replicas";
+  public static final String COMMIT_INTERVAL = "commit.interval";
+  public static final String ROCKSDB_MEMORY = "rocksdb.memory.mb";
+  public static final String REPLICATION = "replication.factor";
+
+  public static final ConfigDef DEF =
+      new ConfigDef()
+          .define(
+              APPLICATION_ID,
+              Type.STRING,
+              "schedlens-streams",
+              Importance.HIGH,
+              "Kafka Streams application id: consumer group, prefix of changelog topics. Instances with the same id share the work.")
+          .define(
+              STATE_DIR,
+              Type.STRING,
+              System.getProperty("java.io.tmpdir") + "/schedlens-streams",
+              Importance.HIGH,
+              "Directory of the local state stores (RocksDB). Keep it on a persistent volume to restart fast.")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              "schedlens.",
+              Importance.LOW,
+              "Prefix of every topic name.")
+          .define(
+              GRACE,
+              Type.STRING,
+              "2m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.HIGH,
+              "How late an input may arrive and still count as if on time; also how long a gone pod's final timeline waits.")
+          .define(
+              EMIT_INTERVAL,
+              Type.STRING,
+              "2s",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.MEDIUM,
+              "How often timelines whose counters changed (GPU samples, requests) are re-emitted. Lifecycle changes emit at once.")
+          .define(
+              GPU_SAMPLE_INTERVAL,
+              Type.STRING,
+              "15s",
+              Durations.atLeast(Duration.ofMillis(1)),
+              Importance.MEDIUM,
+              "The dcgm-exporter scrape interval: the span the first sample of a GPU stands for.")
+          .define(
+              GPU_MAX_GAP,
+              Type.STRING,
+              "60s",
+              Durations.atLeast(Duration.ofMillis(1)),
+              Importance.LOW,
+              "The longest span one GPU sample stands for; a longer gap is missing data, not busy or idle time.")
+          .define(
+              SLO,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Latency SLOs as NAME=MILLIS, NAME a service or a priority class (the service's wins), e.g. chat=800,interactive=1000.")
+          .define(
+              STARVATION_PENDING,
+              Type.STRING,
+              "10m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.MEDIUM,
+              "A pod pending longer than this is starving.")
+          .define(
+              STARVATION_PREEMPTIONS,
+              Type.INT,
+              3,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "A workload preempted this many times without completing is starving.")
+          .define(
+              EXPERIMENT_LABEL,
+              Type.STRING,
+              "schedlens.io/experiment",
+              Importance.LOW,
+              "Pod label naming the experiment.")
+          .define(
+              ARM_LABEL,
+              Type.STRING,
+              "schedlens.io/arm",
+              Importance.LOW,
+              "Pod label naming the experiment arm.")
+          .define(
+              REPEAT_LABEL,
+              Type.STRING,
+              "schedlens.io/repeat",
+              Importance.LOW,
+              "Pod label naming the repeat.")
+          .define(
+              CHECKPOINT_ANNOTATION,
+              Type.STRING,
+              "schedlens.io/last-checkpoint",
+              Importance.LOW,
+              "Pod annotation with the RFC 3339 time of the last durable checkpoint.")
+          .define(
+              IDENTITY_HISTORY,
+              Type.STRING,
+              "24h",
+              Durations.atLeast(Duration.ofMinutes(1)),
+              Importance.LOW,
+              "How far back a name is resolved to the pod incarnation that held it.")
+          .define(
+              ORPHAN_TIMEOUT,
+              Type.STRING,
+              "1h",
+              Durations.atLeast(Duration.ofSeconds(1)),
+              Importance.LOW,
+              "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod).")
+          .define(
+              API_RETENTION,
+              Type.STRING,
+              "6h",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "How long final timelines stay queryable in the API after the pod is gone.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "127.0.0.1",
+              Importance.MEDIUM,
+              "Address of /metrics, /healthz, /readyz and /api. Use 0.0.0.0 in a pod.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9471,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /metrics, probes and /api.")
+          .define(
+              ADVERTISED,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "host:port other instances use to reach this one's /api (Kafka Streams application.server). Empty: http.host:http.port.")
+          .define(
+              THREADS, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM, "Kafka Streams threads.")
+          .define(
+              STANDBYS,
+              Type.INT,
+              0,
+              Range.atLeast(0),
+              Importance.MEDIUM,
+              "Standby replicas of each state store, for fast fail-over.")
+          .define(
+              COMMIT_INTERVAL,
+              Type.STRING,
+              "100ms",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.LOW,
+              "Transaction commit interval; bounds the latency each stage adds.")
+          .define(
+              ROCKSDB_MEMORY,
+              Type.INT,
+              64,
+              Range.atLeast(8),
+              Importance.MEDIUM,
+              "Memory of all RocksDB stores of this instance together (block cache and write buffers), MiB.")
+          .define(
+              REPLICATION,
+              Type.INT,
+              -1,
+              Range.atLeast(-1),
+              Importance.LOW,
+              "Replication factor of changelog topics; -1: the broker's default.");
+
+  public StreamsAppConfig(Map<String, Object> values, Map<String, Object> kafka) {
+    super(DEF, values, kafka);
+    slos();
+  }
+
+  public static StreamsAppConfig from(CommandLineSettings s) {
+    return new StreamsAppConfig(s.values(), s.kafka());
+  }
+
+  /** The SLOs, by service or priority class, in milliseconds. */
+  public Map<String, Double> slos() {
+    Map<String, Double> slos = new LinkedHashMap<>();
+    for (String entry : getList(SLO)) {
+      int eq = entry.indexOf('=');
+      try {
+        if (eq <= 0) {
+          throw new NumberFormatException();
+        }
+        double ms = Double.parseDouble(entry.substring(eq + 1).trim());
+        if (!(ms > 0)) {
+          throw new NumberFormatException();
+        }
+        slos.put(entry.substring(0, eq).trim(), ms);
+      } catch (NumberFormatException e) {
+        throw new ConfigException(
+            SLO, entry, "expected NAME=MILLIS with a positive number, e.g. chat=800");
+      }
+    }
+    return slos;
+  }
+
+  /** The timeline logic's settings. */
+  public TimelineSettings timelineSettings() {
+    return new TimelineSettings(
+        getDuration(GRACE),
+        getDuration(GPU_SAMPLE_INTERVAL),
+        getDuration(GPU_MAX_GAP),
+        slos(),
+        getDuration(STARVATION_PENDING),
+        getInt(STARVATION_PREEMPTIONS),
+        getString(EXPERIMENT_LABEL),
+        getString(ARM_LABEL),
+        getString(REPEAT_LABEL),
+        getString(CHECKPOINT_ANNOTATION));
+  }
+}

@@ -1,0 +1,50 @@
+package io.schedlens.streams;
+
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.topology.DeadLetterHandlers;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.streams.StreamsConfig;
+
+/** The Kafka Streams settings of the app: exactly-once, dead letters, bounded RocksDB memory. */
+public final class StreamsProperties {
+
+  private StreamsProperties() {}
+
+  public static Properties of(StreamsAppConfig c, Topics topics) {
+    Properties p = new Properties();
+    p.putAll(c.kafkaClientSettings());
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, c.getString(StreamsAppConfig.APPLICATION_ID));
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    p.put(StreamsConfig.STATE_DIR_CONFIG, c.getString(StreamsAppConfig.STATE_DIR));
+    p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, c.getInt(StreamsAppConfig.THREADS));
+    p.put(StreamsConfig.NUM_STANDBY_REPLICAS_CONFIG, c.getInt(StreamsAppConfig.STANDBYS));
+    p.put(
+        StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
+        c.getDuration(StreamsAppConfig.COMMIT_INTERVAL).toMillis());
+    p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, c.getInt(StreamsAppConfig.REPLICATION));
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+    p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+    p.put(
+        StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DeadLetterHandlers.Deserialization.class);
+    p.put(
+        StreamsConfig.PROCESSING_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DeadLetterHandlers.Processing.class);
+    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    p.put(DeadLetterHandlers.TOPIC_CONFIG, topics.deadLetters.name());
+    p.put(StreamsConfig.ROCKSDB_CONFIG_SETTER_CLASS_CONFIG, BoundedRocksDbMemory.class);
+    p.put(BoundedRocksDbMemory.TOTAL_MEMORY_MB, c.getInt(StreamsAppConfig.ROCKSDB_MEMORY));
+    String advertised = c.getString(StreamsAppConfig.ADVERTISED);
+    if (advertised.isEmpty()) {
+      advertised =
+          c.getString(StreamsAppConfig.HTTP_HOST) + ":" + c.getInt(StreamsAppConfig.HTTP_PORT);
+    }
+    p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised);
+    p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
+    return p;
+  }
+}

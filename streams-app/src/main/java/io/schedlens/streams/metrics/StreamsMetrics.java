@@ -1,0 +1,184 @@
+package io.schedlens.streams.metrics;
+
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.core.metrics.Histogram;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.prometheus.metrics.model.snapshots.Unit;
+import java.util.function.Consumer;
+
+/**
+ * The streams app's metrics for Grafana (DESIGN.md section 5). Labels are bounded: namespace,
+ * priority_class, workload_kind, arm (empty outside experiments), and for pipeline health the topic
+ * and the reason; never a pod name or UID.
+ */
+public final class StreamsMetrics {
+
+  /** Label names of the per-pod figures. */
+  public static final String[] POD_LABELS = {"namespace", "priority_class", "workload_kind", "arm"};
+
+  private static final double[] DURATION_BUCKETS = {
+    0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 14400
+  };
+
+  public final PrometheusRegistry registry;
+
+  public final Histogram pendingDuration;
+  public final Histogram startupDuration;
+  public final Histogram modelLoadDuration;
+  public final Histogram timeToReady;
+  public final Histogram timeToFirstOk;
+  public final Counter preemptions;
+  public final Counter allocatedGpuSeconds;
+  public final Counter busyGpuSeconds;
+  public final Counter idleGpuSeconds;
+  public final Counter wastedGpuSeconds;
+  public final Counter podsFinished;
+  public final Counter requests;
+  public final Counter requestErrors;
+  public final Counter sloBreaches;
+  public final Counter recordsIn;
+  public final Counter recordsOut;
+  public final Counter deadLetters;
+  public final Counter lateRecords;
+  public final Histogram eventToMetricLag;
+
+  public StreamsMetrics() {
+    this(new PrometheusRegistry());
+  }
+
+  public StreamsMetrics(PrometheusRegistry registry) {
+    this.registry = registry;
+    pendingDuration =
+        duration(
+            "schedlens_pending_duration_seconds",
+            "Time from creation to scheduling (or to going away, for pods never scheduled).");
+    startupDuration =
+        duration(
+            "schedlens_startup_duration_seconds",
+            "Time from scheduling to the first container running (image pull, volumes, start).");
+    modelLoadDuration =
+        duration(
+            "schedlens_model_load_duration_seconds",
+            "Time from running to Ready (model loaded, for serving pods).");
+    timeToReady = duration("schedlens_time_to_ready_seconds", "Time from creation to Ready.");
+    timeToFirstOk =
+        duration(
+            "schedlens_time_to_first_ok_request_seconds",
+            "Time from creation to the first successful request after Ready: what users feel.");
+    preemptions =
+        Counter.builder()
+            .name("schedlens_preemptions_total")
+            .help("Pods preempted by the scheduler, by victim and preemptor priority class.")
+            .labelNames("namespace", "victim_priority_class", "preemptor_priority_class", "arm")
+            .register(registry);
+    allocatedGpuSeconds =
+        podCounter(
+            "schedlens_allocated_gpu_seconds_total",
+            "GPU-seconds allocated to pods that finished.");
+    busyGpuSeconds =
+        podCounter(
+            "schedlens_busy_gpu_seconds_total",
+            "GPU-seconds busy (DCGM utilisation) of pods that finished.");
+    idleGpuSeconds =
+        podCounter(
+            "schedlens_idle_allocated_gpu_seconds_total",
+            "GPU-seconds allocated but idle, of pods that finished.");
+    wastedGpuSeconds =
+        Counter.builder()
+            .name("schedlens_wasted_gpu_seconds_total")
+            .help(
+                "GPU-seconds of work lost when a pod was ended before completing (since its last checkpoint), by cause.")
+            .labelNames("namespace", "priority_class", "workload_kind", "arm", "cause")
+            .register(registry);
+    podsFinished =
+        Counter.builder()
+            .name("schedlens_pods_finished_total")
+            .help("Pods whose final timeline was emitted, by outcome.")
+            .labelNames("namespace", "priority_class", "workload_kind", "arm", "outcome")
+            .register(registry);
+    requests = podCounter("schedlens_requests_total", "Inference requests served by pods.");
+    requestErrors =
+        podCounter(
+            "schedlens_request_errors_total", "Requests that failed: HTTP 5xx or no response.");
+    sloBreaches =
+        podCounter(
+            "schedlens_slo_breaches_total",
+            "Requests slower than the SLO of their service or priority class.");
+    recordsIn =
+        Counter.builder()
+            .name("schedlens_records_in_total")
+            .help("Records read, by topic.")
+            .labelNames("topic")
+            .register(registry);
+    recordsOut =
+        Counter.builder()
+            .name("schedlens_records_out_total")
+            .help("Records written, by topic.")
+            .labelNames("topic")
+            .register(registry);
+    deadLetters =
+        Counter.builder()
+            .name("schedlens_dead_letters_total")
+            .help("Inputs that could not be used and went to the dead-letter topic, by reason.")
+            .labelNames("reason")
+            .register(registry);
+    lateRecords =
+        Counter.builder()
+            .name("schedlens_late_records_total")
+            .help("Inputs that arrived after the grace period, by kind (gpu-sample, after-final).")
+            .labelNames("kind")
+            .register(registry);
+    eventToMetricLag =
+        Histogram.builder()
+            .name("schedlens_event_to_metric_lag_seconds")
+            .help("Wall-clock time from an input's event time to its processing, by topic.")
+            .unit(Unit.SECONDS)
+            .labelNames("topic")
+            .classicUpperBounds(0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300)
+            .classicOnly()
+            .register(registry);
+  }
+
+  private Histogram duration(String name, String help) {
+    return Histogram.builder()
+        .name(name)
+        .help(help)
+        .unit(Unit.SECONDS)
+        .labelNames(POD_LABELS)
+        .classicUpperBounds(DURATION_BUCKETS)
+        .classicOnly()
+        .register(registry);
+  }
+
+  private Counter podCounter(String name, String help) {
+    return Counter.builder().name(name).help(help).labelNames(POD_LABELS).register(registry);
+  }
+
+  /** Registers the gauges read from the published timelines when scraped. */
+  public void registerGauges(
+      Consumer<GaugeWithCallback.Callback> pending,
+      Consumer<GaugeWithCallback.Callback> oldestPending,
+      Consumer<GaugeWithCallback.Callback> starving) {
+    GaugeWithCallback.builder()
+        .name("schedlens_pods_pending")
+        .help("Pods pending now (created, not yet scheduled, not gone).")
+        .labelNames(POD_LABELS)
+        .callback(pending)
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_oldest_pending_age_seconds")
+        .help("Age of the oldest pod pending now.")
+        .unit(Unit.SECONDS)
+        .labelNames(POD_LABELS)
+        .callback(oldestPending)
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_pods_starving")
+        .help(
+            "Pods starving now: pending past the threshold, or of a workload preempted too often.")
+        .labelNames(POD_LABELS)
+        .callback(starving)
+        .register(registry);
+  }
+}

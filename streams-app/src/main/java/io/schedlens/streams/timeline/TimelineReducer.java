@@ -1,0 +1,559 @@
+package io.schedlens.streams.timeline;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.ContainerStatus;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodCondition;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodRef;
+import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.internal.PreemptorDetails;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.VictimLink;
+import io.schedlens.common.time.Rfc3339;
+import io.schedlens.schemas.EventTimes;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeSet;
+
+/**
+ * Folds one input at a time into a pod's {@link TimelineState}. Pure apart from mutating the state
+ * it is given; no Kafka.
+ *
+ * <p>Every field merges so that the order of inputs does not matter: times of first facts take the
+ * earliest evidence (first Ready=True, earliest container start), counts of repeated events take
+ * the largest count seen per event UID (so a re-listed or duplicated event adds nothing), sets are
+ * sets, and the fields that describe the pod's current state come from the observation with the
+ * highest resourceVersion. Duplicates and relists therefore change nothing, and inputs reordered
+ * within the grace period give the same timeline as in order.
+ */
+public final class TimelineReducer {
+
+  static final int OK_TIMES_KEPT = 8;
+
+  /** How a preemptor is known, weakest to strongest. */
+  static final int BY_CONDITION_NAME = 1;
+
+  static final int BY_NOTE_NAME = 2;
+  static final int BY_NOTE_UID = 3;
+  static final int BY_RELATED = 4;
+  static final int BY_PREEMPTOR_ITSELF = 5;
+
+  private final TimelineSettings settings;
+
+  public TimelineReducer(TimelineSettings settings) {
+    this.settings = settings;
+  }
+
+  public TimelineSettings settings() {
+    return settings;
+  }
+
+  /** A state for a pod nothing is known of yet. */
+  public static TimelineState empty(String uid) {
+    return TimelineState.newBuilder().setUid(uid).build();
+  }
+
+  /** Applies any input the timeline takes; unknown types change nothing. */
+  public Change applyAny(TimelineState s, Object input) {
+    if (input instanceof PodObservation o) {
+      return apply(s, o);
+    } else if (input instanceof ClusterEvent e) {
+      return apply(s, e);
+    } else if (input instanceof GpuSample g) {
+      return apply(s, g);
+    } else if (input instanceof RequestLog r) {
+      return apply(s, r);
+    } else if (input instanceof VictimLink l) {
+      return apply(s, l);
+    } else if (input instanceof PreemptorDetails d) {
+      return apply(s, d);
+    }
+    return Change.NONE;
+  }
+
+  // ---------------------------------------------------------------- pod observations
+
+  /** Applies a pod observation (any change type). */
+  public Change apply(TimelineState s, PodObservation o) {
+    String before = fingerprint(s);
+    List<Outbound> out = new ArrayList<>();
+    boolean first = !s.getSawPod();
+    s.setSawPod(true);
+    s.setUpdatedAt(Math.max(s.getUpdatedAt(), EventTimes.latestFact(o)));
+
+    // Identity and creation do not change over a pod's life.
+    s.setNamespace(o.getNamespace());
+    s.setName(o.getName());
+    s.setCreatedAt(o.getCreatedAt() > 0 ? o.getCreatedAt() : s.getCreatedAt());
+
+    long version = numericVersion(o.getResourceVersion());
+    boolean latest =
+        version > s.getLatestVersion()
+            || (version == s.getLatestVersion() && o.getObservedAt() >= s.getLatestObservedAt())
+            || (version < 0 && o.getObservedAt() >= s.getLatestObservedAt());
+    if (latest) {
+      s.setLatestVersion(Math.max(version, s.getLatestVersion()));
+      s.setLatestObservedAt(o.getObservedAt());
+      if (o.getOwner() != null) {
+        s.setOwnerKind(o.getOwner().getKind());
+        s.setOwnerName(o.getOwner().getName());
+      }
+      s.setPriorityClass(o.getPriorityClassName());
+      s.setPriority(o.getPriority());
+      s.setPreemptionPolicy(o.getPreemptionPolicy());
+      s.setGpus(o.getGpus());
+      s.setLabels(new HashMap<>(o.getLabels()));
+      s.setPhase(o.getPhase());
+      s.setStatusReason(o.getReason());
+      if (o.getNodeName() != null) {
+        s.setNode(o.getNodeName());
+      }
+    }
+    if (o.getNominatedNodeName() != null) {
+      if (latest || s.getNominatedNode() == null) {
+        s.setNominatedNode(o.getNominatedNodeName());
+      }
+      s.setPreemptionAttempted(true);
+    }
+    if (s.getNode() == null && o.getNodeName() != null) {
+      s.setNode(o.getNodeName());
+    }
+    String checkpoint = o.getAnnotations().get(settings.checkpointAnnotation());
+    Long checkpointAt = checkpoint == null ? null : Rfc3339.toEpochMilli(checkpoint);
+    s.setCheckpointAt(max(s.getCheckpointAt(), checkpointAt));
+
+    for (PodCondition c : o.getConditions()) {
+      Long t = c.getLastTransitionTime();
+      boolean isTrue = "True".equals(c.getStatus());
+      switch (c.getType()) {
+        case "PodScheduled" -> {
+          if (isTrue) {
+            s.setScheduledConditionAt(min(s.getScheduledConditionAt(), t));
+          }
+        }
+        case "Ready" -> {
+          if (isTrue) {
+            s.setReadyAt(min(s.getReadyAt(), t));
+          }
+        }
+        case "DisruptionTarget" -> {
+          if (isTrue) {
+            out.addAll(disruptionCondition(s, c));
+          }
+        }
+        default -> {}
+      }
+    }
+    if (o.getReason() != null && Disruptions.STATUS_REASONS.containsKey(o.getReason())) {
+      disrupt(
+          s, Disruptions.STATUS_REASONS.get(o.getReason()), EventTimes.latestFact(o), "kubelet");
+    }
+
+    Long finished = null;
+    for (ContainerStatus c : o.getContainers()) {
+      if (c.getInit()) {
+        continue;
+      }
+      s.setRunningAt(min(s.getRunningAt(), c.getRunningStartedAt()));
+      s.setRunningAt(min(s.getRunningAt(), c.getTerminatedStartedAt()));
+      s.setRunningAt(min(s.getRunningAt(), c.getLastTerminatedStartedAt()));
+      Map<String, Integer> restarts = new HashMap<>(s.getRestarts());
+      restarts.merge(c.getName(), c.getRestartCount(), Math::max);
+      s.setRestarts(restarts);
+      finished = max(finished, c.getTerminatedFinishedAt());
+    }
+    boolean terminalPhase = "Succeeded".equals(o.getPhase()) || "Failed".equals(o.getPhase());
+    if (terminalPhase) {
+      s.setTerminalPhase(o.getPhase());
+    }
+    if ((terminalPhase || o.getChangeType() == ChangeType.DELETED) && finished != null) {
+      s.setFinishedAt(max(s.getFinishedAt(), finished));
+    }
+    if (o.getDeletionTimestamp() != null) {
+      long grace =
+          o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
+      s.setDeletionDeadline(min(s.getDeletionDeadline(), o.getDeletionTimestamp()));
+      s.setDeletionRequestedAt(
+          min(s.getDeletionRequestedAt(), o.getDeletionTimestamp() - grace * 1000));
+    }
+    if (o.getChangeType() == ChangeType.DELETED) {
+      s.setGone(true);
+      s.setDeletedObservedAt(min(s.getDeletedObservedAt(), o.getObservedAt()));
+    }
+
+    if (first && !s.getDetailsOwed().isEmpty()) {
+      for (String victim : s.getDetailsOwed()) {
+        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(s))));
+      }
+      s.setDetailsOwed(new ArrayList<>());
+    }
+    out.addAll(linkToPreemptor(s));
+    boolean changed = !before.equals(fingerprint(s));
+    return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
+  }
+
+  // ---------------------------------------------------------------- events
+
+  /** Applies a Kubernetes event about this pod. */
+  public Change apply(TimelineState s, ClusterEvent e) {
+    String before = fingerprint(s);
+    List<Outbound> out = new ArrayList<>();
+    long when = EventTimes.of(e);
+    long first = firstOccurrence(e);
+    s.setUpdatedAt(Math.max(s.getUpdatedAt(), when));
+    String reason = e.getReason() == null ? "" : e.getReason();
+    switch (reason) {
+      case "FailedScheduling" -> failedScheduling(s, e, when);
+      case "Scheduled" -> s.setScheduledEventAt(min(s.getScheduledEventAt(), first));
+      case "Preempted" -> out.addAll(preempted(s, e, first));
+      default -> {
+        String cause = Disruptions.EVENT_REASONS.get(reason);
+        if (cause != null) {
+          disrupt(s, cause, first, e.getReportingController());
+        }
+      }
+    }
+    boolean changed = !before.equals(fingerprint(s));
+    return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
+  }
+
+  private void failedScheduling(TimelineState s, ClusterEvent e, long when) {
+    String note = e.getNote();
+    if (note != null && note.startsWith("skip schedule deleting pod")) {
+      return; // the scheduler saw the pod being deleted; not an attempt to place it
+    }
+    int occurrences = Math.max(1, Math.max(orZero(e.getCount()), orZero(e.getSeriesCount())));
+    Map<String, Integer> counts = new HashMap<>(s.getFailedScheduling());
+    counts.merge(e.getUid(), occurrences, Math::max);
+    s.setFailedScheduling(counts);
+    FailedSchedulingNote.Parsed parsed = FailedSchedulingNote.parse(note);
+    if (parsed.preemptionAttempted()) {
+      s.setPreemptionAttempted(true);
+    }
+    // The latest note says why the pod is pending now; ties keep the larger map for determinism.
+    if (s.getPendingReasonsAt() == null
+        || when > s.getPendingReasonsAt()
+        || (when == s.getPendingReasonsAt()
+            && parsed.reasons().toString().compareTo(s.getPendingReasons().toString()) > 0)) {
+      s.setPendingReasonsAt(when);
+      s.setPendingReasons(new HashMap<>(parsed.reasons()));
+    }
+  }
+
+  private List<Outbound> preempted(TimelineState s, ClusterEvent e, long at) {
+    s.setPreemptedEventAt(min(s.getPreemptedEventAt(), at));
+    disrupt(s, Disruptions.PREEMPTION, at, "default-scheduler");
+    var related = e.getRelated();
+    if (related != null
+        && related.getUid() != null
+        && (related.getKind() == null || "Pod".equals(related.getKind()))) {
+      improvePreemptor(
+          s,
+          PodRef.newBuilder()
+              .setUid(related.getUid())
+              .setNamespace(related.getNamespace())
+              .setName(related.getName())
+              .build(),
+          BY_RELATED);
+    } else {
+      Optional<PreemptionNotes.Named> named = PreemptionNotes.fromNote(e.getNote());
+      named.ifPresent(
+          n ->
+              improvePreemptor(
+                  s,
+                  PodRef.newBuilder()
+                      .setUid(n.uid())
+                      .setNamespace(n.namespace())
+                      .setName(n.name())
+                      .build(),
+                  n.uid() != null ? BY_NOTE_UID : BY_NOTE_NAME));
+    }
+    return linkToPreemptor(s);
+  }
+
+  private List<Outbound> disruptionCondition(TimelineState s, PodCondition c) {
+    String cause = Disruptions.ofCondition(c.getReason(), c.getMessage());
+    if (cause == null) {
+      return List.of();
+    }
+    Long at = c.getLastTransitionTime();
+    disrupt(s, cause, at, Disruptions.byOf(c.getMessage(), c.getReason()));
+    if (Disruptions.PREEMPTION.equals(cause)) {
+      s.setPreemptedConditionAt(min(s.getPreemptedConditionAt(), at));
+      PreemptionNotes.fromConditionMessage(c.getMessage())
+          .ifPresent(
+              n ->
+                  improvePreemptor(
+                      s,
+                      PodRef.newBuilder().setNamespace(n.namespace()).setName(n.name()).build(),
+                      BY_CONDITION_NAME));
+      return linkToPreemptor(s);
+    }
+    return List.of();
+  }
+
+  /**
+   * Keeps the earliest disruption evidence; at the same time the stronger cause wins (a preemption
+   * over the deletion that carries it out), so the result does not depend on order.
+   */
+  private static void disrupt(TimelineState s, String cause, Long at, String by) {
+    if (at == null) {
+      return;
+    }
+    boolean better =
+        s.getDisruptionCause() == null
+            || at < s.getDisruptionAt()
+            || (at.equals(s.getDisruptionAt()) && cause.compareTo(s.getDisruptionCause()) < 0);
+    if (better) {
+      s.setDisruptionCause(cause);
+      s.setDisruptionAt(at);
+      s.setDisruptionBy(by);
+    }
+  }
+
+  private static void improvePreemptor(TimelineState s, PodRef candidate, int quality) {
+    if (quality > s.getPreemptorQuality()) {
+      PodRef merged = candidate;
+      PodRef old = s.getPreemptor();
+      if (old != null) {
+        merged =
+            PodRef.newBuilder()
+                .setUid(candidate.getUid() != null ? candidate.getUid() : old.getUid())
+                .setNamespace(
+                    candidate.getNamespace() != null
+                        ? candidate.getNamespace()
+                        : old.getNamespace())
+                .setName(candidate.getName() != null ? candidate.getName() : old.getName())
+                .setPriorityClass(
+                    candidate.getPriorityClass() != null
+                        ? candidate.getPriorityClass()
+                        : old.getPriorityClass())
+                .setPriority(
+                    candidate.getPriority() != null ? candidate.getPriority() : old.getPriority())
+                .build();
+      }
+      s.setPreemptor(merged);
+      s.setPreemptorQuality(quality);
+    }
+  }
+
+  /** Tells the preemptor, once per better knowledge of who it is. */
+  private static List<Outbound> linkToPreemptor(TimelineState s) {
+    PodRef p = s.getPreemptor();
+    if (p == null
+        || s.getPreemptorQuality() <= s.getLinkedQuality()
+        || s.getPreemptorQuality() == BY_PREEMPTOR_ITSELF) {
+      return List.of();
+    }
+    if (p.getUid() == null && (p.getNamespace() == null || p.getName() == null)) {
+      return List.of();
+    }
+    s.setLinkedQuality(s.getPreemptorQuality());
+    long at = preemptedAt(s) == null ? 0 : preemptedAt(s);
+    return List.of(
+        new Outbound.ToPreemptor(
+            VictimLink.newBuilder()
+                .setVictimUid(s.getUid())
+                .setPreemptorUid(p.getUid())
+                .setPreemptorNamespace(p.getNamespace())
+                .setPreemptorName(p.getName())
+                .setAt(at)
+                .build()));
+  }
+
+  // ---------------------------------------------------------------- GPU samples and requests
+
+  /** Applies a DCGM sample of one of the pod's GPUs. */
+  public Change apply(TimelineState s, GpuSample g) {
+    Double util = GpuBusy.utilisation(g);
+    if (util == null) {
+      return Change.NONE;
+    }
+    s.setUpdatedAt(Math.max(s.getUpdatedAt(), g.getTime()));
+    return GpuBusy.add(s, g, util, settings) ? Change.countersOnly() : Change.NONE;
+  }
+
+  /** Whether a sample came too late to count (older than what was already settled). */
+  public boolean tooLate(TimelineState s, GpuSample g) {
+    String id = GpuBusy.seriesId(g);
+    return s.getGpuSeries().stream()
+        .anyMatch(
+            x ->
+                x.getId().equals(id)
+                    && x.getSettledTime() >= 0
+                    && g.getTime() <= x.getSettledTime());
+  }
+
+  /** Applies a request the pod served (or failed to). */
+  public Change apply(TimelineState s, RequestLog r) {
+    s.setUpdatedAt(Math.max(s.getUpdatedAt(), r.getTime()));
+    s.setRequests(s.getRequests() + 1);
+    boolean error = isError(r);
+    if (error) {
+      s.setErrors(s.getErrors() + 1);
+    } else {
+      TreeSet<Long> ok = new TreeSet<>(s.getOkTimes());
+      ok.add(r.getTime());
+      while (ok.size() > OK_TIMES_KEPT) {
+        ok.pollLast();
+      }
+      s.setOkTimes(new ArrayList<>(ok));
+    }
+    if (r.getLatencyMs() != null) {
+      DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+      sketch.accept(r.getLatencyMs());
+      s.setLatencySketch(LatencySketch.encode(sketch));
+      Double slo = slo(s, r);
+      if (slo != null && r.getLatencyMs() > slo) {
+        s.setSloBreaches(s.getSloBreaches() + 1);
+      }
+    }
+    return Change.countersOnly();
+  }
+
+  /** An error is a 5xx answer or no answer at all (transport failure). */
+  public static boolean isError(RequestLog r) {
+    return r.getStatus() == null || r.getStatus() >= 500;
+  }
+
+  /** The latency SLO of a request: its service's, else its pod's priority class's. */
+  public Double slo(TimelineState s, RequestLog r) {
+    Double slo = r.getService() == null ? null : settings.slosMs().get(r.getService());
+    if (slo == null && s.getPriorityClass() != null) {
+      slo = settings.slosMs().get(s.getPriorityClass());
+    }
+    return slo;
+  }
+
+  // ---------------------------------------------------------------- links between pods
+
+  /** A victim says this pod preempted it. */
+  public Change apply(TimelineState s, VictimLink l) {
+    TreeSet<String> victims = new TreeSet<>(s.getVictims());
+    boolean added = victims.add(l.getVictimUid());
+    s.setVictims(new ArrayList<>(victims));
+    s.setPreemptionAttempted(true);
+    List<Outbound> out = new ArrayList<>();
+    if (!added) {
+      return Change.NONE; // already linked and answered (a repeated or improved link)
+    }
+    if (s.getSawPod()) {
+      out.add(new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s))));
+    } else {
+      List<String> owed = new ArrayList<>(s.getDetailsOwed());
+      owed.add(l.getVictimUid());
+      s.setDetailsOwed(owed);
+    }
+    return Change.story(out);
+  }
+
+  /** The preemptor says who it is. */
+  public Change apply(TimelineState s, PreemptorDetails d) {
+    PodRef before = s.getPreemptor();
+    improvePreemptor(s, d.getPreemptor(), BY_PREEMPTOR_ITSELF);
+    return Objects.equals(before, s.getPreemptor()) ? Change.NONE : Change.story(List.of());
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  static PodRef selfRef(TimelineState s) {
+    return PodRef.newBuilder()
+        .setUid(s.getUid())
+        .setNamespace(s.getNamespace())
+        .setName(s.getName())
+        .setPriorityClass(s.getPriorityClass())
+        .setPriority(s.getPriority())
+        .build();
+  }
+
+  /** When the pod was preempted: the Preempted event (precise) or else the condition. */
+  static Long preemptedAt(TimelineState s) {
+    return s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : s.getPreemptedConditionAt();
+  }
+
+  /** The first occurrence of an event: eventTime (events.k8s.io), else firstTimestamp (core). */
+  static long firstOccurrence(ClusterEvent e) {
+    if (e.getEventTime() != null) {
+      return e.getEventTime();
+    }
+    if (e.getFirstTimestamp() != null) {
+      return e.getFirstTimestamp();
+    }
+    return EventTimes.of(e);
+  }
+
+  static long numericVersion(String rv) {
+    if (rv == null || rv.isEmpty() || rv.length() > 18) {
+      return -1;
+    }
+    for (int i = 0; i < rv.length(); i++) {
+      if (!Character.isDigit(rv.charAt(i))) {
+        return -1;
+      }
+    }
+    return Long.parseLong(rv);
+  }
+
+  /** The fields whose change makes a timeline worth emitting (not counters, not bookkeeping). */
+  private static String fingerprint(TimelineState s) {
+    return String.join(
+        "|",
+        String.valueOf(s.getNamespace()),
+        String.valueOf(s.getName()),
+        String.valueOf(s.getNode()),
+        String.valueOf(s.getPriorityClass()),
+        String.valueOf(s.getPriority()),
+        String.valueOf(s.getGpus()),
+        String.valueOf(s.getLabels()),
+        String.valueOf(s.getCheckpointAt()),
+        String.valueOf(s.getPhase()),
+        String.valueOf(s.getStatusReason()),
+        String.valueOf(s.getNominatedNode()),
+        String.valueOf(s.getCreatedAt()),
+        String.valueOf(s.getScheduledConditionAt()),
+        String.valueOf(s.getScheduledEventAt()),
+        String.valueOf(s.getRunningAt()),
+        String.valueOf(s.getReadyAt()),
+        String.valueOf(s.getFinishedAt()),
+        String.valueOf(s.getTerminalPhase()),
+        String.valueOf(s.getDeletionRequestedAt()),
+        String.valueOf(s.getGone()),
+        String.valueOf(s.getFailedScheduling()),
+        String.valueOf(s.getPendingReasons()),
+        String.valueOf(s.getPreemptionAttempted()),
+        String.valueOf(s.getPreemptedEventAt()),
+        String.valueOf(s.getPreemptedConditionAt()),
+        String.valueOf(s.getPreemptor()),
+        String.valueOf(s.getVictims()),
+        String.valueOf(s.getDisruptionCause()),
+        String.valueOf(s.getDisruptionAt()),
+        String.valueOf(s.getRestarts()),
+        String.valueOf(s.getOwnerKind()),
+        String.valueOf(s.getOwnerName()));
+  }
+
+  static Long min(Long a, Long b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : Math.min(a, b);
+  }
+
+  static Long max(Long a, Long b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : Math.max(a, b);
+  }
+
+  private static int orZero(Integer i) {
+    return i == null ? 0 : i;
+  }
+}

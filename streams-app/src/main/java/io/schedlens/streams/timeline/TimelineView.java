@@ -1,0 +1,251 @@
+package io.schedlens.streams.timeline;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import io.schedlens.avro.Disruption;
+import io.schedlens.avro.PodRef;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.TimelineState;
+import java.util.ArrayList;
+import java.util.TreeMap;
+
+/**
+ * Derives the published {@link PodTimeline} from a pod's state, with every number of DESIGN.md
+ * section 4. Pure. A duration is null, never 0, when one of its ends is unknown.
+ */
+public final class TimelineView {
+
+  public static final String SUCCEEDED = "Succeeded";
+  public static final String FAILED = "Failed";
+  public static final String PREEMPTED = "Preempted";
+  public static final String EVICTED = "Evicted";
+  public static final String DELETED = "Deleted";
+  public static final String RUNNING = "Running";
+  public static final String PENDING = "Pending";
+
+  private final TimelineSettings settings;
+
+  public TimelineView(TimelineSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * When the pod was scheduled: the Scheduled event (microseconds) or the PodScheduled condition.
+   */
+  public static Long scheduledAt(TimelineState s) {
+    return s.getScheduledEventAt() != null ? s.getScheduledEventAt() : s.getScheduledConditionAt();
+  }
+
+  /**
+   * When the pod stopped: its containers' last finish once it is terminal or gone; for a pod gone
+   * without that, the deletion request if it never ran, else the earlier of the deletion deadline
+   * and when the deletion was seen.
+   */
+  public static Long terminatedAt(TimelineState s) {
+    if (s.getFinishedAt() != null && (s.getTerminalPhase() != null || s.getGone())) {
+      return s.getFinishedAt();
+    }
+    if (!s.getGone()) {
+      return null;
+    }
+    if (s.getRunningAt() == null && s.getDeletionRequestedAt() != null) {
+      return s.getDeletionRequestedAt();
+    }
+    return TimelineReducer.min(s.getDeletionDeadline(), s.getDeletedObservedAt());
+  }
+
+  /** The outcome: how the pod ended, or where it is. */
+  public static String outcome(TimelineState s) {
+    if (SUCCEEDED.equals(s.getTerminalPhase())) {
+      return SUCCEEDED;
+    }
+    String cause = s.getDisruptionCause();
+    if (Disruptions.PREEMPTION.equals(cause)) {
+      return PREEMPTED;
+    }
+    if (cause != null
+        && !Disruptions.DELETION.equals(cause)
+        && !Disruptions.ROLLOUT.equals(cause)) {
+      return EVICTED;
+    }
+    if (FAILED.equals(s.getTerminalPhase())) {
+      return FAILED;
+    }
+    if (s.getGone()) {
+      return DELETED;
+    }
+    if (s.getRunningAt() != null || "Running".equals(s.getPhase())) {
+      return RUNNING;
+    }
+    return PENDING;
+  }
+
+  /** What ended the pod early, or null when it completed, failed on its own, or lives. */
+  public static Disruption disruption(TimelineState s) {
+    String outcome = outcome(s);
+    if (outcome.equals(SUCCEEDED) || outcome.equals(RUNNING) || outcome.equals(PENDING)) {
+      return null;
+    }
+    if (outcome.equals(FAILED) && s.getDisruptionCause() == null) {
+      return null;
+    }
+    if (s.getDisruptionCause() != null) {
+      String by = s.getDisruptionBy();
+      if (Disruptions.PREEMPTION.equals(s.getDisruptionCause())
+          && s.getPreemptor() != null
+          && s.getPreemptor().getName() != null) {
+        by = s.getPreemptor().getNamespace() + "/" + s.getPreemptor().getName();
+      }
+      return new Disruption(s.getDisruptionCause(), s.getDisruptionAt(), by);
+    }
+    return new Disruption(
+        Disruptions.DELETION,
+        s.getDeletionRequestedAt() != null ? s.getDeletionRequestedAt() : terminatedAt(s),
+        null);
+  }
+
+  /** Workloads whose pods can finish their work (a Job); wasted work applies to these. */
+  static boolean canComplete(WorkloadRef w) {
+    return w == null || w.getKind().equals("Job") || w.getKind().equals("Pod");
+  }
+
+  /**
+   * The timeline as of {@code now} (event time): for a pod still allocated, allocation runs to
+   * {@code now}.
+   */
+  public PodTimeline view(TimelineState s, long now, boolean isFinal) {
+    WorkloadRef workload =
+        Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    Long created = s.getCreatedAt();
+    Long scheduled = scheduledAt(s);
+    Long running = s.getRunningAt();
+    Long ready = s.getReadyAt();
+    Long terminated = terminatedAt(s);
+    Long firstOk = null;
+    if (ready != null) {
+      for (Long t : s.getOkTimes()) {
+        if (t >= ready) {
+          firstOk = t;
+          break;
+        }
+      }
+    }
+    boolean neverScheduled = scheduled == null && s.getGone();
+    Long pendingMs = diff(created, scheduled);
+    if (neverScheduled) {
+      pendingMs = diff(created, terminated);
+    }
+    String outcome = outcome(s);
+    Disruption disruption = disruption(s);
+
+    Double allocated = null;
+    Double busy = null;
+    Double idle = null;
+    Double wasted = null;
+    Double wastedBusy = null;
+    if (running != null && s.getGpus() > 0) {
+      long end = terminated != null ? terminated : Math.max(now, running);
+      allocated = s.getGpus() * Math.max(0, end - running) / 1000.0;
+      busy = GpuBusy.total(s, settings);
+      idle = Math.max(0.0, allocated - busy);
+      if (disruption != null && terminated != null && canComplete(workload)) {
+        long from =
+            Math.max(
+                running,
+                s.getCheckpointAt() == null ? running : Math.min(s.getCheckpointAt(), terminated));
+        wasted = s.getGpus() * Math.max(0, terminated - from) / 1000.0;
+        wastedBusy =
+            Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running, settings)));
+      }
+    }
+
+    DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+    int restarts = s.getRestarts().values().stream().mapToInt(Integer::intValue).sum();
+    int failedScheduling =
+        s.getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
+    // Starving: waited (or has been waiting) longer than the threshold to be scheduled.
+    long pendingFor =
+        pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
+    boolean pendingTooLong =
+        pendingFor > settings.starvationPending().toMillis() || s.getStarvingFlagged();
+
+    return PodTimeline.newBuilder()
+        .setUid(s.getUid())
+        .setNamespace(s.getNamespace())
+        .setName(s.getName())
+        .setNode(s.getNode())
+        .setPriorityClass(s.getPriorityClass())
+        .setPriority(s.getPriority())
+        .setWorkload(workload)
+        .setExperiment(s.getLabels().get(settings.experimentKey()))
+        .setArm(s.getLabels().get(settings.armKey()))
+        .setRepeat(s.getLabels().get(settings.repeatKey()))
+        .setCreatedAt(created)
+        .setScheduledAt(scheduled)
+        .setRunningAt(running)
+        .setReadyAt(ready)
+        .setFirstOkRequestAt(firstOk)
+        .setTerminatedAt(terminated)
+        .setPendingMs(pendingMs)
+        .setNeverScheduled(neverScheduled)
+        .setStartupMs(diff(scheduled, running))
+        .setModelLoadMs(diff(running, ready))
+        .setTimeToReadyMs(diff(created, ready))
+        .setTimeToFirstOkMs(diff(created, firstOk))
+        .setFailedSchedulingCount(failedScheduling)
+        .setPendingReasons(new TreeMap<>(s.getPendingReasons()))
+        .setPreemptionAttempted(s.getPreemptionAttempted())
+        .setNominatedNode(s.getNominatedNode())
+        .setPreemptedAt(TimelineReducer.preemptedAt(s))
+        .setPreemptor(s.getPreemptor())
+        .setVictims(new ArrayList<>(s.getVictims()))
+        .setGpus(s.getGpus())
+        .setAllocatedGpuSeconds(allocated)
+        .setBusyGpuSeconds(busy)
+        .setIdleAllocatedGpuSeconds(idle)
+        .setWastedGpuSeconds(wasted)
+        .setWastedBusyGpuSeconds(wastedBusy)
+        .setRequests(s.getRequests())
+        .setErrors(s.getErrors())
+        .setSloBreaches(s.getSloBreaches())
+        .setLatencyP50Ms(LatencySketch.quantile(sketch, 0.50))
+        .setLatencyP95Ms(LatencySketch.quantile(sketch, 0.95))
+        .setLatencyP99Ms(LatencySketch.quantile(sketch, 0.99))
+        .setRestarts(restarts)
+        .setOutcome(outcome)
+        .setDisruption(disruption)
+        .setPreemptionsOfWorkload(0)
+        .setStarving(pendingTooLong)
+        .setUpdatedAt(s.getUpdatedAt())
+        .setFinal$(isFinal)
+        .build();
+  }
+
+  /** The preemption record of a victim, from its state and view. */
+  public static Preemption preemption(TimelineState s, PodTimeline t) {
+    PodRef victim =
+        PodRef.newBuilder()
+            .setUid(t.getUid())
+            .setNamespace(t.getNamespace())
+            .setName(t.getName())
+            .setPriorityClass(t.getPriorityClass())
+            .setPriority(t.getPriority())
+            .build();
+    return Preemption.newBuilder()
+        .setVictim(victim)
+        .setPreemptor(t.getPreemptor())
+        .setNode(t.getNode())
+        .setAt(t.getPreemptedAt())
+        .setSource(s.getPreemptedEventAt() != null ? "event" : "condition")
+        .setVictimWorkload(t.getWorkload())
+        .setVictimGpus(t.getGpus())
+        .setWastedGpuSeconds(t.getWastedGpuSeconds())
+        .setWastedBusyGpuSeconds(t.getWastedBusyGpuSeconds())
+        .build();
+  }
+
+  static Long diff(Long from, Long to) {
+    return from == null || to == null ? null : to - from;
+  }
+}

@@ -1,0 +1,37 @@
+package io.schedlens.streams.timeline;
+
+import io.schedlens.avro.WorkloadRef;
+import java.util.Map;
+
+/**
+ * The workload a pod belongs to, from its controller: a Job, a StatefulSet, a DaemonSet, or the
+ * Deployment that owns its ReplicaSet. A ReplicaSet created by a Deployment is named after it plus
+ * "-" and the pod template hash (also the pod's {@code pod-template-hash} label); without the hash
+ * the ReplicaSet itself is the workload. A pod without a controller is its own workload.
+ */
+public final class Workloads {
+
+  public static final String TEMPLATE_HASH_LABEL = "pod-template-hash";
+
+  private Workloads() {}
+
+  public static WorkloadRef of(
+      String ownerKind, String ownerName, String podName, Map<String, String> labels) {
+    if (ownerKind == null || ownerName == null) {
+      return podName == null ? null : new WorkloadRef("Pod", podName);
+    }
+    if (ownerKind.equals("ReplicaSet")) {
+      String hash = labels == null ? null : labels.get(TEMPLATE_HASH_LABEL);
+      if (hash != null && ownerName.endsWith("-" + hash)) {
+        return new WorkloadRef(
+            "Deployment", ownerName.substring(0, ownerName.length() - hash.length() - 1));
+      }
+    }
+    return new WorkloadRef(ownerKind, ownerName);
+  }
+
+  /** The key of workload topics and stores: {@code namespace/kind/name}. */
+  public static String key(String namespace, WorkloadRef w) {
+    return namespace + "/" + w.getKind() + "/" + w.getName();
+  }
+}

@@ -1,0 +1,97 @@
+package io.schedlens.streams.topology;
+
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.schemas.AvroSerde;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.streams.errors.DeserializationExceptionHandler;
+import org.apache.kafka.streams.errors.ErrorHandlerContext;
+import org.apache.kafka.streams.errors.ProcessingExceptionHandler;
+import org.apache.kafka.streams.processor.api.Record;
+
+/**
+ * Kafka Streams error handlers that turn a record it cannot read, or cannot process, into a {@link
+ * DeadLetter} (source topic, partition, offset, reason, raw bytes) produced in the same
+ * transaction, and go on: failures are data, and one bad record must not stop every pod's timeline.
+ */
+public final class DeadLetterHandlers {
+
+  /** Config key naming the dead-letter topic. */
+  public static final String TOPIC_CONFIG = "schedlens.dlq.topic";
+
+  /** Counts letters by reason (set by the app to its metrics). */
+  static final AtomicReference<Consumer<String>> COUNTER = new AtomicReference<>(reason -> {});
+
+  private static final AvroSerde<DeadLetter> SERDE = AvroSerde.of(DeadLetter.class);
+
+  private DeadLetterHandlers() {}
+
+  /** Where the handlers count their letters. */
+  public static void countWith(Consumer<String> counter) {
+    COUNTER.set(counter);
+  }
+
+  static ProducerRecord<byte[], byte[]> letter(
+      String topic, ErrorHandlerContext ctx, byte[] key, byte[] value, String reason, Exception e) {
+    DeadLetter d =
+        DeadLetters.build(
+            ctx.topic(),
+            ctx.partition(),
+            ctx.offset(),
+            key,
+            value,
+            reason,
+            e.getClass().getSimpleName() + " in " + ctx.processorNodeId() + ": " + e.getMessage(),
+            ctx.timestamp(),
+            System.currentTimeMillis());
+    COUNTER.get().accept(reason);
+    return new ProducerRecord<>(
+        topic, ctx.topic().getBytes(StandardCharsets.UTF_8), SERDE.serialize(topic, d));
+  }
+
+  /** A record whose bytes are not a known Avro version of its topic's type. */
+  public static final class Deserialization implements DeserializationExceptionHandler {
+    private String topic;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+      topic = String.valueOf(configs.get(TOPIC_CONFIG));
+    }
+
+    @Override
+    public Response handleError(
+        ErrorHandlerContext ctx, ConsumerRecord<byte[], byte[]> record, Exception e) {
+      return Response.resume(
+          List.of(
+              letter(topic, ctx, record.key(), record.value(), DeadLetters.DESERIALIZATION, e)));
+    }
+  }
+
+  /** A record a processor failed on (a bug, or an input no test foresaw). */
+  public static final class Processing implements ProcessingExceptionHandler {
+    private String topic;
+
+    @Override
+    public void configure(Map<String, ?> configs) {
+      topic = String.valueOf(configs.get(TOPIC_CONFIG));
+    }
+
+    @Override
+    public Response handleError(ErrorHandlerContext ctx, Record<?, ?> record, Exception e) {
+      return Response.resume(
+          List.of(
+              letter(
+                  topic,
+                  ctx,
+                  ctx.sourceRawKey(),
+                  ctx.sourceRawValue(),
+                  DeadLetters.PROCESSING,
+                  e)));
+    }
+  }
+}

@@ -1,0 +1,442 @@
+package io.schedlens.streams.topology;
+
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.PodIdentity;
+import io.schedlens.avro.internal.RoutedInput;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.schemas.EventTimes;
+import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.Change;
+import io.schedlens.streams.timeline.Outbound;
+import io.schedlens.streams.timeline.TimelineReducer;
+import io.schedlens.streams.timeline.TimelineSettings;
+import io.schedlens.streams.timeline.TimelineView;
+import io.schedlens.streams.timeline.Workloads;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * The timeline stage, keyed by pod UID: folds pod observations, events, resolved GPU samples and
+ * requests, and messages between pods into each pod's state; emits the timeline when its story
+ * changes (at once) or its counters change (at the next flush); announces each new pod's name to
+ * the name index; and, once a pod is gone and the grace period has passed in event time, emits its
+ * final timeline and its preemption record and frees its state.
+ *
+ * <p>Thin on purpose: every number comes from {@link TimelineReducer} and {@link TimelineView}.
+ */
+final class TimelineProcessor implements Processor<String, Object, String, Object> {
+
+  static final String FINAL = "final";
+  static final String STARVE = "starve";
+  static final String ORPHAN = "orphan";
+  static final String FORGET = "forget";
+
+  private final TimelineReducer reducer;
+  private final TimelineView view;
+  private final TimelineSettings settings;
+  private final StreamsMetrics metrics;
+  private final Duration emitInterval;
+  private final long orphanMs;
+  private final Set<String> dirty = new LinkedHashSet<>();
+  private ProcessorContext<String, Object> context;
+  private KeyValueStore<String, TimelineState> timelines;
+  private KeyValueStore<String, String> timers;
+  private KeyValueStore<String, Long> finalized;
+
+  TimelineProcessor(
+      TimelineSettings settings,
+      Duration emitInterval,
+      Duration orphanTimeout,
+      StreamsMetrics metrics) {
+    this.settings = settings;
+    this.reducer = new TimelineReducer(settings);
+    this.view = new TimelineView(settings);
+    this.metrics = metrics;
+    this.emitInterval = emitInterval;
+    this.orphanMs = orphanTimeout.toMillis();
+  }
+
+  @Override
+  public void init(ProcessorContext<String, Object> context) {
+    this.context = context;
+    this.timelines = context.getStateStore(TimelineTopology.TIMELINES_STORE);
+    this.timers = context.getStateStore(TimelineTopology.TIMERS_STORE);
+    this.finalized = context.getStateStore(TimelineTopology.FINALIZED_STORE);
+    context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::fireTimers);
+    context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
+  }
+
+  @Override
+  public void process(Record<String, Object> record) {
+    String uid = record.key();
+    Object input = record.value() instanceof RoutedInput r ? r.getPayload() : record.value();
+    if (uid == null || input == null) {
+      return;
+    }
+    String topic = context.recordMetadata().map(m -> m.topic()).orElse("?");
+    metrics.recordsIn.labelValues(topic).inc();
+    long eventTime = eventTime(input, record.timestamp());
+    metrics
+        .eventToMetricLag
+        .labelValues(topic)
+        .observe(Math.max(0, System.currentTimeMillis() - eventTime) / 1000.0);
+
+    if (finalized.get(uid) != null) {
+      late(uid, input, eventTime);
+      return;
+    }
+    TimelineState s = timelines.get(uid);
+    boolean isNew = s == null;
+    if (isNew) {
+      s = TimelineReducer.empty(uid);
+    }
+    boolean sawPod = s.getSawPod();
+    boolean wasGone = s.getGone();
+    if (input instanceof GpuSample g && reducer.tooLate(s, g)) {
+      metrics.lateRecords.labelValues("gpu-sample").inc();
+      return;
+    }
+    Change change = reducer.applyAny(s, input);
+
+    if (!sawPod && s.getSawPod()) {
+      announce(s, record.timestamp());
+      if (TimelineView.scheduledAt(s) == null && s.getCreatedAt() != null) {
+        timers.put(
+            timerKey(s.getCreatedAt() + settings.starvationPending().toMillis(), uid, STARVE), "");
+      }
+    } else if (isNew && !s.getSawPod()) {
+      timers.put(timerKey(eventTime + orphanMs, uid, ORPHAN), "");
+    }
+    for (Outbound o : change.outbound()) {
+      send(o, record.timestamp());
+    }
+    if (!wasGone && s.getGone()) {
+      timers.put(timerKey(finalDue(s), uid, FINAL), "");
+    }
+    if (input instanceof RequestLog r) {
+      countRequest(s, r);
+    }
+    observeDurations(s);
+    if (change.meaningful()) {
+      emit(s, false);
+      dirty.remove(uid);
+    } else if (change.counters()) {
+      dirty.add(uid);
+    }
+    timelines.put(uid, s);
+  }
+
+  private static long eventTime(Object input, long fallback) {
+    if (input instanceof ClusterEvent e) {
+      return EventTimes.of(e);
+    } else if (input instanceof GpuSample g) {
+      return g.getTime();
+    } else if (input instanceof RequestLog r) {
+      return r.getTime();
+    } else if (input instanceof PodObservation p) {
+      return p.getObservedAt();
+    }
+    return fallback;
+  }
+
+  /** Tells the name index that this UID holds namespace/name from its creation on. */
+  private void announce(TimelineState s, long timestamp) {
+    PodIdentity id =
+        new PodIdentity(
+            s.getUid(),
+            s.getNamespace(),
+            s.getName(),
+            s.getCreatedAt() == null ? 0L : s.getCreatedAt());
+    context.forward(
+        new Record<>(s.getNamespace() + "/" + s.getName(), (Object) new RoutedInput(id), timestamp),
+        TimelineTopology.TIMELINE_BY_NAME_SINK);
+  }
+
+  private void send(Outbound o, long timestamp) {
+    if (o instanceof Outbound.ToPreemptor p) {
+      var link = p.link();
+      if (link.getPreemptorUid() != null) {
+        context.forward(
+            new Record<>(link.getPreemptorUid(), (Object) new RoutedInput(link), timestamp),
+            TimelineTopology.TIMELINE_BY_UID_SINK);
+      } else {
+        context.forward(
+            new Record<>(
+                link.getPreemptorNamespace() + "/" + link.getPreemptorName(),
+                (Object) new RoutedInput(link),
+                timestamp),
+            TimelineTopology.TIMELINE_BY_NAME_SINK);
+      }
+    } else if (o instanceof Outbound.ToVictim v) {
+      context.forward(
+          new Record<>(
+              v.details().getVictimUid(), (Object) new RoutedInput(v.details()), timestamp),
+          TimelineTopology.TIMELINE_BY_UID_SINK);
+    }
+  }
+
+  private void emit(TimelineState s, boolean isFinal) {
+    if (!s.getSawPod()) {
+      return; // nothing to show for a UID only events named
+    }
+    long now =
+        isFinal && TimelineView.terminatedAt(s) != null
+            ? TimelineView.terminatedAt(s)
+            : s.getUpdatedAt();
+    PodTimeline t = view.view(s, now, isFinal);
+    WorkloadRef w = t.getWorkload();
+    String key =
+        w == null ? s.getNamespace() + "/Pod/" + s.getName() : Workloads.key(s.getNamespace(), w);
+    context.forward(
+        new Record<>(key, (Object) t, Math.max(s.getUpdatedAt(), 0)),
+        TimelineTopology.BY_WORKLOAD_SINK);
+    if (isFinal) {
+      finish(s, t);
+    }
+  }
+
+  private void flushDirty() {
+    for (String uid : new ArrayList<>(dirty)) {
+      TimelineState s = timelines.get(uid);
+      if (s != null) {
+        emit(s, false);
+      }
+    }
+    dirty.clear();
+  }
+
+  private long finalDue(TimelineState s) {
+    Long end = TimelineView.terminatedAt(s);
+    long base = end != null ? Math.max(end, s.getUpdatedAt()) : s.getUpdatedAt();
+    return base + settings.grace().toMillis();
+  }
+
+  private void fireTimers(long streamTime) {
+    List<KeyValue<String, String>> due = new ArrayList<>();
+    try (KeyValueIterator<String, String> it =
+        timers.range("", String.format("%019d~", Math.max(0, streamTime)))) {
+      it.forEachRemaining(due::add);
+    }
+    for (KeyValue<String, String> kv : due) {
+      timers.delete(kv.key);
+      String[] parts = kv.key.split("\\|", 3);
+      String uid = parts[1];
+      String kind = parts[2];
+      switch (kind) {
+        case FINAL -> finalizeTimeline(uid, streamTime);
+        case STARVE -> starve(uid);
+        case ORPHAN -> orphan(uid, streamTime);
+        case FORGET -> finalized.delete(uid);
+        default -> {}
+      }
+    }
+  }
+
+  private void finalizeTimeline(String uid, long streamTime) {
+    TimelineState s = timelines.get(uid);
+    if (s == null) {
+      return;
+    }
+    emit(s, true);
+    timelines.delete(uid);
+    dirty.remove(uid);
+    finalized.put(uid, streamTime);
+    timers.put(timerKey(streamTime + orphanMs, uid, FORGET), "");
+  }
+
+  private void starve(String uid) {
+    TimelineState s = timelines.get(uid);
+    if (s != null
+        && !s.getGone()
+        && TimelineView.scheduledAt(s) == null
+        && !s.getStarvingFlagged()) {
+      s.setStarvingFlagged(true);
+      timelines.put(uid, s);
+      emit(s, false);
+    }
+  }
+
+  private void orphan(String uid, long streamTime) {
+    TimelineState s = timelines.get(uid);
+    if (s == null || s.getSawPod()) {
+      return;
+    }
+    timelines.delete(uid);
+    dirty.remove(uid);
+    DeadLetter d =
+        DeadLetters.build(
+            "schedlens-streams:timeline",
+            null,
+            null,
+            uid.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+            null,
+            DeadLetters.UNKNOWN_POD,
+            "inputs (events, samples or links) for pod UID "
+                + uid
+                + " arrived, but the pod itself was never observed within "
+                + Duration.ofMillis(orphanMs)
+                + " (outside the collector's namespaces or label selector?)",
+            s.getUpdatedAt(),
+            streamTime);
+    metrics.deadLetters.labelValues(DeadLetters.UNKNOWN_POD).inc();
+    context.forward(
+        new Record<>(d.getSource(), (Object) d, streamTime), TimelineTopology.TIMELINE_DLQ_SINK);
+  }
+
+  private void late(String uid, Object input, long eventTime) {
+    metrics.lateRecords.labelValues("after-final").inc();
+    if (input instanceof GpuSample || input instanceof RequestLog) {
+      return; // counted: a sample or request at the very end of a pod's life; not worth a letter
+    }
+    DeadLetter d =
+        DeadLetters.of(
+            context.recordMetadata(),
+            DeadLetters.LATE_AFTER_FINAL,
+            input.getClass().getSimpleName()
+                + " for pod "
+                + uid
+                + " arrived after its final timeline was emitted",
+            null,
+            eventTime,
+            context.currentStreamTimeMs());
+    metrics.deadLetters.labelValues(DeadLetters.LATE_AFTER_FINAL).inc();
+    context.forward(
+        new Record<>(d.getSource(), (Object) d, context.currentStreamTimeMs()),
+        TimelineTopology.TIMELINE_DLQ_SINK);
+  }
+
+  /** The final timeline is out: the preemption record, and the metrics counted once per pod. */
+  private void finish(TimelineState s, PodTimeline t) {
+    String[] labels = labels(s);
+    if (t.getPreemptedAt() != null && !s.getPreemptionEmitted()) {
+      s.setPreemptionEmitted(true);
+      context.forward(
+          new Record<>(s.getUid(), (Object) TimelineView.preemption(s, t), t.getPreemptedAt()),
+          TimelineTopology.PREEMPTIONS_SINK);
+    }
+    if (t.getPreemptedAt() != null && !s.getObserved().contains("preemption")) {
+      countPreemption(s);
+    }
+    if (t.getNeverScheduled() && t.getPendingMs() != null) {
+      metrics.pendingDuration.labelValues(labels).observe(t.getPendingMs() / 1000.0);
+    }
+    metrics
+        .podsFinished
+        .labelValues(labels[0], labels[1], labels[2], labels[3], t.getOutcome())
+        .inc();
+    if (t.getAllocatedGpuSeconds() != null) {
+      metrics.allocatedGpuSeconds.labelValues(labels).inc(t.getAllocatedGpuSeconds());
+      metrics.busyGpuSeconds.labelValues(labels).inc(t.getBusyGpuSeconds());
+      metrics.idleGpuSeconds.labelValues(labels).inc(t.getIdleAllocatedGpuSeconds());
+    }
+    if (t.getWastedGpuSeconds() != null && t.getDisruption() != null) {
+      metrics
+          .wastedGpuSeconds
+          .labelValues(labels[0], labels[1], labels[2], labels[3], t.getDisruption().getCause())
+          .inc(t.getWastedGpuSeconds());
+    }
+  }
+
+  /** Each duration is observed once per pod, when it becomes known. */
+  private void observeDurations(TimelineState s) {
+    if (!s.getSawPod()) {
+      return;
+    }
+    Long created = s.getCreatedAt();
+    Long scheduled = TimelineView.scheduledAt(s);
+    Long running = s.getRunningAt();
+    Long ready = s.getReadyAt();
+    observe(s, "pending", created, scheduled, metrics.pendingDuration);
+    observe(s, "startup", scheduled, running, metrics.startupDuration);
+    observe(s, "modelLoad", running, ready, metrics.modelLoadDuration);
+    observe(s, "ready", created, ready, metrics.timeToReady);
+    Long firstOk = null;
+    if (ready != null) {
+      firstOk = s.getOkTimes().stream().filter(x -> x >= ready).findFirst().orElse(null);
+    }
+    observe(s, "firstOk", created, firstOk, metrics.timeToFirstOk);
+    boolean preemptorKnown =
+        s.getPreemptor() != null && s.getPreemptor().getPriorityClass() != null;
+    if (s.getPreemptedEventAt() != null || s.getPreemptedConditionAt() != null) {
+      if (preemptorKnown && !s.getObserved().contains("preemption")) {
+        countPreemption(s);
+      }
+    }
+  }
+
+  private void observe(
+      TimelineState s,
+      String name,
+      Long from,
+      Long to,
+      io.prometheus.metrics.core.metrics.Histogram h) {
+    if (from == null || to == null || s.getObserved().contains(name)) {
+      return;
+    }
+    List<String> observed = new ArrayList<>(s.getObserved());
+    observed.add(name);
+    s.setObserved(observed);
+    h.labelValues(labels(s)).observe(Math.max(0, to - from) / 1000.0);
+  }
+
+  private void countPreemption(TimelineState s) {
+    List<String> observed = new ArrayList<>(s.getObserved());
+    observed.add("preemption");
+    s.setObserved(observed);
+    String preemptorClass =
+        s.getPreemptor() == null || s.getPreemptor().getPriorityClass() == null
+            ? ""
+            : s.getPreemptor().getPriorityClass();
+    metrics
+        .preemptions
+        .labelValues(
+            orEmpty(s.getNamespace()), orEmpty(s.getPriorityClass()), preemptorClass, labels(s)[3])
+        .inc();
+  }
+
+  private void countRequest(TimelineState s, RequestLog r) {
+    String[] labels = labels(s);
+    metrics.requests.labelValues(labels).inc();
+    if (TimelineReducer.isError(r)) {
+      metrics.requestErrors.labelValues(labels).inc();
+    }
+    Double slo = reducer.slo(s, r);
+    if (slo != null && r.getLatencyMs() != null && r.getLatencyMs() > slo) {
+      metrics.sloBreaches.labelValues(labels).inc();
+    }
+  }
+
+  private String[] labels(TimelineState s) {
+    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    return new String[] {
+      orEmpty(s.getNamespace()),
+      orEmpty(s.getPriorityClass()),
+      w == null ? "" : w.getKind(),
+      orEmpty(s.getLabels().get(settings.armKey()))
+    };
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
+  }
+
+  static String timerKey(long due, String uid, String kind) {
+    return String.format("%019d", Math.max(0, due)) + "|" + uid + "|" + kind;
+  }
+}

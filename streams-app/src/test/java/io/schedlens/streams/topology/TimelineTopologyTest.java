@@ -1,0 +1,383 @@
+package io.schedlens.streams.topology;
+
+import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.streams.timeline.Inputs.sec;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
+import io.schedlens.avro.RequestLog;
+import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.Inputs;
+import io.schedlens.streams.timeline.TimelineReducerTest;
+import io.schedlens.streams.timeline.TimelineSettings;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.StreamsConfig;
+import org.apache.kafka.streams.TestInputTopic;
+import org.apache.kafka.streams.TestOutputTopic;
+import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.TopologyTestDriver;
+import org.apache.kafka.streams.test.TestRecord;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The whole topology on TopologyTestDriver: every stage, the internal topics, the timers. */
+class TimelineTopologyTest {
+
+  static final Topics TOPICS = Topics.defaults();
+  static final TopologySettings SETTINGS =
+      TopologySettings.defaults()
+          .withTimeline(TimelineSettings.defaults().withSlos(Map.of("chat", 500.0)));
+
+  @TempDir Path stateDir;
+  TopologyTestDriver driver;
+  TestInputTopic<String, PodObservation> pods;
+  TestInputTopic<String, ClusterEvent> events;
+  TestInputTopic<String, GpuSample> gpu;
+  TestInputTopic<String, RequestLog> requests;
+  TestOutputTopic<String, PodTimeline> timelines;
+  TestOutputTopic<String, Preemption> preemptions;
+  TestOutputTopic<String, DeadLetter> dlq;
+  StreamsMetrics metrics = new StreamsMetrics();
+
+  static Topology topology(StreamsMetrics metrics) {
+    return TimelineTopology.build(TOPICS, SETTINGS, metrics);
+  }
+
+  void start() {
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-test");
+    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
+    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+    p.put(
+        StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
+        DeadLetterHandlers.Deserialization.class);
+    p.put(DeadLetterHandlers.TOPIC_CONFIG, TOPICS.deadLetters.name());
+    driver = new TopologyTestDriver(topology(metrics), p, Instant.ofEpochMilli(Inputs.T0));
+    StringSerializer k = new StringSerializer();
+    pods = driver.createInputTopic(TOPICS.pods.name(), k, TOPICS.pods.valueSerde().serializer());
+    events =
+        driver.createInputTopic(TOPICS.events.name(), k, TOPICS.events.valueSerde().serializer());
+    gpu =
+        driver.createInputTopic(
+            TOPICS.gpuSamples.name(), k, TOPICS.gpuSamples.valueSerde().serializer());
+    requests =
+        driver.createInputTopic(
+            TOPICS.requests.name(), k, TOPICS.requests.valueSerde().serializer());
+    StringDeserializer kd = new StringDeserializer();
+    timelines =
+        driver.createOutputTopic(
+            TOPICS.podTimelines.name(), kd, TOPICS.podTimelines.valueSerde().deserializer());
+    preemptions =
+        driver.createOutputTopic(
+            TOPICS.preemptions.name(), kd, TOPICS.preemptions.valueSerde().deserializer());
+    dlq =
+        driver.createOutputTopic(
+            TOPICS.deadLetters.name(), kd, TOPICS.deadLetters.valueSerde().deserializer());
+  }
+
+  @AfterEach
+  void close() {
+    if (driver != null) {
+      driver.close();
+    }
+  }
+
+  /** Pipes an input as the collector keys and timestamps it. */
+  void pipe(Object input) {
+    if (input instanceof PodObservation o) {
+      pods.pipeInput(new TestRecord<>(o.getUid(), o, Instant.ofEpochMilli(o.getObservedAt())));
+    } else if (input instanceof ClusterEvent e) {
+      events.pipeInput(
+          new TestRecord<>(e.getRegarding().getUid(), e, Instant.ofEpochMilli(EventTimes.of(e))));
+    } else if (input instanceof GpuSample g) {
+      gpu.pipeInput(
+          new TestRecord<>(
+              g.getNamespace() + "/" + g.getPod(), g, Instant.ofEpochMilli(g.getTime())));
+    } else if (input instanceof RequestLog r) {
+      requests.pipeInput(
+          new TestRecord<>(
+              r.getNamespace() + "/" + r.getPod(), r, Instant.ofEpochMilli(r.getTime())));
+    }
+  }
+
+  static long timestampOf(Object input) {
+    if (input instanceof PodObservation o) {
+      return o.getObservedAt();
+    } else if (input instanceof ClusterEvent e) {
+      return EventTimes.of(e);
+    } else if (input instanceof GpuSample g) {
+      return g.getTime();
+    }
+    return ((RequestLog) input).getTime();
+  }
+
+  /** Moves event time on with a record of an unrelated pod, so that timers fire. */
+  void advanceEventTime(double toSeconds) {
+    new Inputs.Pod("u-clock", "kube-system", "clock", null, null, null, 0, 0)
+        .created(toSeconds - 1);
+    pods.pipeInput(
+        new TestRecord<>(
+            "u-clock",
+            new Inputs.Pod("u-clock", "kube-system", "clock", null, null, null, 0, 0)
+                .seen(ChangeType.MODIFIED, toSeconds),
+            Instant.ofEpochMilli(at(toSeconds))));
+  }
+
+  Map<String, PodTimeline> latestByUid() {
+    Map<String, PodTimeline> latest = new LinkedHashMap<>();
+    timelines.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
+    latest.remove("u-clock");
+    return latest;
+  }
+
+  static List<Object> scenario() {
+    List<Object> in = new ArrayList<>(TimelineReducerTest.interactiveLife());
+    in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
+    in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-2", "asr-batch-x2", "u-chat-0"));
+    // The preemptor goes away too, so that every pod gets a final timeline.
+    Inputs.Pod chat =
+        new Inputs.Pod(
+                "u-chat-0",
+                "ai-lab",
+                "chat-5d8f7-abcde",
+                "ReplicaSet",
+                "chat-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .label("pod-template-hash", "5d8f7")
+            .label("schedlens.io/arm", "treatment")
+            .condition("PodScheduled", "True", 5.123, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", 8, 0, true)
+            .condition("Ready", "True", 20, null, null)
+            .deleting(300, 30);
+    PodObservation deleting = chat.seen(ChangeType.MODIFIED, 300.2);
+    deleting.setResourceVersion("5000");
+    chat.terminated("model", 8, 310, 0, "Completed");
+    PodObservation gone = chat.seen(ChangeType.DELETED, 311);
+    gone.setResourceVersion("5001");
+    in.add(deleting);
+    in.add(gone);
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    return in;
+  }
+
+  @Test
+  void shouldLinkPreemptorAndVictimsBothWaysAndEmitOnePreemptionPerVictim() {
+    start();
+    scenario().forEach(this::pipe);
+    driver.advanceWallClockTime(Duration.ofSeconds(5));
+    advanceEventTime(311 + 130);
+
+    Map<String, PodTimeline> latest = latestByUid();
+    PodTimeline chat = latest.get("u-chat-0");
+    PodTimeline victim = latest.get("u-asr-1");
+    assertThat(chat.getFinal$()).isTrue();
+    assertThat(chat.getVictims()).containsExactly("u-asr-1", "u-asr-2");
+    assertThat(chat.getRequests()).isEqualTo(5);
+    assertThat(chat.getBusyGpuSeconds()).as("samples resolved by name to the UID").isPositive();
+    assertThat(victim.getFinal$()).isTrue();
+    assertThat(victim.getOutcome()).isEqualTo("Preempted");
+    assertThat(victim.getPreemptor().getUid()).isEqualTo("u-chat-0");
+    assertThat(victim.getPreemptor().getPriorityClass())
+        .as("answered by the preemptor")
+        .isEqualTo("interactive");
+    assertThat(victim.getWastedGpuSeconds()).isEqualTo(70.0);
+    assertThat(victim.getPreemptionsOfWorkload())
+        .as("both victims are pods of Job asr-batch")
+        .isEqualTo(2);
+
+    List<org.apache.kafka.streams.KeyValue<String, Preemption>> records =
+        preemptions.readKeyValuesToList();
+    assertThat(records).extracting(kv -> kv.key).containsExactlyInAnyOrder("u-asr-1", "u-asr-2");
+    Preemption p = records.get(0).value;
+    assertThat(p.getPreemptor().getPriorityClass()).isEqualTo("interactive");
+    assertThat(p.getVictim().getPriorityClass()).isEqualTo("batch-low");
+    assertThat(p.getWastedGpuSeconds()).isEqualTo(70.0);
+    assertThat(p.getSource()).isEqualTo("event");
+    assertThat(dlq.isEmpty()).isTrue();
+    assertThat(metrics.preemptions.labelValues("ai-lab", "batch-low", "interactive", "").get())
+        .isEqualTo(2.0);
+  }
+
+  @Test
+  void shouldGiveExactlyTheOrderedResultForInputShuffledWithinTheGracePeriod() {
+    start();
+    scenario().forEach(this::pipe);
+    driver.advanceWallClockTime(Duration.ofSeconds(5));
+    advanceEventTime(311 + 130);
+    Map<String, PodTimeline> ordered = finals(latestByUid());
+    driver.close();
+
+    SplittableRandom random = new SplittableRandom(5);
+    for (int round = 0; round < 5; round++) {
+      stateDir = stateDir.resolve("r" + round);
+      metrics = new StreamsMetrics();
+      start();
+      List<Object> in = scenario();
+      long grace = SETTINGS.timeline().grace().toMillis();
+      List<Object[]> keyed = new ArrayList<>();
+      for (Object i : in) {
+        keyed.add(new Object[] {timestampOf(i) + random.nextLong(grace / 2), i});
+      }
+      keyed.sort(Comparator.comparingLong(o -> (Long) o[0]));
+      keyed.forEach(o -> pipe(o[1]));
+      driver.advanceWallClockTime(Duration.ofSeconds(5));
+      advanceEventTime(311 + 190);
+      assertThat(finals(latestByUid())).as("round %d", round).isEqualTo(ordered);
+      driver.close();
+      driver = null;
+    }
+  }
+
+  static Map<String, PodTimeline> finals(Map<String, PodTimeline> latest) {
+    Map<String, PodTimeline> out = new LinkedHashMap<>();
+    latest.forEach(
+        (k, v) -> {
+          assertThat(v.getFinal$()).as("%s is final", k).isTrue();
+          out.put(k, v);
+        });
+    return new java.util.TreeMap<>(out);
+  }
+
+  @Test
+  void shouldPutSamplesOfARecreatedStatefulSetPodOnTheIncarnationOfTheirTime() {
+    start();
+    Inputs.Pod first =
+        new Inputs.Pod(
+                "u-web-0-a", "ai-lab", "web-0", "StatefulSet", "web", "interactive", 100000, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("srv", 2, 0, true);
+    pipe(first.seen(ChangeType.ADDED, 2));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(30), 100));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(45), 100));
+    first.terminated("srv", 2, 60, 0, "Completed");
+    pipe(first.seen(ChangeType.DELETED, 61));
+    Inputs.Pod second =
+        new Inputs.Pod(
+                "u-web-0-b", "ai-lab", "web-0", "StatefulSet", "web", "interactive", 100000, 1)
+            .created(62)
+            .condition("PodScheduled", "True", 63, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("srv", 64, 0, true);
+    pipe(second.seen(ChangeType.ADDED, 64));
+    // A late sample of the first incarnation, then samples of the second.
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(59), 100));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(80), 50));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(95), 50));
+    driver.advanceWallClockTime(Duration.ofSeconds(5));
+
+    Map<String, PodTimeline> latest = latestByUid();
+    // First: 3 samples at 100 % (15 s first, 15 s, 14 s) = 44 GPU-s. Second: 15 + 15 at 50 % = 15.
+    assertThat(latest.get("u-web-0-a").getBusyGpuSeconds()).isEqualTo(44.0);
+    assertThat(latest.get("u-web-0-b").getBusyGpuSeconds()).isEqualTo(15.0);
+  }
+
+  @Test
+  void shouldDeadLetterSamplesOfAPodThatNeverAppearsAfterTheGracePeriod() {
+    start();
+    pipe(Inputs.gpu("GPU-9", "ai-lab", "ghost-0", at(10), 80));
+    pipe(Inputs.request("ai-lab", "ghost-0", "chat", at(11), 200, 40));
+    advanceEventTime(10 + 121);
+    advanceEventTime(10 + 122);
+
+    List<DeadLetter> letters = dlq.readValuesToList();
+    assertThat(letters)
+        .hasSize(2)
+        .allSatisfy(
+            d -> {
+              assertThat(d.getReason()).isEqualTo("unknown-pod");
+              assertThat(d.getDetail()).contains("ai-lab/ghost-0");
+            });
+    assertThat(letters.get(0).getEventTime()).isEqualTo(at(10));
+  }
+
+  @Test
+  void shouldDeadLetterARecordThatIsNotAvroWithItsPosition() {
+    start();
+    driver
+        .createInputTopic(TOPICS.pods.name(), new StringSerializer(), new StringSerializer())
+        .pipeInput("u-x", "{\"this\": \"is json\"}");
+
+    DeadLetter d = dlq.readValue();
+    assertThat(d.getReason()).isEqualTo("deserialization");
+    assertThat(d.getSource()).isEqualTo(TOPICS.pods.name());
+    assertThat(d.getOffset()).isEqualTo(0L);
+    assertThat(java.nio.charset.StandardCharsets.UTF_8.decode(d.getValue()).toString())
+        .isEqualTo("{\"this\": \"is json\"}");
+  }
+
+  @Test
+  void shouldFlagAJobPreemptedThreeTimesAsAStarvingWorkload() {
+    start();
+    List<Object> in = new ArrayList<>(TimelineReducerTest.interactiveLife());
+    for (int i = 1; i <= 3; i++) {
+      in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-" + i, "asr-batch-x" + i, "u-chat-0"));
+    }
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    in.forEach(this::pipe);
+    advanceEventTime(131 + 121);
+
+    Map<String, PodTimeline> latest = latestByUid();
+    assertThat(latest.get("u-asr-3").getPreemptionsOfWorkload()).isEqualTo(3);
+    assertThat(latest.get("u-asr-3").getStarving()).isTrue();
+    assertThat(latest.get("u-chat-0").getStarving()).isFalse();
+  }
+
+  @Test
+  void shouldKeepTheTopologyNamesPinned() throws Exception {
+    String described = topology(new StreamsMetrics()).describe().toString();
+    Path pinned = Path.of("src/test/resources/topology-description.txt");
+    if (!Files.exists(pinned)) {
+      Files.writeString(pinned, described);
+      throw new AssertionError("wrote " + pinned + " for the first time: review it and commit it");
+    }
+    assertThat(described)
+        .as(
+            "the topology's names changed; if on purpose, and state can be migrated, replace %s with:%n%s",
+            pinned, described)
+        .isEqualTo(Files.readString(pinned));
+  }
+
+  @Test
+  void shouldReportStarvationWhenAPodWaitsPastTheThreshold() {
+    start();
+    Inputs.Pod p =
+        new Inputs.Pod("u-wait", "ai-lab", "asr-batch-w", "Job", "asr-batch", "batch-low", 1000, 1)
+            .condition("PodScheduled", "False", 0, "Unschedulable", null);
+    pipe(p.seen(ChangeType.ADDED, 0.5));
+    advanceEventTime(599);
+    assertThat(latestByUid().get("u-wait").getStarving()).isFalse();
+    advanceEventTime(601);
+    PodTimeline t = latestByUid().get("u-wait");
+    assertThat(t.getStarving()).isTrue();
+    assertThat(t.getOutcome()).isEqualTo("Pending");
+    assertThat(sec(0)).isEqualTo(t.getCreatedAt());
+  }
+}
