@@ -34,6 +34,7 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String IDENTITY_HISTORY = "identity.history";
   public static final String ORPHAN_TIMEOUT = "orphan.timeout";
   public static final String API_RETENTION = "api.final.retention";
+  public static final String IDLE_TIMEOUT = "idle.timeout";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
   public static final String ADVERTISED = "application.server";
@@ -156,6 +157,13 @@ public final class StreamsAppConfig extends AppConfig {
               Durations.atLeast(Duration.ZERO),
               Importance.LOW,
               "How long final timelines stay queryable in the API after the pod is gone.")
+          .define(
+              IDLE_TIMEOUT,
+              Type.STRING,
+              "5s",
+              Durations.atLeast(Duration.ofMillis(100)),
+              Importance.LOW,
+              "A task that read nothing for this long no longer holds back other pods' final timelines; when the whole app is idle, finals go out without waiting out their grace period.")
           .define(
               HTTP_HOST,
               Type.STRING,

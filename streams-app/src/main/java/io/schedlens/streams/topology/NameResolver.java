@@ -6,6 +6,7 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.PodIdentity;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.VictimLink;
+import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import java.nio.charset.StandardCharsets;
@@ -40,14 +41,24 @@ final class NameResolver implements Processor<String, Object, String, Object> {
   static final long CREATION_TOLERANCE_MS = 5_000;
 
   private final long graceMs;
+  private final long idleMs;
   private final StreamsMetrics metrics;
+  private long lastInputWallMs;
   private final AvroSerde<RoutedInput> routedSerde = AvroSerde.of(RoutedInput.class);
   private ProcessorContext<String, Object> context;
   private VersionedKeyValueStore<String, PodIdentity> index;
   private KeyValueStore<String, RoutedInput> waiting;
 
-  NameResolver(Duration grace, StreamsMetrics metrics) {
+  /**
+   * Watermarks of the timeline stage, which announces pod names: when all have passed a time, every
+   * pod observed by then has been announced.
+   */
+  private final Watermarks announcers;
+
+  NameResolver(Duration grace, Duration idleTimeout, int partitions, StreamsMetrics metrics) {
+    this.announcers = new Watermarks(partitions);
     this.graceMs = grace.toMillis();
+    this.idleMs = idleTimeout.toMillis();
     this.metrics = metrics;
   }
 
@@ -57,15 +68,54 @@ final class NameResolver implements Processor<String, Object, String, Object> {
     this.index = context.getStateStore(TimelineTopology.NAME_INDEX_STORE);
     this.waiting = context.getStateStore(TimelineTopology.UNRESOLVED_STORE);
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::expire);
+    context.schedule(
+        TopologySettings.WATERMARK_INTERVAL,
+        PunctuationType.WALL_CLOCK_TIME,
+        this::broadcastWatermark);
+    lastInputWallMs = context.currentSystemTimeMs();
+  }
+
+  /**
+   * Everything with an event time up to the watermark has been sent on: the stream time, held back
+   * by the oldest input still waiting for its pod; no limit once idle with nothing waiting.
+   */
+  private void broadcastWatermark(long wallNow) {
+    long streamTime = context.currentStreamTimeMs();
+    long mark = streamTime;
+    long oldestWaiting = Long.MAX_VALUE;
+    try (KeyValueIterator<String, RoutedInput> it = waiting.all()) {
+      while (it.hasNext()) {
+        oldestWaiting = Math.min(oldestWaiting, timeOf(it.next().key));
+      }
+    }
+    if (oldestWaiting != Long.MAX_VALUE) {
+      mark = Math.min(mark, oldestWaiting - 1);
+      if (wallNow - lastInputWallMs > idleMs
+          && announcers.safeTime(Watermarks.TIMELINE) == Long.MAX_VALUE) {
+        // Both stages idle: no pod announcement is on its way, and event time will not move.
+        expireOlderThan(Long.MAX_VALUE);
+      }
+    } else if (wallNow - lastInputWallMs > idleMs) {
+      mark = Long.MAX_VALUE;
+    }
+    Watermark w = new Watermark(Watermarks.RESOLVE, context.taskId().partition(), mark);
+    context.forward(
+        new Record<>("watermark", (Object) new RoutedInput(w), Math.max(0, streamTime)),
+        TimelineTopology.RESOLVED_SINK);
   }
 
   @Override
   public void process(Record<String, Object> record) {
     Object value = record.value() instanceof RoutedInput r ? r.getPayload() : record.value();
+    if (value instanceof Watermark w) {
+      announcers.update(w.getStage(), w.getPartition(), w.getTime());
+      return;
+    }
     if (value == null) {
       return;
     }
     context.recordMetadata().ifPresent(m -> metrics.recordsIn.labelValues(m.topic()).inc());
+    lastInputWallMs = context.currentSystemTimeMs();
     if (value instanceof PodIdentity identity) {
       String name = identity.getNamespace() + "/" + identity.getName();
       index.put(name, identity, identity.getCreatedAt());
@@ -134,12 +184,27 @@ final class NameResolver implements Processor<String, Object, String, Object> {
     }
   }
 
+  /**
+   * An input waits for its pod until the grace period has passed both here and in the timeline
+   * stage that announces pods: while that stage lags (a backlog), the pod may only not have been
+   * announced yet.
+   */
   private void expire(long streamTime) {
+    long announced = announcers.safeTime(Watermarks.TIMELINE);
+    if (announced == Long.MIN_VALUE) {
+      return;
+    }
+    expireOlderThan(Math.min(streamTime, announced) - graceMs);
+  }
+
+  /** Dead-letters what waits for a pod since before {@code cutoff} (event time). */
+  private void expireOlderThan(long cutoff) {
+    long streamTime = Math.max(0, context.currentStreamTimeMs());
     List<KeyValue<String, RoutedInput>> expired = new ArrayList<>();
     try (KeyValueIterator<String, RoutedInput> it = waiting.all()) {
       while (it.hasNext()) {
         KeyValue<String, RoutedInput> kv = it.next();
-        if (timeOf(kv.key) < streamTime - graceMs) {
+        if (timeOf(kv.key) < cutoff) {
           expired.add(kv);
         }
       }

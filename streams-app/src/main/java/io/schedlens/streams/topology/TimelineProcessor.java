@@ -10,6 +10,7 @@ import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.PodIdentity;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Change;
@@ -54,6 +55,9 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   private final Duration emitInterval;
   private final long orphanMs;
   private final Set<String> dirty = new LinkedHashSet<>();
+  private final Watermarks marks;
+  private final long idleMs;
+  private long lastInputWallMs;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, TimelineState> timelines;
   private KeyValueStore<String, String> timers;
@@ -63,7 +67,11 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
       TimelineSettings settings,
       Duration emitInterval,
       Duration orphanTimeout,
+      int partitions,
+      Duration idleTimeout,
       StreamsMetrics metrics) {
+    this.marks = new Watermarks(partitions);
+    this.idleMs = idleTimeout.toMillis();
     this.settings = settings;
     this.reducer = new TimelineReducer(settings);
     this.view = new TimelineView(settings);
@@ -80,15 +88,37 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     this.finalized = context.getStateStore(TimelineTopology.FINALIZED_STORE);
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::fireTimers);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
+    context.schedule(
+        TopologySettings.WATERMARK_INTERVAL,
+        PunctuationType.WALL_CLOCK_TIME,
+        this::onWatermarkTick);
+    lastInputWallMs = context.currentSystemTimeMs();
+  }
+
+  /** Broadcasts this task's watermark, then emits the finals every task has let through. */
+  private void onWatermarkTick(long wallNow) {
+    long streamTime = context.currentStreamTimeMs();
+    long mark = wallNow - lastInputWallMs > idleMs ? Long.MAX_VALUE : streamTime;
+    Watermark w = new Watermark(Watermarks.TIMELINE, context.taskId().partition(), mark);
+    Record<String, Object> heartbeat =
+        new Record<>("watermark", (Object) new RoutedInput(w), Math.max(0, streamTime));
+    context.forward(heartbeat, TimelineTopology.TIMELINE_BY_UID_SINK);
+    context.forward(heartbeat, TimelineTopology.TIMELINE_BY_NAME_SINK);
+    fireFinals(marks.safeTime());
   }
 
   @Override
   public void process(Record<String, Object> record) {
     String uid = record.key();
     Object input = record.value() instanceof RoutedInput r ? r.getPayload() : record.value();
+    if (input instanceof Watermark w) {
+      marks.update(w.getStage(), w.getPartition(), w.getTime());
+      return;
+    }
     if (uid == null || input == null) {
       return;
     }
+    lastInputWallMs = context.currentSystemTimeMs();
     String topic = context.recordMetadata().map(m -> m.topic()).orElse("?");
     metrics.recordsIn.labelValues(topic).inc();
     long eventTime = eventTime(input, record.timestamp());
@@ -227,25 +257,43 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     return base + settings.grace().toMillis();
   }
 
+  /** Timers on this task's stream time: starvation, orphans, forgetting finalized pods. */
   private void fireTimers(long streamTime) {
-    List<KeyValue<String, String>> due = new ArrayList<>();
-    try (KeyValueIterator<String, String> it =
-        timers.range("", String.format("%019d~", Math.max(0, streamTime)))) {
-      it.forEachRemaining(due::add);
-    }
-    for (KeyValue<String, String> kv : due) {
-      timers.delete(kv.key);
-      String[] parts = kv.key.split("\\|", 3);
-      String uid = parts[1];
-      String kind = parts[2];
-      switch (kind) {
-        case FINAL -> finalizeTimeline(uid, streamTime);
-        case STARVE -> starve(uid);
-        case ORPHAN -> orphan(uid, streamTime);
-        case FORGET -> finalized.delete(uid);
-        default -> {}
+    for (String kind : new String[] {STARVE, ORPHAN, FORGET}) {
+      for (String uid : due(kind, streamTime)) {
+        switch (kind) {
+          case STARVE -> starve(uid);
+          case ORPHAN -> orphan(uid, streamTime);
+          default -> finalized.delete(uid);
+        }
       }
     }
+  }
+
+  /** Final timelines wait for every task's watermark (see {@link Watermarks}). */
+  private void fireFinals(long safeTime) {
+    if (safeTime == Long.MIN_VALUE) {
+      return;
+    }
+    for (String uid : due(FINAL, safeTime)) {
+      finalizeTimeline(uid, Math.max(0, context.currentStreamTimeMs()));
+    }
+  }
+
+  /** Removes and returns the UIDs of the timers of a kind due at or before {@code time}. */
+  private List<String> due(String kind, long time) {
+    List<KeyValue<String, String>> due = new ArrayList<>();
+    String to =
+        kind + "|" + (time == Long.MAX_VALUE ? "~" : String.format("%019d~", Math.max(0, time)));
+    try (KeyValueIterator<String, String> it = timers.range(kind + "|", to)) {
+      it.forEachRemaining(due::add);
+    }
+    List<String> uids = new ArrayList<>();
+    for (KeyValue<String, String> kv : due) {
+      timers.delete(kv.key);
+      uids.add(kv.key.substring(kv.key.lastIndexOf('|') + 1));
+    }
+    return uids;
   }
 
   private void finalizeTimeline(String uid, long streamTime) {
@@ -437,6 +485,6 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   }
 
   static String timerKey(long due, String uid, String kind) {
-    return String.format("%019d", Math.max(0, due)) + "|" + uid + "|" + kind;
+    return kind + "|" + String.format("%019d", Math.max(0, due)) + "|" + uid;
   }
 }

@@ -78,7 +78,12 @@ public final class TimelineTopology {
         "by-name-source", keys, topics.byName.valueSerde().deserializer(), topics.byName.name());
     t.addProcessor(
         "resolve-names",
-        () -> new NameResolver(settings.timeline().grace(), metrics),
+        () ->
+            new NameResolver(
+                settings.timeline().grace(),
+                settings.idleTimeout(),
+                settings.partitions(),
+                metrics),
         "gpu-samples-source",
         "requests-source",
         "by-name-source");
@@ -94,7 +99,7 @@ public final class TimelineTopology {
             Serdes.String(),
             AvroSerde.of(RoutedInput.class)),
         "resolve-names");
-    sink(t, RESOLVED_SINK, topics.byUid, keyOut, "resolve-names");
+    sinkBroadcastingWatermarks(t, RESOLVED_SINK, topics.byUid, keyOut, "resolve-names");
     sink(t, RESOLVER_DLQ_SINK, topics.deadLetters, keyOut, "resolve-names");
 
     // timeline stage
@@ -107,7 +112,12 @@ public final class TimelineTopology {
         "timeline",
         () ->
             new TimelineProcessor(
-                settings.timeline(), settings.emitInterval(), settings.orphanTimeout(), metrics),
+                settings.timeline(),
+                settings.emitInterval(),
+                settings.orphanTimeout(),
+                settings.partitions(),
+                settings.idleTimeout(),
+                metrics),
         "pods-source",
         "events-source",
         "by-uid-source");
@@ -125,8 +135,8 @@ public final class TimelineTopology {
         Stores.keyValueStoreBuilder(
             Stores.persistentKeyValueStore(FINALIZED_STORE), Serdes.String(), Serdes.Long()),
         "timeline");
-    sink(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, "timeline");
-    sink(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, "timeline");
+    sinkBroadcastingWatermarks(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, "timeline");
+    sinkBroadcastingWatermarks(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, "timeline");
     sink(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, "timeline");
     sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, "timeline");
     sink(t, TIMELINE_DLQ_SINK, topics.deadLetters, keyOut, "timeline");
@@ -163,6 +173,18 @@ public final class TimelineTopology {
             Stores.persistentKeyValueStore(PUBLISHED_STORE), Serdes.String(), timelineSerde),
         "publish");
     return t;
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void sinkBroadcastingWatermarks(
+      Topology t, String name, Topic<String, ?> topic, StringSerializer keys, String parent) {
+    t.addSink(
+        name,
+        topic.name(),
+        keys,
+        (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
+        new BroadcastWatermarks(),
+        parent);
   }
 
   @SuppressWarnings({"unchecked", "rawtypes"})

@@ -144,6 +144,16 @@ class TimelineTopologyTest {
             Instant.ofEpochMilli(at(toSeconds))));
   }
 
+  /**
+   * Lets event time pass {@code toSeconds} and every stage's watermark through (after a while with
+   * no input, every task reports that it holds nothing back), so that due finals go out.
+   */
+  void finish(double toSeconds) {
+    advanceEventTime(toSeconds);
+    driver.advanceWallClockTime(Duration.ofSeconds(6));
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+  }
+
   Map<String, PodTimeline> latestByUid() {
     Map<String, PodTimeline> latest = new LinkedHashMap<>();
     timelines.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
@@ -189,8 +199,7 @@ class TimelineTopologyTest {
   void shouldLinkPreemptorAndVictimsBothWaysAndEmitOnePreemptionPerVictim() {
     start();
     scenario().forEach(this::pipe);
-    driver.advanceWallClockTime(Duration.ofSeconds(5));
-    advanceEventTime(311 + 130);
+    finish(311 + 130);
 
     Map<String, PodTimeline> latest = latestByUid();
     PodTimeline chat = latest.get("u-chat-0");
@@ -227,8 +236,7 @@ class TimelineTopologyTest {
   void shouldGiveExactlyTheOrderedResultForInputShuffledWithinTheGracePeriod() {
     start();
     scenario().forEach(this::pipe);
-    driver.advanceWallClockTime(Duration.ofSeconds(5));
-    advanceEventTime(311 + 130);
+    finish(311 + 130);
     Map<String, PodTimeline> ordered = finals(latestByUid());
     driver.close();
 
@@ -245,8 +253,7 @@ class TimelineTopologyTest {
       }
       keyed.sort(Comparator.comparingLong(o -> (Long) o[0]));
       keyed.forEach(o -> pipe(o[1]));
-      driver.advanceWallClockTime(Duration.ofSeconds(5));
-      advanceEventTime(311 + 190);
+      finish(311 + 190);
       assertThat(finals(latestByUid())).as("round %d", round).isEqualTo(ordered);
       driver.close();
       driver = null;
@@ -304,8 +311,10 @@ class TimelineTopologyTest {
     start();
     pipe(Inputs.gpu("GPU-9", "ai-lab", "ghost-0", at(10), 80));
     pipe(Inputs.request("ai-lab", "ghost-0", "chat", at(11), 200, 40));
-    advanceEventTime(10 + 121);
+    // The timeline stage has passed 10 s + grace (it announces every pod it sees): give up.
     advanceEventTime(10 + 122);
+    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    advanceEventTime(10 + 123);
 
     List<DeadLetter> letters = dlq.readValuesToList();
     assertThat(letters)
@@ -342,7 +351,7 @@ class TimelineTopologyTest {
     }
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
     in.forEach(this::pipe);
-    advanceEventTime(131 + 121);
+    finish(131 + 121);
 
     Map<String, PodTimeline> latest = latestByUid();
     assertThat(latest.get("u-asr-3").getPreemptionsOfWorkload()).isEqualTo(3);

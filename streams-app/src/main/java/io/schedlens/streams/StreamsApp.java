@@ -1,0 +1,181 @@
+package io.schedlens.streams;
+
+import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.common.http.HttpEndpoint.Readiness;
+import io.schedlens.schemas.Topic;
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.api.TimelineApi;
+import io.schedlens.streams.metrics.PendingGauges;
+import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.topology.DeadLetterHandlers;
+import io.schedlens.streams.topology.TimelineTopology;
+import io.schedlens.streams.topology.TopologySettings;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The streams app: checks its topics, builds the topology, runs Kafka Streams (exactly-once),
+ * serves /metrics, /healthz, /readyz (ready while RUNNING) and the timeline API. An exception no
+ * handler took shuts the client down, so that Kubernetes restarts the pod.
+ */
+public final class StreamsApp implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(StreamsApp.class);
+
+  private final KafkaStreams streams;
+  private final HttpEndpoint http;
+  private final StreamsMetrics metrics;
+
+  private final java.util.concurrent.CountDownLatch terminated;
+
+  private StreamsApp(
+      KafkaStreams streams,
+      HttpEndpoint http,
+      StreamsMetrics metrics,
+      java.util.concurrent.CountDownLatch terminated) {
+    this.streams = streams;
+    this.http = http;
+    this.metrics = metrics;
+    this.terminated = terminated;
+  }
+
+  /** Blocks until Kafka Streams has stopped (closed, or failed). */
+  public void awaitTermination() throws InterruptedException {
+    terminated.await();
+  }
+
+  /** Starts the app; returns once Kafka Streams has started (not necessarily RUNNING). */
+  public static StreamsApp start(StreamsAppConfig config) {
+    Topics topics = Topics.withPrefix(config.getString(StreamsAppConfig.TOPIC_PREFIX));
+    int partitions = checkTopics(config, topics);
+    StreamsMetrics metrics = new StreamsMetrics();
+    DeadLetterHandlers.countWith(reason -> metrics.deadLetters.labelValues(reason).inc());
+    TopologySettings settings =
+        new TopologySettings(
+            config.timelineSettings(),
+            config.getDuration(StreamsAppConfig.EMIT_INTERVAL),
+            config.getDuration(StreamsAppConfig.ORPHAN_TIMEOUT),
+            config.getDuration(StreamsAppConfig.IDENTITY_HISTORY),
+            config.getDuration(StreamsAppConfig.API_RETENTION),
+            partitions,
+            config.getDuration(StreamsAppConfig.IDLE_TIMEOUT));
+    Properties props = StreamsProperties.of(config, topics);
+    KafkaStreams streams =
+        new KafkaStreams(TimelineTopology.build(topics, settings, metrics), props);
+    streams.setUncaughtExceptionHandler(
+        e -> {
+          log.error("stream thread failed; shutting down so that the pod restarts", e);
+          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
+        });
+    java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
+    streams.setStateListener(
+        (now, before) -> {
+          log.info("Kafka Streams {} -> {}", before, now);
+          if (now == KafkaStreams.State.ERROR || now == KafkaStreams.State.NOT_RUNNING) {
+            terminated.countDown();
+          }
+        });
+    String self =
+        props.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG);
+    TimelineApi api = new TimelineApi(streams, self);
+    PendingGauges gauges = new PendingGauges(api::localTimelines);
+    metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
+    HttpEndpoint http =
+        HttpEndpoint.start(
+            config.getString(StreamsAppConfig.HTTP_HOST),
+            config.getInt(StreamsAppConfig.HTTP_PORT),
+            metrics.registry,
+            () ->
+                streams.state() == KafkaStreams.State.RUNNING
+                    ? Readiness.ready("ready: Kafka Streams RUNNING")
+                    : Readiness.notReady("not ready: Kafka Streams " + streams.state()),
+            4,
+            new HttpEndpoint.Route("/api/pods", api::handle));
+    streams.start();
+    log.info(
+        "streams app {} started; /metrics and /api on {}",
+        config.getString(StreamsAppConfig.APPLICATION_ID),
+        http.baseUrl());
+    return new StreamsApp(streams, http, metrics, terminated);
+  }
+
+  /**
+   * The input and internal topics must exist, and the ones whose stages share state must have the
+   * same number of partitions (co-partitioning); say which when not.
+   */
+  static int checkTopics(StreamsAppConfig config, Topics topics) {
+    List<Topic<String, ?>> needed = topics.all();
+    Map<String, Object> admin = new java.util.HashMap<>(config.kafkaClientSettings());
+    admin.put("default.api.timeout.ms", 60_000);
+    Map<String, TopicDescription> found;
+    try (Admin a = Admin.create(admin)) {
+      Set<String> names = a.listTopics().names().get(60, TimeUnit.SECONDS);
+      List<String> missing =
+          needed.stream().map(Topic::name).filter(n -> !names.contains(n)).toList();
+      if (!missing.isEmpty()) {
+        throw new ConfigException(
+            "topics missing on "
+                + config.bootstrapServers()
+                + ": "
+                + missing
+                + "; create them (deploy/ has KafkaTopic resources; the demo creates them) or fix --topic-prefix");
+      }
+      found =
+          a.describeTopics(needed.stream().map(Topic::name).toList())
+              .allTopicNames()
+              .get(60, TimeUnit.SECONDS);
+    } catch (ConfigException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new ConfigException(
+          "cannot reach Kafka at " + config.bootstrapServers() + " to check topics: " + e);
+    }
+    List<Topic<String, ?>> copartitioned =
+        List.of(
+            topics.pods,
+            topics.events,
+            topics.gpuSamples,
+            topics.requests,
+            topics.byName,
+            topics.byUid);
+    Map<String, Integer> partitions = new TreeMap<>();
+    copartitioned.forEach(t -> partitions.put(t.name(), found.get(t.name()).partitions().size()));
+    if (partitions.values().stream().collect(Collectors.toSet()).size() > 1) {
+      throw new ConfigException(
+          "these topics must have the same number of partitions (their records are joined by pod): "
+              + partitions);
+    }
+    return partitions.values().iterator().next();
+  }
+
+  public KafkaStreams streams() {
+    return streams;
+  }
+
+  public StreamsMetrics metrics() {
+    return metrics;
+  }
+
+  public String baseUrl() {
+    return http.baseUrl();
+  }
+
+  @Override
+  public void close() {
+    streams.close(Duration.ofSeconds(30));
+    http.close();
+  }
+}

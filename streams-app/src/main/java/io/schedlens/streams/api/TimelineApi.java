@@ -1,0 +1,225 @@
+package io.schedlens.streams.api;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.schemas.AvroJson;
+import io.schedlens.streams.topology.TimelineTopology;
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLDecoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyQueryMetadata;
+import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.StreamsMetadata;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.QueryableStoreTypes;
+import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
+
+/**
+ * The timeline API, answered across all instances of the app with Kafka Streams' interactive
+ * queries: {@code GET /api/pods/{uid}} asks the instance that holds the pod (by the store's key
+ * metadata) and {@code GET /api/pods?state=pending|starving|preempted|all&namespace=...&limit=...}
+ * asks every instance and merges. Live pods, and gone ones for {@code api.final.retention}.
+ */
+public final class TimelineApi {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int DEFAULT_LIMIT = 500;
+
+  private final KafkaStreams streams;
+  private final String self;
+  private final HttpClient http =
+      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+  public TimelineApi(KafkaStreams streams, String self) {
+    this.streams = streams;
+    this.self = self;
+  }
+
+  /** The timelines held by this instance. */
+  public ReadOnlyKeyValueStore<String, PodTimeline> localTimelines() {
+    return streams.store(
+        StoreQueryParameters.fromNameAndType(
+            TimelineTopology.PUBLISHED_STORE,
+            QueryableStoreTypes.<String, PodTimeline>keyValueStore()));
+  }
+
+  public void handle(HttpExchange exchange) throws IOException {
+    if (!exchange.getRequestMethod().equals("GET")) {
+      HttpEndpoint.respondJson(exchange, 405, Map.of("error", "use GET"));
+      return;
+    }
+    String path = exchange.getRequestURI().getPath();
+    Map<String, String> query = query(exchange.getRequestURI());
+    try {
+      if (path.equals("/api/pods") || path.equals("/api/pods/")) {
+        list(exchange, query);
+      } else if (path.startsWith("/api/pods/")) {
+        one(exchange, path.substring("/api/pods/".length()), query.containsKey("local"));
+      } else {
+        HttpEndpoint.respondJson(exchange, 404, Map.of("error", "no such endpoint"));
+      }
+    } catch (InvalidStateStoreException e) {
+      HttpEndpoint.respondJson(
+          exchange, 503, Map.of("error", "state is being restored or rebalanced; retry shortly"));
+    }
+  }
+
+  private void one(HttpExchange exchange, String uid, boolean localOnly) throws IOException {
+    KeyQueryMetadata md =
+        streams.queryMetadataForKey(TimelineTopology.PUBLISHED_STORE, uid, new StringSerializer());
+    String owner =
+        md == null || md.activeHost() == null
+            ? self
+            : md.activeHost().host() + ":" + md.activeHost().port();
+    if (!localOnly && !owner.equals(self) && md != KeyQueryMetadata.NOT_AVAILABLE) {
+      proxy(exchange, "http://" + owner + "/api/pods/" + uid + "?local=true");
+      return;
+    }
+    PodTimeline t = localTimelines().get(uid);
+    if (t == null) {
+      HttpEndpoint.respondJson(
+          exchange,
+          404,
+          Map.of(
+              "error",
+              "no timeline for pod UID "
+                  + uid
+                  + " (unknown, or gone longer than api.final.retention)"));
+    } else {
+      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t) + "\n");
+    }
+  }
+
+  private void list(HttpExchange exchange, Map<String, String> query) throws IOException {
+    String state = query.getOrDefault("state", "all");
+    Predicate<PodTimeline> filter = filter(state, query.get("namespace"));
+    if (filter == null) {
+      HttpEndpoint.respondJson(
+          exchange, 400, Map.of("error", "state must be pending, starving, preempted or all"));
+      return;
+    }
+    int limit = parseLimit(query.get("limit"));
+    List<ObjectNode> found = new ArrayList<>();
+    for (var kv : iterable(localTimelines())) {
+      if (filter.test(kv)) {
+        found.add(AvroJson.toJson(kv));
+      }
+    }
+    if (!query.containsKey("local")) {
+      for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+        String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+        if (host.equals(self)) {
+          continue;
+        }
+        String url =
+            "http://"
+                + host
+                + "/api/pods?local=true&state="
+                + state
+                + (query.containsKey("namespace") ? "&namespace=" + query.get("namespace") : "");
+        try {
+          HttpResponse<String> r =
+              http.send(
+                  HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+                  HttpResponse.BodyHandlers.ofString());
+          for (var node : JSON.readTree(r.body()).path("pods")) {
+            found.add((ObjectNode) node);
+          }
+        } catch (Exception e) {
+          HttpEndpoint.respondJson(
+              exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
+          return;
+        }
+      }
+    }
+    found.sort(Comparator.comparingLong(n -> n.path("createdAt").asLong(Long.MAX_VALUE)));
+    ObjectNode answer = JsonNodeFactory.instance.objectNode();
+    answer.put("count", found.size());
+    ArrayNode pods = answer.putArray("pods");
+    found.stream().limit(limit).forEach(pods::add);
+    HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
+  }
+
+  static Predicate<PodTimeline> filter(String state, String namespace) {
+    Predicate<PodTimeline> p =
+        switch (state) {
+          case "pending" -> t -> !t.getFinal$() && "Pending".equals(t.getOutcome());
+          case "starving" -> t -> !t.getFinal$() && t.getStarving();
+          case "preempted" -> t -> t.getPreemptedAt() != null;
+          case "all" -> t -> true;
+          default -> null;
+        };
+    if (p == null || namespace == null) {
+      return p;
+    }
+    return p.and(t -> namespace.equals(t.getNamespace()));
+  }
+
+  private void proxy(HttpExchange exchange, String url) throws IOException {
+    try {
+      HttpResponse<String> r =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      HttpEndpoint.respond(exchange, r.statusCode(), "application/json", r.body());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      HttpEndpoint.respondJson(exchange, 503, Map.of("error", "interrupted"));
+    } catch (IOException e) {
+      HttpEndpoint.respondJson(
+          exchange,
+          502,
+          Map.of("error", "the instance holding this pod did not answer: " + e.getMessage()));
+    }
+  }
+
+  private static Iterable<PodTimeline> iterable(ReadOnlyKeyValueStore<String, PodTimeline> store) {
+    List<PodTimeline> all = new ArrayList<>();
+    try (KeyValueIterator<String, PodTimeline> it = store.all()) {
+      it.forEachRemaining(kv -> all.add(kv.value));
+    }
+    return all;
+  }
+
+  private static int parseLimit(String s) {
+    try {
+      return s == null ? DEFAULT_LIMIT : Math.max(1, Integer.parseInt(s));
+    } catch (NumberFormatException e) {
+      return DEFAULT_LIMIT;
+    }
+  }
+
+  static Map<String, String> query(URI uri) {
+    Map<String, String> q = new HashMap<>();
+    String raw = uri.getRawQuery();
+    if (raw == null) {
+      return q;
+    }
+    for (String pair : raw.split("&")) {
+      int eq = pair.indexOf('=');
+      String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+      String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+      q.put(k, v);
+    }
+    return q;
+  }
+}

@@ -1,0 +1,238 @@
+package io.schedlens.streams;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.schemas.Topics;
+import io.schedlens.testsupport.TopicReader;
+import java.io.File;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The streams app on the real broker, exactly-once, including a hard kill in the middle. */
+class StreamsAppIT {
+
+  static EmbeddedKafkaBroker broker;
+  static final int ROUNDS = 4;
+  static final int PODS = ROUNDS * 3;
+
+  @TempDir Path stateDir;
+
+  @BeforeAll
+  static void startBroker() {
+    broker = EmbeddedKafkaBroker.start();
+  }
+
+  @AfterAll
+  static void stopBroker() {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  static Topics topics(String prefix) {
+    Topics t = Topics.withPrefix(prefix);
+    broker.createTopics(t.newTopics(2, (short) 1));
+    return t;
+  }
+
+  List<String> args(String prefix, String app, Path state) {
+    return List.of(
+        "--topic-prefix",
+        prefix,
+        "--application-id",
+        app,
+        "--state-dir",
+        state.toString(),
+        "--http-port",
+        "0",
+        "--emit-interval",
+        "200ms",
+        "--slo",
+        "chat=1000");
+  }
+
+  static Map<String, PodTimeline> finals(Topics t, int expected) {
+    try (TopicReader<PodTimeline> r =
+        new TopicReader<>(
+            broker.bootstrapServers(),
+            t.podTimelines.name(),
+            t.podTimelines.valueSerde().deserializer())) {
+      List<ConsumerRecord<String, PodTimeline>> all =
+          r.readUntil(
+              rs ->
+                  rs.stream()
+                          .filter(x -> x.value().getFinal$() && !x.key().equals("u-clock"))
+                          .count()
+                      >= expected,
+              Duration.ofSeconds(120));
+      Map<String, PodTimeline> finals = new TreeMap<>();
+      all.stream().filter(x -> x.value().getFinal$()).forEach(x -> finals.put(x.key(), x.value()));
+      finals.remove("u-clock");
+      return finals;
+    }
+  }
+
+  static List<ConsumerRecord<String, Preemption>> preemptions(Topics t, int expected) {
+    try (TopicReader<Preemption> r =
+        new TopicReader<>(
+            broker.bootstrapServers(),
+            t.preemptions.name(),
+            t.preemptions.valueSerde().deserializer())) {
+      r.readUntil(rs -> rs.size() >= expected, Duration.ofSeconds(60));
+      return r.readFor(Duration.ofSeconds(2));
+    }
+  }
+
+  @Test
+  void shouldPublishTimelinesAndAnswerTheApiAcrossTheApp() throws Exception {
+    Topics t = topics("e2e.");
+    ScenarioInputs.produce(broker.bootstrapServers(), t, ScenarioInputs.cluster(ROUNDS));
+    StreamsAppConfig config =
+        StreamsAppConfig.from(
+            CommandLineSettings.load(
+                StreamsAppConfig.DEF,
+                args("e2e.", "e2e-app", stateDir),
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+    try (StreamsApp app = StreamsApp.start(config)) {
+      Map<String, PodTimeline> finals = finals(t, PODS);
+      assertThat(finals).hasSize(PODS);
+      PodTimeline victim = finals.get("u-asr-1-a");
+      assertThat(victim.getOutcome()).isEqualTo("Preempted");
+      assertThat(victim.getPreemptor().getPriorityClass()).isEqualTo("interactive");
+      assertThat(finals.get("u-chat-1").getVictims()).containsExactly("u-asr-1-a", "u-asr-1-b");
+
+      HttpClient http = HttpClient.newHttpClient();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> get(http, app.baseUrl() + "/readyz").statusCode() == 200);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                HttpResponse<String> one = get(http, app.baseUrl() + "/api/pods/u-chat-1");
+                assertThat(one.statusCode()).isEqualTo(200);
+                JsonNode json = new ObjectMapper().readTree(one.body());
+                assertThat(json.get("uid").asText()).isEqualTo("u-chat-1");
+                assertThat(json.get("victims")).hasSize(2);
+                assertThat(json.get("final").asBoolean()).isTrue();
+                assertThat(json.has("timeToFirstOkMs")).isTrue();
+              });
+      JsonNode preempted =
+          new ObjectMapper()
+              .readTree(
+                  get(http, app.baseUrl() + "/api/pods?state=preempted&namespace=ai-lab").body());
+      assertThat(preempted.get("count").asInt()).isEqualTo(ROUNDS * 2);
+      assertThat(get(http, app.baseUrl() + "/api/pods/no-such-uid").statusCode()).isEqualTo(404);
+      assertThat(get(http, app.baseUrl() + "/api/pods?state=bogus").statusCode()).isEqualTo(400);
+      String metrics = get(http, app.baseUrl() + "/metrics").body();
+      assertThat(metrics)
+          .contains(
+              "schedlens_preemptions_total{arm=\"treatment\",namespace=\"ai-lab\",preemptor_priority_class=\"interactive\",victim_priority_class=\"batch-low\"} 8.0")
+          .contains("schedlens_pending_duration_seconds_bucket")
+          .contains("schedlens_wasted_gpu_seconds_total");
+    }
+  }
+
+  static HttpResponse<String> get(HttpClient http, String url) throws Exception {
+    return http.send(
+        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void shouldEqualAnUninterruptedRunAfterAHardKill(@TempDir Path crashState) throws Exception {
+    List<Object> inputs = ScenarioInputs.cluster(ROUNDS);
+
+    Topics clean = topics("clean.");
+    ScenarioInputs.produce(broker.bootstrapServers(), clean, inputs);
+    StreamsAppConfig config =
+        StreamsAppConfig.from(
+            CommandLineSettings.load(
+                StreamsAppConfig.DEF,
+                args("clean.", "clean-app", stateDir),
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+    Map<String, PodTimeline> expected;
+    List<ConsumerRecord<String, Preemption>> expectedPreemptions;
+    try (StreamsApp app = StreamsApp.start(config)) {
+      expected = finals(clean, PODS);
+      expectedPreemptions = preemptions(clean, ROUNDS * 2);
+    }
+
+    Topics crash = topics("crash.");
+    int half = inputs.size() / 2;
+    ScenarioInputs.produce(broker.bootstrapServers(), crash, inputs.subList(0, half));
+    Process first = child("crash.", crashState);
+    try (TopicReader<PodTimeline> r =
+        new TopicReader<>(
+            broker.bootstrapServers(),
+            crash.podTimelines.name(),
+            crash.podTimelines.valueSerde().deserializer())) {
+      r.readUntil(rs -> rs.size() >= 5, Duration.ofSeconds(90));
+    }
+    first.destroyForcibly().waitFor();
+    ScenarioInputs.produce(broker.bootstrapServers(), crash, inputs.subList(half, inputs.size()));
+    Process second = child("crash.", crashState);
+    try {
+      Map<String, PodTimeline> after = finals(crash, PODS);
+      List<ConsumerRecord<String, Preemption>> afterPreemptions = preemptions(crash, ROUNDS * 2);
+
+      assertThat(after).isEqualTo(expected);
+      assertThat(afterPreemptions)
+          .extracting(ConsumerRecord::key)
+          .as("exactly one preemption record per victim")
+          .doesNotHaveDuplicates()
+          .hasSize(ROUNDS * 2);
+      Map<String, Preemption> byVictim = new TreeMap<>();
+      afterPreemptions.forEach(p -> byVictim.put(p.key(), p.value()));
+      Map<String, Preemption> expectedByVictim = new TreeMap<>();
+      expectedPreemptions.forEach(p -> expectedByVictim.put(p.key(), p.value()));
+      assertThat(byVictim).isEqualTo(expectedByVictim);
+    } finally {
+      second.destroy();
+      second.waitFor();
+    }
+  }
+
+  /** The streams app in its own JVM, so that it can be killed without a chance to close. */
+  Process child(String prefix, Path state) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-Xmx384m",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
+                StreamsMain.class.getName()));
+    cmd.addAll(args(prefix, "crash-app", state));
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().put("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+    // A killed member leaves the group only when its session times out; keep that short here.
+    pb.environment().put("KAFKA_SESSION_TIMEOUT_MS", "6000");
+    pb.environment().put("KAFKA_HEARTBEAT_INTERVAL_MS", "1500");
+    File log = state.resolve("child.log").toFile();
+    state.toFile().mkdirs();
+    pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log));
+    return pb.start();
+  }
+}
