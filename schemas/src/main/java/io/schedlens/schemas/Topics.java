@@ -37,7 +37,7 @@ public final class Topics {
 
   /**
    * The streams app's own topics between its stages: inputs keyed by namespace/pod name (to be
-   * resolved to a UID), inputs keyed by pod UID, and timelines keyed by workload. Internal, but
+   * resolved to a UID), inputs keyed by pod UID, and pod facts keyed by workload. Internal, but
    * created with the others: the stages feed each other in a cycle (a victim tells its preemptor,
    * which answers), which Kafka Streams' generated repartition topics cannot express. The first two
    * must have as many partitions as the input topics.
@@ -45,7 +45,7 @@ public final class Topics {
   public final Topic<String, RoutedInput> byName;
 
   public final Topic<String, RoutedInput> byUid;
-  public final Topic<String, PodTimeline> byWorkload;
+  public final Topic<String, RoutedInput> byWorkload;
 
   private Topics(String prefix) {
     // Inputs keep their history (delete + retention) so that the streams app can be reset and
@@ -110,7 +110,7 @@ public final class Topics {
         new Topic<>(
             prefix + "internal.by-workload",
             Serdes.String(),
-            AvroSerde.of(PodTimeline.class),
+            AvroSerde.of(RoutedInput.class),
             internal);
   }
 

@@ -150,7 +150,8 @@ public final class StreamsApp implements AutoCloseable {
             topics.gpuSamples,
             topics.requests,
             topics.byName,
-            topics.byUid);
+            topics.byUid,
+            topics.byWorkload);
     Map<String, Integer> partitions = new TreeMap<>();
     copartitioned.forEach(t -> partitions.put(t.name(), found.get(t.name()).partitions().size()));
     if (partitions.values().stream().collect(Collectors.toSet()).size() > 1) {

@@ -74,7 +74,7 @@ public final class StreamsAppConfig extends AppConfig {
           .define(
               EMIT_INTERVAL,
               Type.STRING,
-              "2s",
+              "5s",
               Durations.atLeast(Duration.ofMillis(10)),
               Importance.MEDIUM,
               "How often timelines whose counters changed (GPU samples, requests) are re-emitted. Lifecycle changes emit at once.")

@@ -24,8 +24,15 @@ public final class StreamsProperties {
         StreamsConfig.COMMIT_INTERVAL_MS_CONFIG,
         c.getDuration(StreamsAppConfig.COMMIT_INTERVAL).toMillis());
     p.put(StreamsConfig.REPLICATION_FACTOR_CONFIG, c.getInt(StreamsAppConfig.REPLICATION));
-    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 0);
+    // The stores' caches absorb the many updates a pod's state gets between commits (GPU samples,
+    // requests), so that its changelog is written once per commit, not once per input.
+    p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
     p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
+    // Never wait for an empty input partition to synchronise timestamps across partitions: the
+    // stages' internal topics carry watermarks every half second, so a task would keep waiting
+    // for the next fetch of one of them. Order does not matter within the grace period, and the
+    // watermarks hold final timelines back until every task has caught up.
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
     p.put(
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterHandlers.Deserialization.class);
@@ -43,7 +50,9 @@ public final class StreamsProperties {
     }
     p.put(StreamsConfig.APPLICATION_SERVER_CONFIG, advertised);
     p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-    p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    if (!c.kafkaClientSettings().containsKey(ProducerConfig.COMPRESSION_TYPE_CONFIG)) {
+      p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
+    }
     p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), 5);
     return p;
   }

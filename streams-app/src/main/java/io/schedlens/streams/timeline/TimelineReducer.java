@@ -12,6 +12,7 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.PreemptorDetails;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
+import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.common.time.Rfc3339;
 import io.schedlens.schemas.EventTimes;
 import java.util.ArrayList;
@@ -74,6 +75,8 @@ public final class TimelineReducer {
       return apply(s, l);
     } else if (input instanceof PreemptorDetails d) {
       return apply(s, d);
+    } else if (input instanceof WorkloadStatus w) {
+      return apply(s, w);
     }
     return Change.NONE;
   }
@@ -459,6 +462,17 @@ public final class TimelineReducer {
     PodRef before = s.getPreemptor();
     improvePreemptor(s, d.getPreemptor(), BY_PREEMPTOR_ITSELF);
     return Objects.equals(before, s.getPreemptor()) ? Change.NONE : Change.story(List.of());
+  }
+
+  /** The workload stage says how its pods fare together. */
+  public Change apply(TimelineState s, WorkloadStatus w) {
+    if (s.getWorkloadPreemptions() == w.getPreemptions()
+        && s.getWorkloadCompleted() == w.getCompleted()) {
+      return Change.NONE;
+    }
+    s.setWorkloadPreemptions(w.getPreemptions());
+    s.setWorkloadCompleted(w.getCompleted());
+    return Change.story(List.of());
   }
 
   // ---------------------------------------------------------------- helpers

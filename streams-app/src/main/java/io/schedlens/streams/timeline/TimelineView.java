@@ -105,6 +105,12 @@ public final class TimelineView {
         null);
   }
 
+  /** The pod's workload was preempted too often without completing. */
+  boolean workloadStarving(TimelineState s) {
+    return s.getWorkloadPreemptions() >= settings.starvationPreemptions()
+        && !s.getWorkloadCompleted();
+  }
+
   /** Workloads whose pods can finish their work (a Job); wasted work applies to these. */
   static boolean canComplete(WorkloadRef w) {
     return w == null || w.getKind().equals("Job") || w.getKind().equals("Pod");
@@ -215,8 +221,8 @@ public final class TimelineView {
         .setRestarts(restarts)
         .setOutcome(outcome)
         .setDisruption(disruption)
-        .setPreemptionsOfWorkload(0)
-        .setStarving(pendingTooLong)
+        .setPreemptionsOfWorkload(s.getWorkloadPreemptions())
+        .setStarving(pendingTooLong || workloadStarving(s))
         .setUpdatedAt(s.getUpdatedAt())
         .setFinal$(isFinal)
         .build();

@@ -9,8 +9,10 @@ import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.GpuSamples;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -32,33 +34,38 @@ import org.apache.kafka.streams.state.VersionedRecord;
  *
  * <p>This is a timestamp-aware stream-table join. Kafka Streams' own versioned join with a grace
  * period delays every record by the grace period; here a record that resolves is forwarded at once,
- * and only one whose pod is not known yet waits (in a store) until the pod appears or the grace
- * period runs out, when it is dead-lettered as {@code unknown-pod}.
+ * and only one whose pod is not known yet waits (in a store, indexed by name and by time) until the
+ * pod is announced, or until the grace period has passed both here and in the timeline stage that
+ * announces pods; then it is dead-lettered as {@code unknown-pod}.
  */
 final class NameResolver implements Processor<String, Object, String, Object> {
 
   /** Creation timestamps have second granularity and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
 
+  private static final char SEP = '\u0000';
+
   private final long graceMs;
   private final long idleMs;
   private final StreamsMetrics metrics;
-  private long lastInputWallMs;
   private final AvroSerde<RoutedInput> routedSerde = AvroSerde.of(RoutedInput.class);
-  private ProcessorContext<String, Object> context;
-  private VersionedKeyValueStore<String, PodIdentity> index;
-  private KeyValueStore<String, RoutedInput> waiting;
 
   /**
-   * Watermarks of the timeline stage, which announces pod names: when all have passed a time, every
+   * Watermarks of the timeline stage, which announces pod names: once all have passed a time, every
    * pod observed by then has been announced.
    */
   private final Watermarks announcers;
 
+  private ProcessorContext<String, Object> context;
+  private VersionedKeyValueStore<String, PodIdentity> index;
+  private KeyValueStore<String, RoutedInput> waiting;
+  private KeyValueStore<String, String> waitingByTime;
+  private long lastInputWallMs;
+
   NameResolver(Duration grace, Duration idleTimeout, int partitions, StreamsMetrics metrics) {
-    this.announcers = new Watermarks(partitions);
     this.graceMs = grace.toMillis();
     this.idleMs = idleTimeout.toMillis();
+    this.announcers = new Watermarks(partitions);
     this.metrics = metrics;
   }
 
@@ -67,41 +74,13 @@ final class NameResolver implements Processor<String, Object, String, Object> {
     this.context = context;
     this.index = context.getStateStore(TimelineTopology.NAME_INDEX_STORE);
     this.waiting = context.getStateStore(TimelineTopology.UNRESOLVED_STORE);
+    this.waitingByTime = context.getStateStore(TimelineTopology.UNRESOLVED_BY_TIME_STORE);
     context.schedule(Duration.ofSeconds(1), PunctuationType.STREAM_TIME, this::expire);
     context.schedule(
         TopologySettings.WATERMARK_INTERVAL,
         PunctuationType.WALL_CLOCK_TIME,
         this::broadcastWatermark);
     lastInputWallMs = context.currentSystemTimeMs();
-  }
-
-  /**
-   * Everything with an event time up to the watermark has been sent on: the stream time, held back
-   * by the oldest input still waiting for its pod; no limit once idle with nothing waiting.
-   */
-  private void broadcastWatermark(long wallNow) {
-    long streamTime = context.currentStreamTimeMs();
-    long mark = streamTime;
-    long oldestWaiting = Long.MAX_VALUE;
-    try (KeyValueIterator<String, RoutedInput> it = waiting.all()) {
-      while (it.hasNext()) {
-        oldestWaiting = Math.min(oldestWaiting, timeOf(it.next().key));
-      }
-    }
-    if (oldestWaiting != Long.MAX_VALUE) {
-      mark = Math.min(mark, oldestWaiting - 1);
-      if (wallNow - lastInputWallMs > idleMs
-          && announcers.safeTime(Watermarks.TIMELINE) == Long.MAX_VALUE) {
-        // Both stages idle: no pod announcement is on its way, and event time will not move.
-        expireOlderThan(Long.MAX_VALUE);
-      }
-    } else if (wallNow - lastInputWallMs > idleMs) {
-      mark = Long.MAX_VALUE;
-    }
-    Watermark w = new Watermark(Watermarks.RESOLVE, context.taskId().partition(), mark);
-    context.forward(
-        new Record<>("watermark", (Object) new RoutedInput(w), Math.max(0, streamTime)),
-        TimelineTopology.RESOLVED_SINK);
   }
 
   @Override
@@ -124,7 +103,12 @@ final class NameResolver implements Processor<String, Object, String, Object> {
       if (sample.getPod() == null || sample.getNamespace() == null) {
         return; // a GPU allocated to no pod: not a pod fact
       }
-      resolve(sample.getNamespace() + "/" + sample.getPod(), sample.getTime(), value, record);
+      // The timeline needs the utilisation, not the whole scrape: send on only that.
+      resolve(
+          sample.getNamespace() + "/" + sample.getPod(),
+          sample.getTime(),
+          GpuSamples.trimmed(sample),
+          record);
     } else if (value instanceof RequestLog log) {
       resolve(log.getNamespace() + "/" + log.getPod(), log.getTime(), value, record);
     } else if (value instanceof VictimLink link) {
@@ -147,7 +131,9 @@ final class NameResolver implements Processor<String, Object, String, Object> {
             .recordMetadata()
             .map(m -> m.topic() + ":" + m.partition() + ":" + m.offset())
             .orElse("?");
-    waiting.put(waitingKey(name, time, position), new RoutedInput(value));
+    String t = String.format("%019d", Math.max(0, time));
+    waiting.put(name + SEP + t + SEP + position, new RoutedInput(value));
+    waitingByTime.put(t + SEP + name + SEP + position, "");
   }
 
   private String lookup(String name, long time) {
@@ -171,22 +157,57 @@ final class NameResolver implements Processor<String, Object, String, Object> {
   private void retryWaiting(String name) {
     List<KeyValue<String, RoutedInput>> found = new ArrayList<>();
     try (KeyValueIterator<String, RoutedInput> it =
-        waiting.prefixScan(name + "\u0000", new StringSerializer())) {
+        waiting.prefixScan(name + SEP, new StringSerializer())) {
       it.forEachRemaining(found::add);
     }
     for (KeyValue<String, RoutedInput> kv : found) {
-      long time = timeOf(kv.key);
+      String[] parts = kv.key.split(String.valueOf(SEP), 3);
+      long time = Long.parseLong(parts[1]);
       String uid = lookup(name, time);
       if (uid != null) {
         forward(uid, kv.value.getPayload(), time);
         waiting.delete(kv.key);
+        waitingByTime.delete(parts[1] + SEP + name + SEP + parts[2]);
       }
     }
   }
 
+  /** The event time of the oldest input still waiting, or Long.MAX_VALUE. */
+  private long oldestWaiting() {
+    try (KeyValueIterator<String, String> it = waitingByTime.all()) {
+      return it.hasNext() ? Long.parseLong(it.next().key.substring(0, 19)) : Long.MAX_VALUE;
+    }
+  }
+
+  /**
+   * Everything with an event time up to the watermark has been sent on: the stream time, held back
+   * by the oldest input still waiting for its pod; no limit once idle with nothing waiting.
+   */
+  private void broadcastWatermark(long wallNow) {
+    long streamTime = context.currentStreamTimeMs();
+    boolean idle = wallNow - lastInputWallMs > idleMs;
+    long oldest = oldestWaiting();
+    long mark;
+    if (oldest == Long.MAX_VALUE) {
+      mark = idle ? Long.MAX_VALUE : streamTime;
+    } else {
+      if (idle && announcers.safeTime(Watermarks.TIMELINE) == Long.MAX_VALUE) {
+        // Both stages idle: no pod announcement is on its way, and event time will not move.
+        expireOlderThan(Long.MAX_VALUE);
+      }
+      mark =
+          Math.min(
+              streamTime, oldestWaiting() == Long.MAX_VALUE ? streamTime : oldestWaiting() - 1);
+    }
+    Watermark w = new Watermark(Watermarks.RESOLVE, context.taskId().partition(), mark);
+    context.forward(
+        new Record<>("watermark", (Object) new RoutedInput(w), Math.max(0, streamTime)),
+        TimelineTopology.RESOLVED_SINK);
+  }
+
   /**
    * An input waits for its pod until the grace period has passed both here and in the timeline
-   * stage that announces pods: while that stage lags (a backlog), the pod may only not have been
+   * stage that announces pods: while that stage lags (a backlog), the pod may just not have been
    * announced yet.
    */
   private void expire(long streamTime) {
@@ -200,47 +221,41 @@ final class NameResolver implements Processor<String, Object, String, Object> {
   /** Dead-letters what waits for a pod since before {@code cutoff} (event time). */
   private void expireOlderThan(long cutoff) {
     long streamTime = Math.max(0, context.currentStreamTimeMs());
-    List<KeyValue<String, RoutedInput>> expired = new ArrayList<>();
-    try (KeyValueIterator<String, RoutedInput> it = waiting.all()) {
-      while (it.hasNext()) {
-        KeyValue<String, RoutedInput> kv = it.next();
-        if (timeOf(kv.key) < cutoff) {
-          expired.add(kv);
-        }
-      }
+    String to = cutoff == Long.MAX_VALUE ? "~" : String.format("%019d", Math.max(0, cutoff));
+    List<String> expired = new ArrayList<>();
+    try (KeyValueIterator<String, String> it = waitingByTime.range("", to)) {
+      it.forEachRemaining(kv -> expired.add(kv.key));
     }
-    for (KeyValue<String, RoutedInput> kv : expired) {
-      waiting.delete(kv.key);
-      String name = kv.key.substring(0, kv.key.indexOf('\u0000'));
-      String what = kv.value.getPayload().getClass().getSimpleName();
+    for (String timeKey : expired) {
+      String[] parts = timeKey.split(String.valueOf(SEP), 3);
+      long time = Long.parseLong(parts[0]);
+      String name = parts[1];
+      String nameKey = name + SEP + parts[0] + SEP + parts[2];
+      RoutedInput input = waiting.get(nameKey);
+      waiting.delete(nameKey);
+      waitingByTime.delete(timeKey);
+      if (input == null) {
+        continue;
+      }
       DeadLetter d =
           DeadLetters.build(
               "schedlens-streams:resolve-names",
               null,
               null,
               name.getBytes(StandardCharsets.UTF_8),
-              routedSerde.serialize("dlq", kv.value),
+              routedSerde.serialize("dlq", input),
               DeadLetters.UNKNOWN_POD,
-              what
+              input.getPayload().getClass().getSimpleName()
                   + " for pod "
                   + name
                   + " at "
-                  + java.time.Instant.ofEpochMilli(timeOf(kv.key))
+                  + Instant.ofEpochMilli(time)
                   + ": no pod of that name existed then, and none appeared within the grace period",
-              timeOf(kv.key),
+              time,
               streamTime);
       metrics.deadLetters.labelValues(DeadLetters.UNKNOWN_POD).inc();
       context.forward(
           new Record<>(d.getSource(), (Object) d, streamTime), TimelineTopology.RESOLVER_DLQ_SINK);
     }
-  }
-
-  static String waitingKey(String name, long time, String position) {
-    return name + "\u0000" + String.format("%019d", Math.max(0, time)) + "\u0000" + position;
-  }
-
-  static long timeOf(String waitingKey) {
-    int a = waitingKey.indexOf('\u0000');
-    return Long.parseLong(waitingKey.substring(a + 1, a + 20));
   }
 }

@@ -11,6 +11,7 @@ import io.schedlens.avro.internal.PodIdentity;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.Watermark;
+import io.schedlens.avro.internal.WorkloadEvent;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Change;
@@ -21,8 +22,10 @@ import io.schedlens.streams.timeline.TimelineView;
 import io.schedlens.streams.timeline.Workloads;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -47,6 +50,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   static final String STARVE = "starve";
   static final String ORPHAN = "orphan";
   static final String FORGET = "forget";
+  static final int HOT_STATES = 20_000;
 
   private final TimelineReducer reducer;
   private final TimelineView view;
@@ -60,6 +64,23 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   private long lastInputWallMs;
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, TimelineState> timelines;
+
+  /**
+   * The states last written, as objects: the store holds bytes, and decoding a pod's state again
+   * for each of its GPU samples and requests would cost more than applying them. Always the same
+   * value as the store (every change is written through); dropped with the processor on a rebalance
+   * or restart, and evicted for a pod whose input failed half-way.
+   */
+  private final Map<String, TimelineState> hot =
+      new LinkedHashMap<>(1024, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, TimelineState> eldest) {
+          return size() > HOT_STATES;
+        }
+      };
+
   private KeyValueStore<String, String> timers;
   private KeyValueStore<String, Long> finalized;
 
@@ -131,7 +152,17 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
       late(uid, input, eventTime);
       return;
     }
-    TimelineState s = timelines.get(uid);
+    try {
+      apply(record, uid, input, topic, eventTime);
+    } catch (RuntimeException e) {
+      hot.remove(uid);
+      throw e;
+    }
+  }
+
+  private void apply(
+      Record<String, Object> record, String uid, Object input, String topic, long eventTime) {
+    TimelineState s = load(uid);
     boolean isNew = s == null;
     if (isNew) {
       s = TimelineReducer.empty(uid);
@@ -163,13 +194,35 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
       countRequest(s, r);
     }
     observeDurations(s);
+    tellWorkloadFacts(s, record.timestamp());
     if (change.meaningful()) {
       emit(s, false);
       dirty.remove(uid);
     } else if (change.counters()) {
       dirty.add(uid);
     }
+    store(uid, s);
+  }
+
+  private TimelineState load(String uid) {
+    TimelineState s = hot.get(uid);
+    if (s == null) {
+      s = timelines.get(uid);
+      if (s != null) {
+        hot.put(uid, s);
+      }
+    }
+    return s;
+  }
+
+  private void store(String uid, TimelineState s) {
     timelines.put(uid, s);
+    hot.put(uid, s);
+  }
+
+  private void remove(String uid) {
+    timelines.delete(uid);
+    hot.remove(uid);
   }
 
   private static long eventTime(Object input, long fallback) {
@@ -230,20 +283,51 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
             ? TimelineView.terminatedAt(s)
             : s.getUpdatedAt();
     PodTimeline t = view.view(s, now, isFinal);
-    WorkloadRef w = t.getWorkload();
-    String key =
-        w == null ? s.getNamespace() + "/Pod/" + s.getName() : Workloads.key(s.getNamespace(), w);
     context.forward(
-        new Record<>(key, (Object) t, Math.max(s.getUpdatedAt(), 0)),
-        TimelineTopology.BY_WORKLOAD_SINK);
+        new Record<>(s.getUid(), (Object) t, Math.max(s.getUpdatedAt(), 0)),
+        TimelineTopology.POD_TIMELINES_SINK);
     if (isFinal) {
       finish(s, t);
+      tellWorkload(s, "final", now);
     }
+  }
+
+  /** Tells the pod's workload each fact it counts, once. */
+  private void tellWorkloadFacts(TimelineState s, long timestamp) {
+    if (!s.getSawPod()) {
+      return;
+    }
+    tellWorkload(s, "member", timestamp);
+    if (TimelineView.outcome(s).equals(TimelineView.PREEMPTED)
+        || s.getPreemptedEventAt() != null
+        || s.getPreemptedConditionAt() != null) {
+      tellWorkload(s, "preempted", timestamp);
+    }
+    if (TimelineView.SUCCEEDED.equals(s.getTerminalPhase())) {
+      tellWorkload(s, "succeeded", timestamp);
+    }
+  }
+
+  private void tellWorkload(TimelineState s, String fact, long timestamp) {
+    if (s.getWorkloadFacts().contains(fact)) {
+      return;
+    }
+    List<String> facts = new ArrayList<>(s.getWorkloadFacts());
+    facts.add(fact);
+    s.setWorkloadFacts(facts);
+    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    String key = Workloads.key(s.getNamespace(), w);
+    context.forward(
+        new Record<>(
+            key,
+            (Object) new RoutedInput(new WorkloadEvent(s.getUid(), fact, timestamp)),
+            Math.max(0, timestamp)),
+        TimelineTopology.BY_WORKLOAD_SINK);
   }
 
   private void flushDirty() {
     for (String uid : new ArrayList<>(dirty)) {
-      TimelineState s = timelines.get(uid);
+      TimelineState s = load(uid);
       if (s != null) {
         emit(s, false);
       }
@@ -297,35 +381,35 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   }
 
   private void finalizeTimeline(String uid, long streamTime) {
-    TimelineState s = timelines.get(uid);
+    TimelineState s = load(uid);
     if (s == null) {
       return;
     }
     emit(s, true);
-    timelines.delete(uid);
+    remove(uid);
     dirty.remove(uid);
     finalized.put(uid, streamTime);
     timers.put(timerKey(streamTime + orphanMs, uid, FORGET), "");
   }
 
   private void starve(String uid) {
-    TimelineState s = timelines.get(uid);
+    TimelineState s = load(uid);
     if (s != null
         && !s.getGone()
         && TimelineView.scheduledAt(s) == null
         && !s.getStarvingFlagged()) {
       s.setStarvingFlagged(true);
-      timelines.put(uid, s);
+      store(uid, s);
       emit(s, false);
     }
   }
 
   private void orphan(String uid, long streamTime) {
-    TimelineState s = timelines.get(uid);
+    TimelineState s = load(uid);
     if (s == null || s.getSawPod()) {
       return;
     }
-    timelines.delete(uid);
+    remove(uid);
     dirty.remove(uid);
     DeadLetter d =
         DeadLetters.build(

@@ -9,7 +9,6 @@ import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -27,21 +26,25 @@ import org.apache.kafka.streams.state.Stores;
  *     -> internal.by-uid, dlq
  * timeline stage, keyed by pod UID:
  *   pods, k8s-events, internal.by-uid -> timeline [timelines, timeline-timers, finalized]
- *     -> internal.by-name (new pod names; victim links by name), internal.by-uid (links, answers),
- *        internal.by-workload, preemptions, dlq
+ *     -> pod-timelines, preemptions, dlq,
+ *        internal.by-name (new pod names; victim links by name), internal.by-uid (links, answers),
+ *        internal.by-workload (pod facts: member, preempted, succeeded, final)
  * workload stage, keyed by namespace/kind/name:
- *   internal.by-workload -> workload-rollup [workloads] -> pod-timelines
+ *   internal.by-workload -> workloads [workloads] -> internal.by-uid (workload status to its pods)
  * query stage:
  *   pod-timelines -> publish [published-timelines] (the API and the gauges read it)
  * </pre>
  *
- * The resolve and timeline stages feed each other through topics (a victim tells its preemptor,
- * which answers), so both internal topics and the inputs must have the same partition count.
+ * The stages feed each other through topics (a victim tells its preemptor, which answers; a pod
+ * tells its workload, which answers), so the internal topics and the inputs must have the same
+ * partition count; watermarks (see {@link Watermarks}) keep final timelines from going out before
+ * the answers are in.
  */
 public final class TimelineTopology {
 
   public static final String NAME_INDEX_STORE = "pod-name-index";
   public static final String UNRESOLVED_STORE = "unresolved";
+  public static final String UNRESOLVED_BY_TIME_STORE = "unresolved-by-time";
   public static final String TIMELINES_STORE = "timelines";
   public static final String TIMERS_STORE = "timeline-timers";
   public static final String FINALIZED_STORE = "finalized";
@@ -54,6 +57,8 @@ public final class TimelineTopology {
   static final String TIMELINE_BY_UID_SINK = "timeline-by-uid-sink";
   static final String BY_WORKLOAD_SINK = "timeline-by-workload-sink";
   static final String PREEMPTIONS_SINK = "preemptions-sink";
+  static final String POD_TIMELINES_SINK = "pod-timelines-sink";
+  static final String WORKLOAD_BY_UID_SINK = "workload-by-uid-sink";
   static final String TIMELINE_DLQ_SINK = "timeline-dlq-sink";
 
   private TimelineTopology() {}
@@ -95,9 +100,16 @@ public final class TimelineTopology {
         "resolve-names");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(UNRESOLVED_STORE),
+                Stores.persistentKeyValueStore(UNRESOLVED_STORE),
+                Serdes.String(),
+                AvroSerde.of(RoutedInput.class))
+            .withCachingEnabled(),
+        "resolve-names");
+    t.addStateStore(
+        Stores.keyValueStoreBuilder(
+            Stores.persistentKeyValueStore(UNRESOLVED_BY_TIME_STORE),
             Serdes.String(),
-            AvroSerde.of(RoutedInput.class)),
+            Serdes.String()),
         "resolve-names");
     sinkBroadcastingWatermarks(t, RESOLVED_SINK, topics.byUid, keyOut, "resolve-names");
     sink(t, RESOLVER_DLQ_SINK, topics.deadLetters, keyOut, "resolve-names");
@@ -123,23 +135,28 @@ public final class TimelineTopology {
         "by-uid-source");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(TIMELINES_STORE),
-            Serdes.String(),
-            AvroSerde.of(TimelineState.class)),
+                Stores.persistentKeyValueStore(TIMELINES_STORE),
+                Serdes.String(),
+                AvroSerde.of(TimelineState.class))
+            .withCachingEnabled(),
         "timeline");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(TIMERS_STORE), Serdes.String(), Serdes.String()),
+                Stores.persistentKeyValueStore(TIMERS_STORE), Serdes.String(), Serdes.String())
+            .withCachingEnabled(),
         "timeline");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(FINALIZED_STORE), Serdes.String(), Serdes.Long()),
+                Stores.persistentKeyValueStore(FINALIZED_STORE), Serdes.String(), Serdes.Long())
+            .withCachingEnabled(),
         "timeline");
     sinkBroadcastingWatermarks(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, "timeline");
     sinkBroadcastingWatermarks(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, "timeline");
     sink(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, "timeline");
     sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, "timeline");
     sink(t, TIMELINE_DLQ_SINK, topics.deadLetters, keyOut, "timeline");
+
+    sink(t, POD_TIMELINES_SINK, topics.podTimelines, keyOut, "timeline");
 
     // workload stage
     t.addSource(
@@ -148,30 +165,30 @@ public final class TimelineTopology {
         topics.byWorkload.valueSerde().deserializer(),
         topics.byWorkload.name());
     t.addProcessor(
-        "workload-rollup",
-        () -> new WorkloadRollup(settings.timeline().starvationPreemptions()),
-        "by-workload-source");
+        "workloads", () -> new WorkloadProcessor(settings.idleTimeout()), "by-workload-source");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(WORKLOADS_STORE),
-            Serdes.String(),
-            AvroSerde.of(WorkloadState.class)),
-        "workload-rollup");
-    sink(t, "pod-timelines-sink", topics.podTimelines, keyOut, "workload-rollup");
+                Stores.persistentKeyValueStore(WORKLOADS_STORE),
+                Serdes.String(),
+                AvroSerde.of(WorkloadState.class))
+            .withCachingEnabled(),
+        "workloads");
+    sinkBroadcastingWatermarks(t, WORKLOAD_BY_UID_SINK, topics.byUid, keyOut, "workloads");
 
-    // query stage
-    t.addSource(
+    // query stage: the published topic is the store's changelog (a read-only store), so keeping
+    // it costs no second copy of every timeline.
+    t.addReadOnlyStateStore(
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(PUBLISHED_STORE),
+                Serdes.String(),
+                AvroSerde.of(PodTimeline.class))
+            .withLoggingDisabled(),
         "pod-timelines-source",
         keys,
         topics.podTimelines.valueSerde().deserializer(),
-        topics.podTimelines.name());
-    t.addProcessor(
-        "publish", () -> new PublishedTimelines(settings.apiRetention()), "pod-timelines-source");
-    Serde<PodTimeline> timelineSerde = AvroSerde.of(PodTimeline.class);
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(PUBLISHED_STORE), Serdes.String(), timelineSerde),
-        "publish");
+        topics.podTimelines.name(),
+        "publish",
+        () -> new PublishedTimelines(settings.apiRetention()));
     return t;
   }
 

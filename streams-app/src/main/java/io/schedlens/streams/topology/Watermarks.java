@@ -19,6 +19,7 @@ final class Watermarks {
 
   static final String RESOLVE = "resolve";
   static final String TIMELINE = "timeline";
+  static final String WORKLOAD = "workload";
 
   private final int partitions;
   private final Map<String, Long> marks = new HashMap<>();
@@ -32,9 +33,9 @@ final class Watermarks {
     marks.merge(stage + ":" + partition, time, Math::max);
   }
 
-  /** The event time every task of both stages has passed; Long.MIN_VALUE until all have spoken. */
+  /** The event time every task of every stage has passed; Long.MIN_VALUE until all have spoken. */
   long safeTime() {
-    return safeTime(RESOLVE, TIMELINE);
+    return safeTime(RESOLVE, TIMELINE, WORKLOAD);
   }
 
   /** The event time every task of the given stages has passed; Long.MIN_VALUE until all spoke. */
