@@ -36,7 +36,7 @@ public final class Main {
         "streams",
         new Entry(
             "compute per-pod timelines, preemptions and metrics (Kafka Streams)",
-            notYet("streams", 4, "Streams app")));
+            args -> io.schedlens.streams.StreamsMain.run(args, System.getenv())));
     c.put(
         "simulate",
         new Entry(

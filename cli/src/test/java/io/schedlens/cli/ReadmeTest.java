@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.streams.StreamsAppConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -25,6 +26,12 @@ class ReadmeTest {
     assertThat(readme())
         .as("README's collector table; replace it with:%n%s", table)
         .contains(table);
+  }
+
+  @Test
+  void shouldDocumentEveryStreamsSetting() throws Exception {
+    String table = CommandLineSettings.markdownTable(StreamsAppConfig.DEF);
+    assertThat(readme()).as("README's streams table; replace it with:%n%s", table).contains(table);
   }
 
   @Test

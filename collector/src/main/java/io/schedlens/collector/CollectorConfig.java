@@ -86,9 +86,13 @@ public final class CollectorConfig extends AppConfig {
           .define(
               POD_LABELS,
               Type.LIST,
-              List.of("schedlens.io/experiment", "schedlens.io/arm", "schedlens.io/repeat"),
+              List.of(
+                  "schedlens.io/experiment",
+                  "schedlens.io/arm",
+                  "schedlens.io/repeat",
+                  "pod-template-hash"),
               Importance.MEDIUM,
-              "Pod labels carried on each observation: the experiment, arm and repeat keys, plus any extras.")
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), plus any extras.")
           .define(
               POD_ANNOTATIONS,
               Type.LIST,

@@ -125,13 +125,17 @@ public final class StreamsApp implements AutoCloseable {
       Set<String> names = a.listTopics().names().get(60, TimeUnit.SECONDS);
       List<String> missing =
           needed.stream().map(Topic::name).filter(n -> !names.contains(n)).toList();
+      if (!missing.isEmpty() && config.getBoolean(StreamsAppConfig.TOPICS_CREATE)) {
+        createMissing(a, config, topics, names, missing);
+        missing = List.of();
+      }
       if (!missing.isEmpty()) {
         throw new ConfigException(
             "topics missing on "
                 + config.bootstrapServers()
                 + ": "
                 + missing
-                + "; create them (deploy/ has KafkaTopic resources; the demo creates them) or fix --topic-prefix");
+                + "; create them (deploy/ has KafkaTopic resources), run with --topics-create true, or fix --topic-prefix");
       }
       found =
           a.describeTopics(needed.stream().map(Topic::name).toList())
@@ -143,15 +147,7 @@ public final class StreamsApp implements AutoCloseable {
       throw new ConfigException(
           "cannot reach Kafka at " + config.bootstrapServers() + " to check topics: " + e);
     }
-    List<Topic<String, ?>> copartitioned =
-        List.of(
-            topics.pods,
-            topics.events,
-            topics.gpuSamples,
-            topics.requests,
-            topics.byName,
-            topics.byUid,
-            topics.byWorkload);
+    List<Topic<String, ?>> copartitioned = joinedTopics(topics);
     Map<String, Integer> partitions = new TreeMap<>();
     copartitioned.forEach(t -> partitions.put(t.name(), found.get(t.name()).partitions().size()));
     if (partitions.values().stream().collect(Collectors.toSet()).size() > 1) {
@@ -160,6 +156,59 @@ public final class StreamsApp implements AutoCloseable {
               + partitions);
     }
     return partitions.values().iterator().next();
+  }
+
+  /**
+   * Creates the missing topics with the catalogue's settings. Their partition count follows the
+   * joined topics that already exist (so that all stay co-partitioned), else topics.partitions.
+   */
+  private static void createMissing(
+      Admin admin,
+      StreamsAppConfig config,
+      Topics topics,
+      Set<String> existing,
+      List<String> missing)
+      throws Exception {
+    List<String> joinedExisting =
+        joinedTopics(topics).stream().map(Topic::name).filter(existing::contains).toList();
+    int partitions = config.getInt(StreamsAppConfig.TOPICS_PARTITIONS);
+    if (!joinedExisting.isEmpty()) {
+      partitions =
+          admin
+              .describeTopics(List.of(joinedExisting.get(0)))
+              .allTopicNames()
+              .get(60, TimeUnit.SECONDS)
+              .get(joinedExisting.get(0))
+              .partitions()
+              .size();
+    }
+    int rf = config.getInt(StreamsAppConfig.REPLICATION);
+    List<org.apache.kafka.clients.admin.NewTopic> create = new java.util.ArrayList<>();
+    for (Topic<String, ?> t : topics.all()) {
+      if (missing.contains(t.name())) {
+        create.add(t.newTopic(partitions, (short) rf));
+      }
+    }
+    try {
+      admin.createTopics(create).all().get(60, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.ExecutionException e) {
+      if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+        throw e;
+      }
+      // Another instance created them at the same moment: fine.
+    }
+    log.info("created topics {} with {} partitions", missing, partitions);
+  }
+
+  private static List<Topic<String, ?>> joinedTopics(Topics topics) {
+    return List.of(
+        topics.pods,
+        topics.events,
+        topics.gpuSamples,
+        topics.requests,
+        topics.byName,
+        topics.byUid,
+        topics.byWorkload);
   }
 
   public KafkaStreams streams() {

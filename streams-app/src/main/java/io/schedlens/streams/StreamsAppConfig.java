@@ -43,6 +43,8 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String COMMIT_INTERVAL = "commit.interval";
   public static final String ROCKSDB_MEMORY = "rocksdb.memory.mb";
   public static final String REPLICATION = "replication.factor";
+  public static final String TOPICS_CREATE = "topics.create";
+  public static final String TOPICS_PARTITIONS = "topics.partitions";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -212,7 +214,20 @@ public final class StreamsAppConfig extends AppConfig {
               -1,
               Range.atLeast(-1),
               Importance.LOW,
-              "Replication factor of changelog topics; -1: the broker's default.");
+              "Replication factor of changelog topics and of topics this app creates; -1: the broker's default.")
+          .define(
+              TOPICS_CREATE,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Create missing schedlens topics with their settings at start. Off where topics are managed elsewhere (Strimzi KafkaTopic resources in deploy/).")
+          .define(
+              TOPICS_PARTITIONS,
+              Type.INT,
+              6,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Partitions of topics this app creates; when some of the joined topics exist, their count is used so that all stay co-partitioned.");
 
   public StreamsAppConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);

@@ -1,6 +1,7 @@
 package io.schedlens.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -22,7 +23,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,6 +106,67 @@ class StreamsAppIT {
       r.readUntil(rs -> rs.size() >= expected, Duration.ofSeconds(60));
       return r.readFor(Duration.ofSeconds(2));
     }
+  }
+
+  static StreamsAppConfig config(String prefix, String... extra) {
+    List<String> args = new ArrayList<>(List.of("--topic-prefix", prefix));
+    args.addAll(List.of(extra));
+    return StreamsAppConfig.from(
+        CommandLineSettings.load(
+            StreamsAppConfig.DEF,
+            args,
+            Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+  }
+
+  @Test
+  void shouldNameTheMissingTopicsWhenNotAllowedToCreateThem() {
+    assertThatThrownBy(
+            () ->
+                StreamsApp.checkTopics(
+                    config("none.", "--topics-create", "false"), Topics.withPrefix("none.")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("none.pods")
+        .hasMessageContaining("none.internal.by-uid")
+        .hasMessageContaining("--topics-create");
+  }
+
+  @Test
+  void shouldCreateMissingTopicsCoPartitionedWithTheExistingOnes() throws Exception {
+    Topics t = Topics.withPrefix("some.");
+    broker.createTopics(List.of(t.pods.newTopic(3, (short) 1)));
+    int partitions = StreamsApp.checkTopics(config("some.", "--topics-partitions", "5"), t);
+    assertThat(partitions).isEqualTo(3);
+    try (Admin admin = Admin.create(Map.of("bootstrap.servers", broker.bootstrapServers()))) {
+      Map<String, TopicDescription> found =
+          admin.describeTopics(t.all().stream().map(x -> x.name()).toList()).allTopicNames().get();
+      assertThat(found.values()).allSatisfy(d -> assertThat(d.partitions()).hasSize(3));
+      assertThat(
+              admin
+                  .describeConfigs(
+                      List.of(new ConfigResource(ConfigResource.Type.TOPIC, t.podTimelines.name())))
+                  .all()
+                  .get()
+                  .values()
+                  .iterator()
+                  .next()
+                  .get("cleanup.policy")
+                  .value())
+          .isEqualTo("compact");
+    }
+  }
+
+  @Test
+  void shouldRefuseTopicsThatAreNotCoPartitioned() {
+    Topics t = Topics.withPrefix("skew.");
+    List<org.apache.kafka.clients.admin.NewTopic> created = new ArrayList<>();
+    for (var topic : t.all()) {
+      created.add(topic.newTopic(topic == t.pods ? 4 : 2, (short) 1));
+    }
+    broker.createTopics(created);
+    assertThatThrownBy(() -> StreamsApp.checkTopics(config("skew."), t))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("same number of partitions")
+        .hasMessageContaining("skew.pods=4");
   }
 
   @Test
