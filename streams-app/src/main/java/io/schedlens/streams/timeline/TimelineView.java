@@ -57,7 +57,11 @@ public final class TimelineView {
 
   /** The outcome: how the pod ended, or where it is. */
   public static String outcome(TimelineState s) {
-    if (SUCCEEDED.equals(s.getTerminalPhase())) {
+    // Since Kubernetes 1.27 the kubelet gives a deleted pod a terminal phase from its containers'
+    // exit codes: an inference server that exits 0 on SIGTERM ends Succeeded. Succeeded is the
+    // outcome only when the pod finished before anyone asked it to stop; a preempted pod is
+    // Preempted whatever its exit code, a scaled-down one Deleted.
+    if (SUCCEEDED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
       return SUCCEEDED;
     }
     String cause = s.getDisruptionCause();
@@ -79,6 +83,11 @@ public final class TimelineView {
       return RUNNING;
     }
     return PENDING;
+  }
+
+  private static boolean finishedOnItsOwn(TimelineState s) {
+    return s.getDeletionRequestedAt() == null
+        || (s.getFinishedAt() != null && s.getFinishedAt() < s.getDeletionRequestedAt());
   }
 
   /** What ended the pod early, or null when it completed, failed on its own, or lives. */

@@ -447,6 +447,54 @@ public class TimelineReducerTest {
   }
 
   @Test
+  void shouldCallAPreemptedServerThatExitsZeroOnSigtermPreempted() {
+    // Kubernetes 1.27+: the kubelet gives the deleted pod the phase its containers' exit codes
+    // imply; an inference server that handles SIGTERM exits 0, so the pod ends Succeeded.
+    Inputs.Pod p =
+        new Inputs.Pod(
+                "u-chat-9", "ai-lab", "chat-5d8f7-zzzzz", "ReplicaSet", "chat-5d8f7", "x", 5, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", 3, 0, true);
+    TimelineState s = run(List.of(p.seen(ChangeType.ADDED, 3.5)));
+    p.condition(
+            "DisruptionTarget",
+            "True",
+            100,
+            "PreemptionByScheduler",
+            "default-scheduler: preempting to accommodate a higher priority pod")
+        .deleting(100, 30);
+    reducer.apply(s, p.seen(ChangeType.MODIFIED, 100.5));
+    p.terminated("model", 3, 104, 0, "Completed").phase("Succeeded");
+    reducer.apply(s, p.seen(ChangeType.MODIFIED, 104.5));
+    reducer.apply(s, p.seen(ChangeType.DELETED, 105));
+
+    PodTimeline t = finalView(s);
+    assertThat(t.getOutcome()).isEqualTo("Preempted");
+    assertThat(t.getDisruption().getCause()).isEqualTo("preemption");
+  }
+
+  @Test
+  void shouldCallAScaledDownServerThatExitsZeroDeleted() {
+    Inputs.Pod p =
+        new Inputs.Pod(
+                "u-chat-8", "ai-lab", "chat-5d8f7-yyyyy", "ReplicaSet", "chat-5d8f7", "x", 5, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", 3, 0, true);
+    TimelineState s = run(List.of(p.seen(ChangeType.ADDED, 3.5)));
+    p.deleting(100, 30);
+    reducer.apply(s, p.seen(ChangeType.MODIFIED, 100.5));
+    p.terminated("model", 3, 104, 0, "Completed").phase("Succeeded");
+    reducer.apply(s, p.seen(ChangeType.MODIFIED, 104.5));
+    reducer.apply(s, p.seen(ChangeType.DELETED, 105));
+
+    assertThat(finalView(s).getOutcome()).isEqualTo("Deleted");
+  }
+
+  @Test
   void shouldNameThePreemptorFromTheKubernetes126ConditionMessage() {
     Inputs.Pod p =
         new Inputs.Pod("u-v", "default", "pause1", null, null, "low", 0, 1)
