@@ -26,7 +26,7 @@ public final class Main {
         "demo",
         new Entry(
             "run the day08 experiment end to end on an embedded broker",
-            notYet("demo", 5, "Simulator and demo")));
+            args -> io.schedlens.cli.demo.DemoCommand.run(args, System.getenv(), System.out)));
     c.put(
         "collector",
         new Entry(
@@ -40,8 +40,9 @@ public final class Main {
     c.put(
         "simulate",
         new Entry(
-            "run a scenario on the GPU-cluster simulator",
-            notYet("simulate", 5, "Simulator and demo")));
+            "run a scenario on the GPU-cluster simulator alone (what-if, from its ground truth)",
+            args ->
+                io.schedlens.cli.simulate.SimulateCommand.run(args, System.getenv(), System.out)));
     c.put(
         "replay",
         new Entry(

@@ -107,6 +107,7 @@ public final class TimelineReducer {
       if (o.getOwner() != null) {
         s.setOwnerKind(o.getOwner().getKind());
         s.setOwnerName(o.getOwner().getName());
+        s.setOwnerUid(o.getOwner().getUid());
       }
       s.setPriorityClass(o.getPriorityClassName());
       s.setPriority(o.getPriority());

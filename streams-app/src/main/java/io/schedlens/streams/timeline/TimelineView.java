@@ -73,10 +73,11 @@ public final class TimelineView {
         && !Disruptions.ROLLOUT.equals(cause)) {
       return EVICTED;
     }
-    if (FAILED.equals(s.getTerminalPhase())) {
+    if (FAILED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
       return FAILED;
     }
-    if (s.getGone()) {
+    if (s.getGone() || s.getTerminalPhase() != null) {
+      // Stopped because it was deleted (SIGTERM's exit code says nothing more).
       return DELETED;
     }
     if (s.getRunningAt() != null || "Running".equals(s.getPhase())) {

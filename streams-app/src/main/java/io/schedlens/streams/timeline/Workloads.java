@@ -34,4 +34,17 @@ public final class Workloads {
   public static String key(String namespace, WorkloadRef w) {
     return namespace + "/" + w.getKind() + "/" + w.getName();
   }
+
+  /**
+   * The key of a workload's state: {@code namespace/kind/name}, plus the controller's UID when the
+   * pod's own controller is the workload (a Job, a StatefulSet): a Job deleted and created again
+   * under the same name is another workload, with its own preemption count. A Deployment is known
+   * from its pods only by name (their controller is a ReplicaSet), so its key has no UID.
+   */
+  public static String key(String namespace, WorkloadRef w, String controllerUid) {
+    boolean controllerIsWorkload = !w.getKind().equals("Deployment") && !w.getKind().equals("Pod");
+    return controllerIsWorkload && controllerUid != null
+        ? key(namespace, w) + "/" + controllerUid
+        : key(namespace, w);
+  }
 }

@@ -316,7 +316,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     facts.add(fact);
     s.setWorkloadFacts(facts);
     WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
-    String key = Workloads.key(s.getNamespace(), w);
+    String key = Workloads.key(s.getNamespace(), w, s.getOwnerUid());
     context.forward(
         new Record<>(
             key,

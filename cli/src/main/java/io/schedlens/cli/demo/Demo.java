@@ -1,0 +1,335 @@
+package io.schedlens.cli.demo;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.collector.Collector;
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.PodFacts;
+import io.schedlens.report.ReportWriter;
+import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.Topics;
+import io.schedlens.simulator.Simulator;
+import io.schedlens.simulator.cluster.ClusterRun;
+import io.schedlens.simulator.cluster.PodTruth;
+import io.schedlens.simulator.live.DcgmExporterServer;
+import io.schedlens.simulator.live.KubernetesClusterWriter;
+import io.schedlens.simulator.live.RequestShipper;
+import io.schedlens.simulator.live.SimClock;
+import io.schedlens.simulator.live.SimulatedApiServer;
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.ScenarioLoader;
+import io.schedlens.streams.StreamsApp;
+import io.schedlens.streams.StreamsAppConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/**
+ * {@code ./schedlens demo}: the whole pipeline on one machine. An embedded Kafka broker, the
+ * simulator's Kubernetes API (fabric8's mock server), the simulated cluster's dcgm-exporter, the
+ * real collector (watching that API, scraping that exporter, taking the servers' request logs), the
+ * real streams app; the simulator runs the scenario's arms and repeats on one accelerated clock
+ * shared with the collector; then every pod's final timeline is read back from {@code
+ * schedlens.pod-timelines} and the experiment report is written.
+ */
+public final class Demo {
+
+  /** What a demo produced. */
+  public record Result(
+      Scenario scenario,
+      List<PodTruth> truth,
+      Map<String, PodTimeline> finals,
+      ExperimentReport report,
+      Path out) {
+
+    /** Pods the simulator created whose final timeline never came. */
+    public List<String> missing() {
+      return truth.stream().map(PodTruth::uid).filter(u -> !finals.containsKey(u)).toList();
+    }
+  }
+
+  private final DemoConfig config;
+  private final PrintStream out;
+
+  public Demo(DemoConfig config, PrintStream out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  public Result run() throws Exception {
+    long t0 = System.nanoTime();
+    Scenario loaded = ScenarioLoader.load(config.getString(DemoConfig.SCENARIO));
+    long seed = config.getLong(DemoConfig.SEED);
+    Scenario scenario = seed < 0 ? loaded : loaded.withSeed(seed);
+    double speed = config.getDouble(DemoConfig.SPEED);
+    long span = Simulator.span(scenario);
+    Path outDir = Path.of(config.getString(DemoConfig.OUT)).toAbsolutePath();
+    Files.createDirectories(outDir);
+    say(
+        "scenario %s: %d arm(s) × %d repeat(s), %s virtual; at %.0f× that is about %d s",
+        scenario.name(),
+        scenario.arms().size(),
+        scenario.repeats(),
+        hours(span),
+        speed,
+        (long) (span / speed / 1000));
+    // Virtual time ends about now: Kafka refuses record times far in the future.
+    long origin = ((System.currentTimeMillis() - span - 60_000) / 60_000) * 60_000;
+    SimClock clock = new SimClock(origin, speed);
+    Path stateDir =
+        config.getString(DemoConfig.STATE_DIR).isEmpty()
+            ? Files.createTempDirectory("schedlens-demo-")
+            : Path.of(config.getString(DemoConfig.STATE_DIR));
+    boolean tempState = config.getString(DemoConfig.STATE_DIR).isEmpty();
+    Topics topics = Topics.defaults();
+    List<AutoCloseable> open = new ArrayList<>();
+    try {
+      EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
+      open.add(broker);
+      broker.createTopics(topics.newTopics(config.getInt(DemoConfig.PARTITIONS), (short) 1));
+      say("Kafka broker (KRaft, embedded) on %s", broker.bootstrapServers());
+      Map<String, String> kafkaEnv = Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+
+      SimulatedApiServer api = SimulatedApiServer.start();
+      open.add(api);
+      Simulator simulator = new Simulator(scenario, origin);
+      DcgmExporterServer exporter = DcgmExporterServer.start(simulator.gpus(), simulator.nodes());
+      open.add(exporter);
+      say(
+          "Kubernetes API (fabric8 mock server) on %s; dcgm-exporter for %d GPU(s)",
+          api.url(), scenario.totalGpus());
+
+      long scrapeMs = Math.max(20, (long) (15_000 / speed));
+      Collector collector =
+          Collector.start(
+              CollectorConfig.from(
+                  CommandLineSettings.load(
+                      CollectorConfig.DEF,
+                      List.of(
+                          "--kubernetes-master",
+                          api.url(),
+                          "--namespaces",
+                          scenario.namespace(),
+                          "--dcgm-targets",
+                          String.join(",", exporter.targets()),
+                          "--dcgm-discovery",
+                          "false",
+                          "--scrape-interval",
+                          scrapeMs + "ms",
+                          "--scrape-timeout",
+                          Math.max(1000, scrapeMs * 4) + "ms",
+                          "--startup-readback",
+                          "false",
+                          "--http-port",
+                          Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT))),
+                      kafkaEnv)),
+              null,
+              clock);
+      open.add(collector);
+
+      List<String> streamsArgs =
+          new ArrayList<>(
+              List.of(
+                  "--application-id", "schedlens-demo",
+                  "--state-dir", stateDir.toString(),
+                  "--http-port", Integer.toString(config.getInt(DemoConfig.STREAMS_PORT)),
+                  "--emit-interval", "1s",
+                  // Grace in virtual time: at 200x, 10 minutes are 3 s of wall time for inputs
+                  // that travel different paths (watch, scrape, intake) to meet.
+                  "--grace-period", "10m",
+                  "--topics-create", "false"));
+      scenario
+          .slos()
+          .forEach((name, ms) -> streamsArgs.addAll(List.of("--slo", name + "=" + Math.round(ms))));
+      StreamsApp streams =
+          StreamsApp.start(
+              StreamsAppConfig.from(
+                  CommandLineSettings.load(StreamsAppConfig.DEF, streamsArgs, kafkaEnv)));
+      open.add(streams);
+
+      RequestShipper shipper =
+          new RequestShipper(
+              collector.baseUrl() + "/v1/request-logs", null, Duration.ofMillis(100));
+      open.add(shipper);
+      awaitReady(collector, streams);
+      say(
+          "collector: %s/metrics (request-log intake %s/v1/request-logs)",
+          collector.baseUrl(), collector.baseUrl());
+      say("streams app: %s/metrics, %s/api/pods?state=all", streams.baseUrl(), streams.baseUrl());
+
+      KubernetesClusterWriter writer = new KubernetesClusterWriter(api.client());
+      clock.start();
+      List<PodTruth> truth = simulator.run(writer, shipper, clock, progress(simulator, collector));
+      shipper.flush();
+      say(
+          "simulation done: %d pods, %,d API writes, %,d request logs shipped (%.0f s)",
+          truth.size(), writer.writes(), shipper.shipped(), seconds(t0));
+
+      Set<String> expected = new LinkedHashSet<>(truth.stream().map(PodTruth::uid).toList());
+      Map<String, PodTimeline> finals;
+      try (TimelineCollector timelines =
+          new TimelineCollector(Map.of("bootstrap.servers", broker.bootstrapServers()), topics)) {
+        finals =
+            timelines.awaitFinals(
+                expected, config.getDuration(DemoConfig.FINALS_TIMEOUT), m -> say("%s", m));
+      }
+      List<String> missing = expected.stream().filter(u -> !finals.containsKey(u)).toList();
+      if (!missing.isEmpty()) {
+        say(
+            "WARNING: %d of %d pods have no final timeline yet (%s...): the report covers the others",
+            missing.size(), expected.size(), missing.get(0));
+      }
+      ExperimentReport report = write(scenario, truth, finals, outDir);
+      out.println();
+      out.print(ReportWriter.table(report));
+      out.println();
+      report.findings().forEach(f -> out.println("  - " + f));
+      out.println();
+      say(
+          "wrote %s/timelines.jsonl (%d final timelines), report.md, report.json, simulator-truth.jsonl in %.0f s",
+          outDir, finals.size(), seconds(t0));
+      if (config.getBoolean(DemoConfig.KEEP_RUNNING)) {
+        say(
+            "keeping everything up (--keep-running): Prometheus can scrape %s/metrics and %s/metrics; Ctrl-C stops",
+            streams.baseUrl(), collector.baseUrl());
+        CountDownLatch forever = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
+        forever.await();
+      }
+      return new Result(scenario, truth, finals, report, outDir);
+    } finally {
+      for (int i = open.size() - 1; i >= 0; i--) {
+        try {
+          open.get(i).close();
+        } catch (Exception e) {
+          // closing what is left; the first failure already told the story
+        }
+      }
+      if (tempState) {
+        deleteTree(stateDir);
+      }
+    }
+  }
+
+  private Simulator.Progress progress(Simulator simulator, Collector collector) {
+    return new Simulator.Progress() {
+      @Override
+      public void runStarted(ClusterRun run, int index, int total) {
+        say(
+            "[run %d/%d] %s, repeat %d: %s of virtual time begins",
+            index, total, run.arm().name(), run.repeat(), minutes(run.end() - run.start()));
+      }
+
+      @Override
+      public void runFinished(ClusterRun run, int index, int total, List<PodTruth> truth) {
+        long preempted = truth.stream().filter(t -> t.preemptedAt() != null).count();
+        long requests = truth.stream().mapToLong(PodTruth::requests).sum();
+        say(
+            "[run %d/%d] %s, repeat %d: %d pods, %d preempted, %,d requests served, %,d turned away",
+            index,
+            total,
+            run.arm().name(),
+            run.repeat(),
+            truth.size(),
+            preempted,
+            requests,
+            run.unserved());
+      }
+    };
+  }
+
+  private static void awaitReady(Collector collector, StreamsApp streams)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+    while (!(collector.readiness().ready()
+        && streams.streams().state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "the collector or the streams app did not become ready within 120 s: collector "
+                + collector.readiness().detail()
+                + ", streams "
+                + streams.streams().state());
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Writes timelines.jsonl, the report and the ground truth; returns the report. */
+  static ExperimentReport write(
+      Scenario scenario, List<PodTruth> truth, Map<String, PodTimeline> finals, Path dir)
+      throws IOException {
+    List<PodTimeline> ordered = new ArrayList<>(finals.values());
+    ordered.sort(
+        Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
+            .thenComparing(PodTimeline::getUid));
+    Files.writeString(
+        dir.resolve("timelines.jsonl"),
+        ordered.stream().map(AvroJson::toLine).collect(Collectors.joining("\n", "", "\n")));
+    Files.writeString(
+        dir.resolve("simulator-truth.jsonl"),
+        truth.stream().map(Demo::truthLine).collect(Collectors.joining("\n", "", "\n")));
+    ExperimentReport report =
+        ExperimentReport.of(
+            scenario.experiment(),
+            ordered.stream().map(PodFacts::of).toList(),
+            Duration.ofMinutes(10).toMillis());
+    Files.writeString(
+        dir.resolve("report.md"),
+        ReportWriter.markdown(
+            report,
+            "Scenario `"
+                + scenario.name()
+                + "`: "
+                + scenario.description()
+                + "\n\nFrom the final pod timelines schedlens computed (`timelines.jsonl`), through"
+                + " the collector, Kafka and the streams app."));
+    Files.writeString(dir.resolve("report.json"), ReportWriter.json(report));
+    return report;
+  }
+
+  private static String truthLine(PodTruth t) {
+    try {
+      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(t);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private void say(String format, Object... args) {
+    out.printf("demo: " + format + "%n", args);
+    out.flush();
+  }
+
+  private static double seconds(long since) {
+    return (System.nanoTime() - since) / 1e9;
+  }
+
+  private static String hours(long ms) {
+    return String.format("%.1f h", ms / 3_600_000.0);
+  }
+
+  private static String minutes(long ms) {
+    return (ms / 60_000) + " min";
+  }
+
+  private static void deleteTree(Path dir) {
+    try (Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory left behind is not worth failing for
+    }
+  }
+}

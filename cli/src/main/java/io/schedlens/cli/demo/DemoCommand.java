@@ -1,0 +1,25 @@
+package io.schedlens.cli.demo;
+
+import io.schedlens.common.config.CommandLineSettings;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+
+/** {@code ./schedlens demo}: see {@link Demo}. */
+public final class DemoCommand {
+
+  private DemoCommand() {}
+
+  public static int run(List<String> args, Map<String, String> env, PrintStream out)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(DemoConfig.DEF, args, env);
+    if (settings.help()) {
+      out.println(
+          "usage: ./schedlens demo [--out DIR] [--scenario day08|pool|FILE] [--keep-running true]\n");
+      out.print(CommandLineSettings.helpText(DemoConfig.DEF));
+      return 0;
+    }
+    Demo.Result result = new Demo(DemoConfig.from(settings), out).run();
+    return result.missing().isEmpty() ? 0 : 1;
+  }
+}

@@ -1,0 +1,136 @@
+package io.schedlens.cli.simulate;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.ReportWriter;
+import io.schedlens.simulator.Simulator;
+import io.schedlens.simulator.cluster.ClusterRun;
+import io.schedlens.simulator.cluster.ClusterWriter;
+import io.schedlens.simulator.cluster.PodTruth;
+import io.schedlens.simulator.cluster.RequestSink;
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.ScenarioLoader;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * {@code ./schedlens simulate --scenario FILE}: a what-if run. The simulator alone, as fast as the
+ * CPU goes (no Kafka, no API), and the report from its ground truth: try a policy (PriorityClass
+ * values, preemptionPolicy, arrivals) in seconds before touching a cluster. {@code ./schedlens
+ * demo} runs the same scenario through the whole pipeline.
+ */
+public final class SimulateCommand {
+
+  public static final String SCENARIO = "scenario";
+  public static final String OUT = "out";
+  public static final String SEED = "seed";
+
+  public static final ConfigDef DEF =
+      new ConfigDef()
+          .define(
+              SCENARIO,
+              Type.STRING,
+              "day08",
+              Importance.HIGH,
+              "A bundled scenario (day08, pool) or a scenario YAML file.")
+          .define(
+              OUT,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Directory for report.md, report.json and simulator-truth.jsonl. Empty: print only.")
+          .define(SEED, Type.LONG, -1L, Importance.LOW, "Random seed; -1: the scenario's own.");
+
+  private SimulateCommand() {}
+
+  public static int run(List<String> args, Map<String, String> env, PrintStream out)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(DEF, args, env);
+    if (settings.help()) {
+      out.println("usage: ./schedlens simulate [--scenario day08|pool|FILE] [--out DIR]\n");
+      out.print(CommandLineSettings.helpText(DEF));
+      return 0;
+    }
+    Map<String, Object> v = settings.values();
+    String name = v.getOrDefault(SCENARIO, "day08").toString();
+    Scenario scenario = ScenarioLoader.load(name);
+    long seed = v.containsKey(SEED) ? Long.parseLong(v.get(SEED).toString()) : -1;
+    if (seed >= 0) {
+      scenario = scenario.withSeed(seed);
+    }
+    long t0 = System.nanoTime();
+    Simulator sim = new Simulator(scenario, System.currentTimeMillis() - Simulator.span(scenario));
+    List<PodTruth> truth =
+        sim.run(
+            ClusterWriter.NONE,
+            RequestSink.NONE,
+            Simulator.Pacer.NONE,
+            new Simulator.Progress() {
+              @Override
+              public void runStarted(ClusterRun run, int index, int total) {}
+
+              @Override
+              public void runFinished(ClusterRun run, int index, int total, List<PodTruth> t) {
+                out.printf(
+                    "simulate: [run %d/%d] %s, repeat %d: %d pods, %d preempted%n",
+                    index,
+                    total,
+                    run.arm().name(),
+                    run.repeat(),
+                    t.size(),
+                    t.stream().filter(x -> x.preemptedAt() != null).count());
+              }
+            });
+    ExperimentReport report =
+        ExperimentReport.of(
+            scenario.experiment(),
+            TruthFacts.of(truth, Duration.ofMinutes(10).toMillis(), 3),
+            Duration.ofMinutes(10).toMillis());
+    out.printf(
+        "simulate: %s, %d pods in %.1f s (ground truth of the simulator; the pipeline is not involved)%n%n",
+        scenario.name(), truth.size(), (System.nanoTime() - t0) / 1e9);
+    out.print(ReportWriter.table(report));
+    out.println();
+    report.findings().forEach(f -> out.println("  - " + f));
+    String dir = v.getOrDefault(OUT, "").toString();
+    if (!dir.isEmpty()) {
+      Path outDir = Path.of(dir);
+      Files.createDirectories(outDir);
+      ObjectMapper json = new ObjectMapper();
+      Files.writeString(
+          outDir.resolve("simulator-truth.jsonl"),
+          truth.stream()
+              .map(
+                  t -> {
+                    try {
+                      return json.writeValueAsString(t);
+                    } catch (Exception e) {
+                      throw new IllegalStateException(e);
+                    }
+                  })
+              .collect(Collectors.joining("\n", "", "\n")));
+      Files.writeString(
+          outDir.resolve("report.md"),
+          ReportWriter.markdown(
+              report,
+              "What-if run of scenario `"
+                  + scenario.name()
+                  + "` from the simulator's ground truth (`./schedlens simulate`)."));
+      Files.writeString(outDir.resolve("report.json"), ReportWriter.json(report));
+      out.println(
+          "\nsimulate: wrote "
+              + outDir.toAbsolutePath()
+              + "/report.md, report.json, simulator-truth.jsonl");
+    }
+    return 0;
+  }
+}

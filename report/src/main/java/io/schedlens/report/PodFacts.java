@@ -1,0 +1,48 @@
+package io.schedlens.report;
+
+import io.schedlens.avro.PodTimeline;
+
+/**
+ * What the experiment report needs of one pod: the arm, repeat and workload it belongs to and the
+ * timeline numbers of DESIGN.md section 4 that the comparison is about.
+ *
+ * @param pendingMs time from creation to scheduling; for a pod never scheduled, creation to its end
+ *     (it waited all its life)
+ */
+public record PodFacts(
+    String arm,
+    String repeat,
+    String workload,
+    String workloadKind,
+    String priorityClass,
+    Long pendingMs,
+    boolean neverScheduled,
+    Long timeToReadyMs,
+    Long timeToFirstOkMs,
+    boolean preempted,
+    double wastedGpuSeconds,
+    long requests,
+    long sloBreaches,
+    boolean starving,
+    String outcome) {
+
+  /** From a final timeline. */
+  public static PodFacts of(PodTimeline t) {
+    return new PodFacts(
+        t.getArm() == null ? "" : t.getArm(),
+        t.getRepeat() == null ? "" : t.getRepeat(),
+        t.getWorkload() == null ? t.getName() : t.getWorkload().getName(),
+        t.getWorkload() == null ? "Pod" : t.getWorkload().getKind(),
+        t.getPriorityClass(),
+        t.getPendingMs(),
+        t.getNeverScheduled(),
+        t.getTimeToReadyMs(),
+        t.getTimeToFirstOkMs(),
+        t.getPreemptedAt() != null,
+        t.getWastedGpuSeconds() == null ? 0 : t.getWastedGpuSeconds(),
+        t.getRequests(),
+        t.getSloBreaches(),
+        t.getStarving(),
+        t.getOutcome());
+  }
+}

@@ -1,0 +1,201 @@
+package io.schedlens.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.schedlens.report.ExperimentReport.Row;
+import io.schedlens.report.ExperimentReport.Stat;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The report as a console table, Markdown ({@code report.md}) and JSON ({@code report.json}). A
+ * cell is the mean over repeats, with the range {@code [min–max]} when there are several.
+ */
+public final class ReportWriter {
+
+  private static final ObjectMapper JSON =
+      new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+  private record Column(String title, Function<Row, Stat> stat, boolean duration, String unit) {}
+
+  private static final List<Column> COLUMNS =
+      List.of(
+          new Column("pods", Row::pods, false, ""),
+          new Column("Pending p50", Row::pendingP50Ms, true, ""),
+          new Column("Pending p95", Row::pendingP95Ms, true, ""),
+          new Column("Pending max", Row::pendingMaxMs, true, ""),
+          new Column("to Ready p50", Row::timeToReadyP50Ms, true, ""),
+          new Column("to 1st OK p50", Row::timeToFirstOkP50Ms, true, ""),
+          new Column("preempted", Row::preemptions, false, ""),
+          new Column("wasted GPU-s", Row::wastedGpuSeconds, false, ""),
+          new Column("SLO breaches", Row::sloBreaches, false, ""),
+          new Column("starving", Row::starvingPods, false, ""));
+
+  private ReportWriter() {}
+
+  /** A fixed-width table for the terminal. */
+  public static String table(ExperimentReport r) {
+    List<String[]> lines = new ArrayList<>();
+    List<String> head = new ArrayList<>(List.of("arm", "workload", "class"));
+    COLUMNS.forEach(c -> head.add(c.title()));
+    lines.add(head.toArray(String[]::new));
+    for (Row row : r.rows()) {
+      List<String> cells = new ArrayList<>(List.of(row.arm(), row.workload(), classes(row)));
+      for (Column c : COLUMNS) {
+        cells.add(cell(c.stat().apply(row), c.duration()));
+      }
+      lines.add(cells.toArray(String[]::new));
+    }
+    int[] width = new int[head.size()];
+    for (String[] l : lines) {
+      for (int i = 0; i < l.length; i++) {
+        width[i] = Math.max(width[i], l[i].length());
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    for (int n = 0; n < lines.size(); n++) {
+      String[] l = lines.get(n);
+      for (int i = 0; i < l.length; i++) {
+        b.append(i < 3 ? pad(l[i], width[i]) : padLeft(l[i], width[i]));
+        b.append(i == l.length - 1 ? "" : "  ");
+      }
+      b.append('\n');
+      if (n == 0) {
+        int total = 0;
+        for (int w : width) {
+          total += w + 2;
+        }
+        b.append("-".repeat(total - 2)).append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  public static String markdown(ExperimentReport r, String intro) {
+    StringBuilder b = new StringBuilder();
+    b.append("# Experiment ").append(r.experiment()).append("\n\n");
+    if (intro != null && !intro.isBlank()) {
+      b.append(intro.strip()).append("\n\n");
+    }
+    b.append("Arms: ")
+        .append(String.join(", ", r.arms()))
+        .append(" (compared with `")
+        .append(r.control())
+        .append("`); repeats: ")
+        .append(String.join(", ", r.repeats()))
+        .append(". Each cell is the mean over repeats, with the range [min–max] over repeats.\n\n");
+    b.append("## Findings\n\n");
+    r.findings().forEach(f -> b.append("- ").append(f).append('\n'));
+    b.append("\n## Per arm and workload\n\n");
+    b.append("| arm | workload | priority class |");
+    COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
+    b.append('\n').append("|---|---|---|");
+    COLUMNS.forEach(c -> b.append("---:|"));
+    b.append('\n');
+    for (Row row : r.rows()) {
+      b.append("| ")
+          .append(row.arm())
+          .append(" | ")
+          .append(row.workload())
+          .append(" | ")
+          .append(classes(row))
+          .append(" |");
+      for (Column c : COLUMNS) {
+        b.append(' ').append(cell(c.stat().apply(row), c.duration())).append(" |");
+      }
+      b.append('\n');
+    }
+    b.append(
+        "\nPending: creation to scheduling (a pod never scheduled: its whole life). to Ready, to 1st"
+            + " OK: from creation. preempted: pods preempted as victims. wasted GPU-s: GPU time"
+            + " lost since the last checkpoint by Job pods stopped before completing. starving:"
+            + " pods pending too long, or whose workload was preempted repeatedly without"
+            + " completing.\n");
+    return b.toString();
+  }
+
+  public static String json(ExperimentReport r) {
+    ObjectNode root = JSON.createObjectNode();
+    root.put("experiment", r.experiment());
+    root.put("control", r.control());
+    root.set("arms", JSON.valueToTree(r.arms()));
+    root.set("repeats", JSON.valueToTree(r.repeats()));
+    ArrayNode rows = root.putArray("rows");
+    for (Row row : r.rows()) {
+      ObjectNode o = rows.addObject();
+      o.put("arm", row.arm());
+      o.put("workload", row.workload());
+      o.put("workloadKind", row.workloadKind());
+      o.set("priorityClasses", JSON.valueToTree(row.priorityClasses()));
+      o.put("repeats", row.repeats());
+      stat(o, "pods", row.pods());
+      stat(o, "pendingP50Ms", row.pendingP50Ms());
+      stat(o, "pendingP95Ms", row.pendingP95Ms());
+      stat(o, "pendingMaxMs", row.pendingMaxMs());
+      stat(o, "timeToReadyP50Ms", row.timeToReadyP50Ms());
+      stat(o, "timeToFirstOkP50Ms", row.timeToFirstOkP50Ms());
+      stat(o, "preemptions", row.preemptions());
+      stat(o, "wastedGpuSeconds", row.wastedGpuSeconds());
+      stat(o, "requests", row.requests());
+      stat(o, "sloBreaches", row.sloBreaches());
+      stat(o, "starvingPods", row.starvingPods());
+    }
+    root.set("findings", JSON.valueToTree(r.findings()));
+    try {
+      return JSON.writeValueAsString(root) + "\n";
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static void stat(ObjectNode o, String name, Stat s) {
+    if (s == null) {
+      o.putNull(name);
+      return;
+    }
+    ObjectNode n = o.putObject(name);
+    n.put("mean", s.mean());
+    n.put("min", s.min());
+    n.put("max", s.max());
+    n.put("repeats", s.repeats());
+    ObjectNode by = n.putObject("byRepeat");
+    new java.util.TreeMap<>(s.byRepeat()).forEach(by::put);
+  }
+
+  private static String classes(Row row) {
+    return String.join(",", row.priorityClasses());
+  }
+
+  static String cell(Stat s, boolean duration) {
+    if (s == null) {
+      return "–";
+    }
+    String mean = duration ? Format.compact(s.mean()) : number(s.mean());
+    if (s.repeats() < 2 || s.min() == s.max()) {
+      return mean;
+    }
+    String min = duration ? Format.compact(s.min()) : number(s.min());
+    String max = duration ? Format.compact(s.max()) : number(s.max());
+    return mean + " [" + min + "–" + max + "]";
+  }
+
+  private static String number(double v) {
+    if (v == Math.rint(v) && Math.abs(v) < 1e15) {
+      return Long.toString((long) v);
+    }
+    return String.format(v >= 100 ? "%.0f" : "%.1f", v);
+  }
+
+  private static String pad(String s, int w) {
+    return s + " ".repeat(Math.max(0, w - s.length()));
+  }
+
+  private static String padLeft(String s, int w) {
+    return " ".repeat(Math.max(0, w - s.length())) + s;
+  }
+}

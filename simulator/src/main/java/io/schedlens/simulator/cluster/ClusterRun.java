@@ -1,0 +1,1071 @@
+package io.schedlens.simulator.cluster;
+
+import io.schedlens.simulator.cluster.KubeScheduler.Bind;
+import io.schedlens.simulator.cluster.KubeScheduler.Decision;
+import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
+import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.Scenario.Arm;
+import io.schedlens.simulator.scenario.Scenario.ClassOverride;
+import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
+import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
+import io.schedlens.simulator.scenario.Scenario.Traffic;
+import io.schedlens.simulator.scenario.Scenario.Workload;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * One run of a scenario (one arm, one repeat) on an empty cluster: the controllers (ReplicaSet for
+ * each Deployment, Job), kube-scheduler ({@link KubeScheduler} and its queue), the kubelet (image
+ * pull, container start, readiness, graceful termination), request traffic and Job work with
+ * checkpoints, all on the shared {@link EventQueue}. Every change is written to the {@link
+ * ClusterWriter} as the Kubernetes component that makes it would write it; the ground truth is kept
+ * alongside.
+ *
+ * <p>Semantics, after kube-scheduler, the kubelet and the controllers (Kubernetes 1.27+):
+ *
+ * <ul>
+ *   <li>The scheduling queue orders by priority, then creation time. A pod that does not fit waits
+ *       until a pod leaves a node (with per-pod backoff of 1 s doubling to 10 s) or 5 minutes pass;
+ *       every failed attempt is a FailedScheduling event (a series when the note repeats) and sets
+ *       PodScheduled=False/Unschedulable.
+ *   <li>Preemption nominates the node ({@code status.nominatedNodeName}), gives each victim the
+ *       DisruptionTarget condition (PreemptionByScheduler) and the Preempted event, and deletes it
+ *       with its grace period; the preemptor binds once the victims are gone. Terminating pods hold
+ *       their GPUs until their containers stop.
+ *   <li>The kubelet pulls, creates and starts the container (core/v1 events), marks a server Ready
+ *       after its model load (a batch container at start), and on deletion sends SIGTERM (Killing
+ *       event): the container exits (0 for a server, 143 for a batch worker) or is killed at the
+ *       grace period (137); the pod gets its terminal phase and is then removed.
+ *   <li>A ReplicaSet replaces a pod as soon as it is terminating; a Job replaces a failed pod after
+ *       its backoff (10 s doubling, at most 6 minutes) unless the failure is a disruption its
+ *       podFailurePolicy ignores, and a replacement resumes from the last checkpoint.
+ * </ul>
+ */
+public final class ClusterRun {
+
+  static final long UNSCHEDULABLE_FLUSH_MS = 5 * 60_000;
+  static final long JOB_BACKOFF_MS = 10_000;
+  static final long JOB_BACKOFF_MAX_MS = 6 * 60_000;
+  public static final String CHECKPOINT_ANNOTATION = "schedlens.io/last-checkpoint";
+
+  private final Scenario scenario;
+  private final Arm arm;
+  private final int repeat;
+  private final long start;
+  private final long end;
+  private final EventQueue queue;
+  private final ClusterWriter api;
+  private final RequestSink requests;
+  private final GpuView gpuView;
+  private final SplittableRandom random;
+  private final Names names;
+  private final List<SimNode> nodes;
+  private final Map<String, SimPod> pods = new LinkedHashMap<>();
+  private final Map<String, Truth> truth = new LinkedHashMap<>();
+  private final List<ReplicaSetController> replicaSets = new ArrayList<>();
+  private final List<JobController> jobs = new ArrayList<>();
+  private boolean passScheduled;
+  private long passAt = Long.MAX_VALUE;
+  private boolean ended;
+  private long requestSeq;
+  private long unserved;
+  private final Map<String, Long> unservedByService = new LinkedHashMap<>();
+
+  /** Mutable truth of a pod while the run lasts. */
+  private static final class Truth {
+    Long scheduledAt;
+    Long preemptedAt;
+    String preemptorUid;
+    final List<String> victims = new ArrayList<>();
+    long requests;
+    long errors;
+    long sloBreaches;
+    Long deletedAt;
+    String outcome;
+  }
+
+  public ClusterRun(
+      Scenario scenario,
+      Arm arm,
+      int repeat,
+      long start,
+      EventQueue queue,
+      ClusterWriter api,
+      RequestSink requests,
+      GpuView gpuView,
+      List<SimNode> nodes,
+      long seed) {
+    this.scenario = scenario;
+    this.arm = arm;
+    this.repeat = repeat;
+    this.start = start;
+    this.end = start + scenario.duration().toMillis();
+    this.queue = queue;
+    this.api = api;
+    this.requests = requests;
+    this.gpuView = gpuView;
+    this.random = new SplittableRandom(seed);
+    this.names = new Names(random.split());
+    this.nodes = nodes;
+  }
+
+  public Arm arm() {
+    return arm;
+  }
+
+  public int repeat() {
+    return repeat;
+  }
+
+  public long start() {
+    return start;
+  }
+
+  public long end() {
+    return end;
+  }
+
+  /** Requests that found no Ready pod to serve them (users turned away). */
+  public long unserved() {
+    return unserved;
+  }
+
+  public Map<String, Long> unservedByService() {
+    return Map.copyOf(unservedByService);
+  }
+
+  /** Schedules the run's arrivals, replica changes and its end. */
+  public void schedule() {
+    SplittableRandom jitter = random.split();
+    for (Workload w : scenario.workloads()) {
+      if (w.isDeployment()) {
+        ReplicaSetController rs = new ReplicaSetController(w);
+        replicaSets.add(rs);
+        for (ReplicaStep step : w.replicas()) {
+          long at = start + jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
+          queue.at(at, () -> rs.scale(step.replicas()));
+        }
+        if (w.traffic() != null) {
+          queue.at(start, () -> trafficTick(rs));
+        }
+      } else {
+        long at =
+            start + jittered(jitter, w.arrival().at().toMillis(), w.arrival().jitter().toMillis());
+        queue.at(at, () -> jobs.add(new JobController(w, jitter.split())));
+      }
+    }
+    queue.at(end, this::finish);
+  }
+
+  private static long jittered(SplittableRandom r, long at, long jitter) {
+    if (jitter <= 0) {
+      return at;
+    }
+    return Math.max(0, at + r.nextLong(-jitter, jitter + 1));
+  }
+
+  /** True once every pod of the run is gone. */
+  public boolean drained() {
+    return ended && pods.values().stream().allMatch(p -> p.gone);
+  }
+
+  /** The ground truth of every pod of this run. */
+  public List<PodTruth> truth() {
+    List<PodTruth> out = new ArrayList<>();
+    for (SimPod p : pods.values()) {
+      Truth t = truth.get(p.uid);
+      Double wasted = null;
+      if (p.workload.isJob()
+          && p.containerStartedAt != null
+          && p.containerFinishedAt != null
+          && p.deletionRequestedAt != null
+          && !"Succeeded".equals(t.outcome)) {
+        long from =
+            p.lastCheckpointAt == null
+                ? p.containerStartedAt
+                : Math.max(p.containerStartedAt, p.lastCheckpointAt);
+        wasted = p.gpus * Math.max(0, p.containerFinishedAt - from) / 1000.0;
+      }
+      out.add(
+          new PodTruth(
+              p.uid,
+              p.namespace,
+              p.name,
+              p.workload.name(),
+              p.workload.kind(),
+              arm.name(),
+              repeat,
+              p.priorityClassName,
+              p.priority,
+              p.gpus,
+              p.node,
+              p.createdAt,
+              t.scheduledAt,
+              p.containerStartedAt,
+              p.readyAt,
+              p.firstOkAt,
+              p.containerFinishedAt,
+              t.deletedAt,
+              t.preemptedAt,
+              t.preemptorUid,
+              List.copyOf(t.victims),
+              p.lastCheckpointAt,
+              wasted,
+              p.failedScheduling.values().stream().mapToInt(s -> s.count).sum(),
+              t.requests,
+              t.errors,
+              t.sloBreaches,
+              t.outcome));
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ pods and the API
+
+  private SimPod newPod(
+      Workload w, String ownerKind, String ownerName, String ownerUid, String generateName) {
+    PriorityClassSpec pc =
+        arm.priorityClasses() && w.priorityClass() != null
+            ? scenario.priorityClass(w.priorityClass())
+            : null;
+    int priority = 0;
+    String policy = "PreemptLowerPriority";
+    if (pc != null) {
+      priority = pc.value();
+      policy = pc.preemptionPolicy();
+      ClassOverride o = arm.overrides().get(pc.name());
+      if (o != null) {
+        priority = o.value() != null ? o.value() : priority;
+        policy = o.preemptionPolicy() != null ? o.preemptionPolicy() : policy;
+      }
+    }
+    SimPod p =
+        new SimPod(
+            names.uid(),
+            scenario.namespace(),
+            generateName + names.suffix(),
+            generateName,
+            w,
+            ownerKind,
+            ownerName,
+            ownerUid,
+            pc == null ? null : pc.name(),
+            priority,
+            policy,
+            queue.now());
+    p.labels.put("app.kubernetes.io/name", w.name());
+    p.labels.put("schedlens.io/experiment", scenario.experiment());
+    p.labels.put("schedlens.io/arm", arm.name());
+    p.labels.put("schedlens.io/repeat", Integer.toString(repeat));
+    pods.put(p.uid, p);
+    truth.put(p.uid, new Truth());
+    return p;
+  }
+
+  private void create(SimPod p) {
+    api.createPod(PodObjects.pod(p));
+    // The scheduler sees the new pod within milliseconds.
+    p.retryAt = queue.now() + 5 + random.nextInt(40);
+    requestPass(p.retryAt);
+  }
+
+  private void writeMeta(SimPod p) {
+    if (!p.gone) {
+      api.updatePod(PodObjects.pod(p));
+    }
+  }
+
+  private void writeStatus(SimPod p) {
+    if (!p.gone) {
+      api.updatePodStatus(PodObjects.pod(p));
+    }
+  }
+
+  private void condition(SimPod p, String type, String status, String reason, String message) {
+    SimPod.Condition old = p.conditions.get(type);
+    long at = queue.now();
+    if (old != null && old.status().equals(status)) {
+      at = old.lastTransition(); // the transition time only moves when the status does
+    }
+    p.conditions.put(type, new SimPod.Condition(status, reason, message, at));
+  }
+
+  // ------------------------------------------------------------------ the scheduler
+
+  private void requestPass(long at) {
+    at = Math.max(at, queue.now());
+    if (passScheduled && passAt <= at) {
+      return;
+    }
+    passScheduled = true;
+    passAt = at;
+    long when = at;
+    queue.at(
+        when,
+        () -> {
+          if (passAt == when) {
+            passScheduled = false;
+            passAt = Long.MAX_VALUE;
+            schedulingPass();
+          }
+        });
+  }
+
+  /** kube-scheduler pops due pods in queue order (priority, then creation time), one at a time. */
+  private void schedulingPass() {
+    long now = queue.now();
+    List<SimPod> due = new ArrayList<>();
+    long next = Long.MAX_VALUE;
+    for (SimPod p : pods.values()) {
+      if (p.pending()) {
+        if (p.retryAt <= now) {
+          due.add(p);
+        } else {
+          next = Math.min(next, p.retryAt);
+        }
+      }
+    }
+    due.sort(
+        Comparator.comparingInt((SimPod p) -> -p.priority)
+            .thenComparingLong(p -> p.createdAt)
+            .thenComparing(p -> p.name));
+    for (SimPod p : due) {
+      scheduleOne(p);
+      if (p.pending()) {
+        next = Math.min(next, p.retryAt);
+      }
+    }
+    if (next != Long.MAX_VALUE) {
+      requestPass(next);
+    }
+  }
+
+  private void scheduleOne(SimPod p) {
+    long now = queue.now();
+    p.attempts++;
+    p.lastAttemptAt = now;
+    Decision d = KubeScheduler.schedule(p, nodes, livePods());
+    if (d instanceof Bind b) {
+      bind(p, b.node());
+      return;
+    }
+    String note = d instanceof Preempt pr ? pr.note() : ((Unschedulable) d).note();
+    // Unschedulable: wait for a pod to leave a node, or for the periodic flush.
+    p.retryAt = now + UNSCHEDULABLE_FLUSH_MS;
+    if (d instanceof Preempt pr) {
+      // The post-filter runs first; the failure is recorded after it.
+      preempt(p, pr.node(), pr.victims());
+    }
+    failedScheduling(p, note);
+    condition(p, "PodScheduled", "False", "Unschedulable", note);
+    writeStatus(p);
+  }
+
+  private List<SimPod> livePods() {
+    return pods.values().stream().filter(x -> !x.gone).toList();
+  }
+
+  private void failedScheduling(SimPod p, String note) {
+    long now = queue.now();
+    SimPod.EventSeries s = p.failedScheduling.get(note);
+    if (s == null) {
+      s = new SimPod.EventSeries(names.eventName(p.name), now);
+      p.failedScheduling.put(note, s);
+    } else {
+      s.count++;
+      s.lastAt = now;
+    }
+    api.schedulerEvent(
+        PodObjects.schedulerEvent(
+            s.name,
+            p,
+            null,
+            "Warning",
+            "FailedScheduling",
+            "Scheduling",
+            note,
+            s.firstAt,
+            s.count,
+            s.lastAt));
+  }
+
+  private void bind(SimPod p, String node) {
+    long now = queue.now();
+    p.node = node;
+    p.nominatedNode = null;
+    truth.get(p.uid).scheduledAt = now;
+    api.updatePod(PodObjects.pod(p)); // the binding sets spec.nodeName
+    condition(p, "PodScheduled", "True", null, null);
+    writeStatus(p);
+    api.schedulerEvent(
+        PodObjects.schedulerEvent(
+            names.eventName(p.name),
+            p,
+            null,
+            "Normal",
+            "Scheduled",
+            "Binding",
+            "Successfully assigned " + p.namespace + "/" + p.name + " to " + node,
+            now,
+            1,
+            now));
+    kubeletStart(p);
+  }
+
+  private void preempt(SimPod preemptor, String node, List<SimPod> victims) {
+    long now = queue.now();
+    preemptor.nominatedNode = node;
+    // Lower-priority pods nominated to that node lose their nomination.
+    for (SimPod other : pods.values()) {
+      if (other != preemptor
+          && other.pending()
+          && node.equals(other.nominatedNode)
+          && other.priority < preemptor.priority) {
+        other.nominatedNode = null;
+        writeStatus(other);
+      }
+    }
+    for (SimPod v : victims) {
+      Truth t = truth.get(v.uid);
+      t.preemptedAt = now;
+      t.preemptorUid = preemptor.uid;
+      truth.get(preemptor.uid).victims.add(v.uid);
+      v.preempted = true;
+      condition(
+          v,
+          "DisruptionTarget",
+          "True",
+          "PreemptionByScheduler",
+          PodObjects.SCHEDULER + ": preempting to accommodate a higher priority pod");
+      writeStatus(v);
+      api.schedulerEvent(
+          PodObjects.schedulerEvent(
+              names.eventName(v.name),
+              v,
+              preemptor,
+              "Normal",
+              "Preempted",
+              "Preempting",
+              "Preempted by pod " + preemptor.uid + " on node " + node,
+              now,
+              1,
+              now));
+      delete(v);
+    }
+  }
+
+  /** Wakes pods waiting for room: a pod left a node. */
+  private void nodeFreed() {
+    long now = queue.now();
+    long earliest = Long.MAX_VALUE;
+    for (SimPod p : pods.values()) {
+      if (p.pending()) {
+        long backoff = Math.min(10_000L, 1000L << Math.min(10, Math.max(0, p.attempts - 1)));
+        p.retryAt = Math.min(p.retryAt, Math.max(now, p.lastAttemptAt + backoff));
+        earliest = Math.min(earliest, p.retryAt);
+      }
+    }
+    if (earliest != Long.MAX_VALUE) {
+      requestPass(earliest);
+    }
+  }
+
+  // ------------------------------------------------------------------ the kubelet
+
+  private void kubeletStart(SimPod p) {
+    long seen = 100 + random.nextInt(400);
+    queue.after(
+        seen,
+        () -> {
+          if (p.deletionRequestedAt != null || p.gone) {
+            return;
+          }
+          condition(p, "PodReadyToStartContainers", "False", null, null);
+          condition(p, "Initialized", "True", null, null);
+          condition(
+              p,
+              "Ready",
+              "False",
+              "ContainersNotReady",
+              "containers with unready status: [" + PodObjects.containerName(p) + "]");
+          condition(
+              p,
+              "ContainersReady",
+              "False",
+              "ContainersNotReady",
+              "containers with unready status: [" + PodObjects.containerName(p) + "]");
+          p.containerWaitingReason = "ContainerCreating";
+          writeStatus(p);
+        });
+    long sandbox = seen + 800 + random.nextInt(700);
+    queue.after(
+        sandbox,
+        () -> {
+          if (p.deletionRequestedAt != null || p.gone) {
+            return;
+          }
+          condition(p, "PodReadyToStartContainers", "True", null, null);
+          writeStatus(p);
+          kubeletEvent(p, "Pulling", "Pulling image \"" + p.workload.image() + "\"");
+        });
+    long pull = Math.max(200, p.workload.pull().toMillis() + random.nextLong(-1000, 1001));
+    queue.after(
+        sandbox + pull,
+        () -> {
+          if (p.deletionRequestedAt != null || p.gone) {
+            return;
+          }
+          kubeletEvent(
+              p,
+              "Pulled",
+              String.format(
+                  "Successfully pulled image \"%s\" in %.3fs (%.3fs including waiting). Image size: 8123456789 bytes.",
+                  p.workload.image(), pull / 1000.0, pull / 1000.0));
+          kubeletEvent(p, "Created", "Created container: " + PodObjects.containerName(p));
+        });
+    long started = sandbox + pull + 300 + random.nextInt(500);
+    queue.after(started, () -> containerStarted(p));
+  }
+
+  private void kubeletEvent(SimPod p, String reason, String message) {
+    api.kubeletEvent(
+        PodObjects.kubeletEvent(
+            names.eventName(p.name), p, "Normal", reason, message, queue.now()));
+  }
+
+  private void containerStarted(SimPod p) {
+    if (p.deletionRequestedAt != null || p.gone) {
+      return;
+    }
+    long now = queue.now();
+    kubeletEvent(p, "Started", "Started container " + PodObjects.containerName(p));
+    p.containerStartedAt = now;
+    p.containerWaitingReason = null;
+    p.phase = "Running";
+    allocateGpus(p);
+    if (p.workload.isJob()) {
+      // No readiness probe: ready as soon as it runs.
+      p.containerReady = true;
+      condition(p, "ContainersReady", "True", null, null);
+      condition(p, "Ready", "True", null, null);
+      p.readyAt = now;
+      writeStatus(p);
+      startWork(p);
+    } else {
+      writeStatus(p);
+      long load =
+          Math.max(
+              1000,
+              jittered(
+                  random,
+                  p.workload.modelLoad().at().toMillis(),
+                  p.workload.modelLoad().jitter().toMillis()));
+      queue.after(
+          load,
+          () -> {
+            if (p.deletionRequestedAt != null || p.gone) {
+              return;
+            }
+            p.containerReady = true;
+            p.readyAt = queue.now();
+            condition(p, "ContainersReady", "True", null, null);
+            condition(p, "Ready", "True", null, null);
+            writeStatus(p);
+            publishGpus();
+          });
+    }
+    publishGpus();
+  }
+
+  private void allocateGpus(SimPod p) {
+    SimNode node = node(p.node);
+    boolean[] used = new boolean[node.gpus()];
+    for (SimPod other : pods.values()) {
+      if (other != p
+          && p.node.equals(other.node)
+          && !other.gone
+          && other.containerFinishedAt == null) {
+        other.gpuIndices.forEach(i -> used[i] = true);
+      }
+    }
+    p.gpuIndices = new ArrayList<>();
+    for (int i = 0; i < used.length && p.gpuIndices.size() < p.gpus; i++) {
+      if (!used[i]) {
+        p.gpuIndices.add(i);
+      }
+    }
+  }
+
+  private SimNode node(String name) {
+    return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  /** Deletes a pod as the API server does: at once when unbound or terminal, else gracefully. */
+  private void delete(SimPod p) {
+    if (p.gone || p.deletionRequestedAt != null) {
+      return;
+    }
+    p.deletionRequestedAt = queue.now();
+    if (p.node == null) {
+      // No kubelet is responsible for an unbound pod: the API server removes it at once.
+      remove(p);
+      return;
+    }
+    writeMeta(p); // deletionTimestamp, deletionGracePeriodSeconds
+    notifyOwner(p);
+    publishGpus();
+    if (p.terminal()) {
+      queue.after(200 + random.nextInt(300), () -> remove(p));
+      return;
+    }
+    long killAt = 50 + random.nextInt(150);
+    queue.after(
+        killAt,
+        () -> {
+          if (p.containerStartedAt != null) {
+            kubeletEvent(p, "Killing", "Stopping container " + PodObjects.containerName(p));
+          }
+        });
+    long stop = p.workload.stopTime().toMillis();
+    boolean killed = stop >= p.graceMs;
+    long stopAfter = killAt + Math.min(stop, p.graceMs);
+    queue.after(stopAfter, () -> containerStopped(p, killed));
+  }
+
+  private void containerStopped(SimPod p, boolean killed) {
+    if (p.gone) {
+      return;
+    }
+    long now = queue.now();
+    p.containerReady = false;
+    condition(p, "Ready", "False", "PodCompleted", null);
+    condition(p, "ContainersReady", "False", "PodCompleted", null);
+    condition(p, "PodReadyToStartContainers", "False", null, null);
+    if (p.containerStartedAt != null) {
+      p.containerFinishedAt = now;
+      if (killed) {
+        p.exitCode = 137;
+        p.terminatedReason = "Error";
+      } else if (p.workload.isJob()) {
+        p.exitCode = 143;
+        p.terminatedReason = "Error";
+      } else {
+        p.exitCode = 0;
+        p.terminatedReason = "Completed";
+      }
+      p.phase = p.exitCode == 0 ? "Succeeded" : "Failed";
+    } else {
+      p.containerWaitingReason = null;
+      p.phase = "Failed";
+    }
+    writeStatus(p);
+    publishGpus();
+    nodeFreed();
+    notifyOwner(p);
+    queue.after(200 + random.nextInt(600), () -> remove(p));
+  }
+
+  private void remove(SimPod p) {
+    if (p.gone) {
+      return;
+    }
+    api.deletePod(p.namespace, p.name);
+    p.gone = true;
+    Truth t = truth.get(p.uid);
+    t.deletedAt = queue.now();
+    if (t.outcome == null) {
+      t.outcome = t.preemptedAt != null ? "Preempted" : "Deleted";
+    }
+    publishGpus();
+    nodeFreed();
+    notifyOwner(p);
+  }
+
+  private void notifyOwner(SimPod p) {
+    for (ReplicaSetController rs : replicaSets) {
+      if (rs.uid.equals(p.ownerUid)) {
+        rs.reconcile();
+      }
+    }
+    for (JobController j : jobs) {
+      if (j.uid.equals(p.ownerUid)) {
+        j.podChanged(p);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ Job work
+
+  private void startWork(SimPod p) {
+    long now = queue.now();
+    long setup = p.workload.setup().toMillis();
+    p.productiveFrom = now + setup;
+    long remaining = Math.max(0, p.workNeeded - p.progressAtStart);
+    long doneAt = p.productiveFrom + remaining;
+    long interval = p.workload.checkpointInterval().toMillis();
+    if (interval > 0) {
+      for (long k = 1; p.productiveFrom + k * interval < doneAt; k++) {
+        long at = p.productiveFrom + k * interval;
+        long progress = p.progressAtStart + k * interval;
+        queue.at(at, () -> checkpoint(p, progress));
+      }
+    }
+    queue.at(p.productiveFrom, this::publishGpus);
+    queue.at(doneAt, () -> completed(p));
+  }
+
+  private void checkpoint(SimPod p, long progress) {
+    if (p.deletionRequestedAt != null || p.gone) {
+      return;
+    }
+    long now = queue.now();
+    p.lastCheckpointAt = now;
+    p.checkpointedProgress = progress;
+    p.annotations.put(CHECKPOINT_ANNOTATION, KubeTime.seconds(now));
+    writeMeta(p);
+  }
+
+  private void completed(SimPod p) {
+    if (p.deletionRequestedAt != null || p.gone) {
+      return;
+    }
+    long now = queue.now();
+    p.checkpointedProgress = p.workNeeded;
+    p.containerFinishedAt = now;
+    p.exitCode = 0;
+    p.terminatedReason = "Completed";
+    p.phase = "Succeeded";
+    p.containerReady = false;
+    condition(p, "Ready", "False", "PodCompleted", null);
+    condition(p, "ContainersReady", "False", "PodCompleted", null);
+    condition(p, "PodReadyToStartContainers", "False", null, null);
+    truth.get(p.uid).outcome = "Succeeded";
+    writeStatus(p);
+    publishGpus();
+    nodeFreed();
+    notifyOwner(p);
+  }
+
+  // ------------------------------------------------------------------ controllers
+
+  /** A Deployment's current ReplicaSet. */
+  private final class ReplicaSetController {
+    final Workload w;
+    final String hash = names.templateHash();
+    final String name;
+    final String uid = names.uid();
+    int desired;
+    final List<SimPod> owned = new ArrayList<>();
+
+    ReplicaSetController(Workload w) {
+      this.w = w;
+      this.name = w.name() + "-" + hash;
+    }
+
+    void scale(int replicas) {
+      if (ended) {
+        return;
+      }
+      desired = replicas;
+      reconcile();
+    }
+
+    void reconcile() {
+      List<SimPod> active = owned.stream().filter(SimPod::active).toList();
+      int want = ended ? 0 : desired;
+      if (active.size() < want) {
+        for (int i = active.size(); i < want; i++) {
+          SimPod p = newPod(w, "ReplicaSet", name, uid, name + "-");
+          p.labels.put("pod-template-hash", hash);
+          owned.add(p);
+          create(p);
+        }
+        publishGpus();
+      } else if (active.size() > want) {
+        // ReplicaSet's deletion order: unscheduled, then pending, then not ready, then newest.
+        List<SimPod> order = new ArrayList<>(active);
+        order.sort(
+            Comparator.comparing((SimPod p) -> p.node != null)
+                .thenComparing(p -> p.containerStartedAt != null)
+                .thenComparing(SimPod::ready)
+                .thenComparing(p -> -p.createdAt));
+        for (int i = 0; i < active.size() - want; i++) {
+          delete(order.get(i));
+        }
+        publishGpus();
+      }
+    }
+
+    int ready() {
+      return (int) owned.stream().filter(SimPod::ready).count();
+    }
+  }
+
+  /** A Job with its work units, each resumed from its last checkpoint by the next pod. */
+  private final class JobController {
+    final Workload w;
+    final String name;
+    final String uid = names.uid();
+    final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
+    final Map<SimPod, long[]> running = new LinkedHashMap<>();
+    int succeeded;
+    int failures;
+    long notBefore;
+    boolean finished;
+
+    JobController(Workload w, SplittableRandom r) {
+      this.w = w;
+      // The same manifest applied in every run: same name, a new UID (workloads are told apart
+      // by UID, as Kubernetes does).
+      this.name = w.name();
+      for (int i = 0; i < w.completions(); i++) {
+        long work = w.work().toMillis();
+        if (w.workJitter() > 0) {
+          work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * w.workJitter()));
+        }
+        units.add(new long[] {work, 0});
+      }
+      reconcile();
+    }
+
+    void reconcile() {
+      if (ended || finished) {
+        return;
+      }
+      long now = queue.now();
+      if (now < notBefore) {
+        queue.at(notBefore, this::reconcile);
+        return;
+      }
+      while (running.size() < w.parallelism() && !units.isEmpty()) {
+        long[] unit = units.poll();
+        SimPod p = newPod(w, "Job", name, uid, name + "-");
+        p.labels.put("batch.kubernetes.io/job-name", name);
+        p.labels.put("job-name", name);
+        p.labels.put("batch.kubernetes.io/controller-uid", uid);
+        p.labels.put("controller-uid", uid);
+        p.workNeeded = unit[0];
+        p.progressAtStart = unit[1];
+        p.checkpointedProgress = unit[1];
+        running.put(p, unit);
+        create(p);
+      }
+    }
+
+    void podChanged(SimPod p) {
+      long[] unit = running.get(p);
+      if (unit == null) {
+        return;
+      }
+      if ("Succeeded".equals(p.phase) && p.deletionRequestedAt == null) {
+        running.remove(p);
+        succeeded++;
+        if (succeeded == w.completions()) {
+          finished = true;
+          queue.after(w.ttlAfterFinished().toMillis(), this::cleanUp);
+        }
+        reconcile();
+        return;
+      }
+      // podReplacementPolicy: Failed with a podFailurePolicy, else TerminatingOrFailed.
+      boolean replace =
+          w.ignoreDisruptions()
+              ? p.terminal() || p.gone
+              : p.deletionRequestedAt != null || p.terminal();
+      if (!replace) {
+        return;
+      }
+      running.remove(p);
+      unit[1] = Math.max(unit[1], p.checkpointedProgress);
+      units.addFirst(unit);
+      boolean counted = !(w.ignoreDisruptions() && p.preempted);
+      if (counted) {
+        failures++;
+        if (failures > w.backoffLimit()) {
+          finished = true; // BackoffLimitExceeded: the Job fails, its active pods go
+          running.keySet().forEach(ClusterRun.this::delete);
+          return;
+        }
+        long delay = Math.min(JOB_BACKOFF_MAX_MS, JOB_BACKOFF_MS << Math.min(10, failures - 1));
+        notBefore = queue.now() + delay;
+      }
+      reconcile();
+    }
+
+    void cleanUp() {
+      for (SimPod p : pods.values()) {
+        if (uid.equals(p.ownerUid) && !p.gone) {
+          delete(p);
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ traffic
+
+  private void trafficTick(ReplicaSetController rs) {
+    if (ended) {
+      return;
+    }
+    long now = queue.now();
+    Traffic t = rs.w.traffic();
+    if (rs.desired > 0) {
+      List<SimPod> ready = rs.owned.stream().filter(SimPod::ready).toList();
+      int n = poisson(t.ratePerSecond());
+      double load =
+          ready.isEmpty() ? 0 : t.ratePerSecond() / (ready.size() * t.capacityPerReplica());
+      double factor = 1.0 / (1.0 - Math.min(load, 0.9));
+      for (int i = 0; i < n; i++) {
+        long at = now + random.nextInt(1000);
+        if (ready.isEmpty()) {
+          unserved++;
+          unservedByService.merge(t.service(), 1L, Long::sum);
+          continue;
+        }
+        SimPod p = ready.get(random.nextInt(ready.size()));
+        double latency = t.latencyMedianMs() * Math.exp(t.latencySigma() * gaussian()) * factor;
+        boolean error = random.nextDouble() < t.errorRate();
+        int status = error ? 500 : 200;
+        Truth truthOf = truth.get(p.uid);
+        truthOf.requests++;
+        Double slo = scenario.slos().get(t.service());
+        if (slo == null && p.priorityClassName != null) {
+          slo = scenario.slos().get(p.priorityClassName);
+        }
+        double logged = Math.round(latency * 10) / 10.0;
+        if (slo != null && logged > slo) {
+          truthOf.sloBreaches++;
+        }
+        if (error) {
+          truthOf.errors++;
+        } else if (p.firstOkAt == null || at < p.firstOkAt) {
+          p.firstOkAt = at;
+        }
+        requests.request(
+            at,
+            p.namespace,
+            p.name,
+            t.service(),
+            "/v1/chat/completions",
+            status,
+            logged,
+            Math.round(latency * 0.18 * 10) / 10.0,
+            "req-" + repeat + "-" + (++requestSeq));
+      }
+    }
+    queue.after(1000, () -> trafficTick(rs));
+  }
+
+  private int poisson(double lambda) {
+    if (lambda > 30) {
+      return (int) Math.max(0, Math.round(lambda + Math.sqrt(lambda) * gaussian()));
+    }
+    double l = Math.exp(-lambda);
+    int k = 0;
+    double p = 1;
+    do {
+      k++;
+      p *= random.nextDouble();
+    } while (p > l);
+    return k - 1;
+  }
+
+  private double gaussian() {
+    // Box-Muller on the run's own random source (deterministic).
+    double u = Math.max(1e-12, random.nextDouble());
+    double v = random.nextDouble();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+  }
+
+  // ------------------------------------------------------------------ GPUs
+
+  private void publishGpus() {
+    long now = queue.now();
+    List<GpuView.Slot> slots = new ArrayList<>();
+    for (SimNode n : nodes) {
+      SimPod[] holder = new SimPod[n.gpus()];
+      for (SimPod p : pods.values()) {
+        if (n.name().equals(p.node)
+            && !p.gone
+            && p.containerStartedAt != null
+            && p.containerFinishedAt == null) {
+          for (int i : p.gpuIndices) {
+            holder[i] = p;
+          }
+        }
+      }
+      for (int i = 0; i < n.gpus(); i++) {
+        SimPod p = holder[i];
+        if (p == null) {
+          slots.add(
+              new GpuView.Slot(
+                  n.name(),
+                  i,
+                  n.gpuUuids().get(i),
+                  n.gpuModel(),
+                  null,
+                  null,
+                  null,
+                  GpuView.Activity.FREE,
+                  0));
+          continue;
+        }
+        GpuView.Activity activity;
+        double load = 0;
+        if (p.deletionRequestedAt != null) {
+          activity = GpuView.Activity.STOPPING;
+        } else if (p.workload.isJob()) {
+          activity =
+              p.productiveFrom != null && now >= p.productiveFrom
+                  ? GpuView.Activity.WORKING
+                  : GpuView.Activity.LOADING;
+        } else if (p.ready()) {
+          activity = GpuView.Activity.SERVING;
+          ReplicaSetController rs =
+              replicaSets.stream().filter(r -> r.uid.equals(p.ownerUid)).findFirst().orElse(null);
+          Traffic t = p.workload.traffic();
+          if (rs != null && t != null && rs.desired > 0) {
+            load = t.ratePerSecond() / (Math.max(1, rs.ready()) * t.capacityPerReplica());
+          }
+        } else {
+          activity = GpuView.Activity.LOADING;
+        }
+        slots.add(
+            new GpuView.Slot(
+                n.name(),
+                i,
+                n.gpuUuids().get(i),
+                n.gpuModel(),
+                p.namespace,
+                p.name,
+                PodObjects.containerName(p),
+                activity,
+                load));
+      }
+    }
+    gpuView.publish(slots);
+  }
+
+  // ------------------------------------------------------------------ the end
+
+  /** The run is over: Deployments scale to zero, Jobs are deleted with their pods. */
+  private void finish() {
+    ended = true;
+    for (ReplicaSetController rs : replicaSets) {
+      rs.reconcile();
+    }
+    for (SimPod p : List.copyOf(pods.values())) {
+      if (!p.gone && p.workload.isJob()) {
+        delete(p);
+      }
+    }
+    publishGpus();
+  }
+}

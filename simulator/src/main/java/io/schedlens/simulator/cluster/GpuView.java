@@ -1,0 +1,51 @@
+package io.schedlens.simulator.cluster;
+
+import java.util.List;
+
+/**
+ * What each simulated GPU is doing now, for the dcgm-exporter endpoint: which pod's container holds
+ * it (dcgm-exporter learns that from the kubelet's pod-resources API) and its activity. Published
+ * by the simulation thread as an immutable list, read by HTTP threads.
+ */
+public final class GpuView {
+
+  /** What the GPU's holder is doing. */
+  public enum Activity {
+    /** No container holds it. */
+    FREE,
+    /** Container started, model or data loading: little compute. */
+    LOADING,
+    /** An inference server, busy in proportion to its load. */
+    SERVING,
+    /** A batch job computing. */
+    WORKING,
+    /** The container is stopping. */
+    STOPPING
+  }
+
+  /**
+   * One GPU.
+   *
+   * @param load for SERVING: offered requests per second over capacity (0..1+)
+   */
+  public record Slot(
+      String node,
+      int index,
+      String uuid,
+      String model,
+      String namespace,
+      String pod,
+      String container,
+      Activity activity,
+      double load) {}
+
+  private volatile List<Slot> slots = List.of();
+
+  public List<Slot> slots() {
+    return slots;
+  }
+
+  void publish(List<Slot> now) {
+    slots = List.copyOf(now);
+  }
+}

@@ -1,0 +1,46 @@
+package io.schedlens.simulator.cluster;
+
+import java.util.List;
+
+/**
+ * What really happened to one pod, as the simulator knows it (exact virtual times, before the API's
+ * second granularity): the reference the end-to-end test holds schedlens' timelines against.
+ *
+ * @param outcome Succeeded, Preempted, Deleted or Failed
+ * @param wastedGpuSeconds for a Job pod stopped before it completed: GPUs × time from its last
+ *     checkpoint (else its container start) to its container's end; null otherwise
+ */
+public record PodTruth(
+    String uid,
+    String namespace,
+    String name,
+    String workload,
+    String workloadKind,
+    String arm,
+    int repeat,
+    String priorityClass,
+    int priority,
+    int gpus,
+    String node,
+    long createdAt,
+    Long scheduledAt,
+    Long runningAt,
+    Long readyAt,
+    Long firstOkRequestAt,
+    Long terminatedAt,
+    Long deletedAt,
+    Long preemptedAt,
+    String preemptorUid,
+    List<String> victims,
+    Long lastCheckpointAt,
+    Double wastedGpuSeconds,
+    int failedSchedulingCount,
+    long requests,
+    long errors,
+    long sloBreaches,
+    String outcome) {
+
+  public Long pendingMs() {
+    return scheduledAt == null ? null : scheduledAt - createdAt;
+  }
+}

@@ -1,0 +1,195 @@
+package io.schedlens.simulator.scenario;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A simulated experiment: a GPU cluster, its PriorityClasses, the workloads that arrive on it, and
+ * the arms and repeats to run. Each run (one arm, one repeat) starts on an empty cluster; runs
+ * follow one another in virtual time, separated by {@link #gap}. Loaded by {@link ScenarioLoader}.
+ *
+ * @param name short name, e.g. {@code day08}; also the experiment label value
+ * @param description one paragraph for people
+ * @param seed random seed: the same seed gives the same run
+ * @param namespace namespace of every workload
+ * @param experiment value of the experiment label on every pod
+ * @param repeats how often every arm runs
+ * @param duration virtual length of one run; what is still running at its end is deleted
+ * @param gap virtual pause between runs (the previous run's pods are gone)
+ * @param nodes the node pools
+ * @param priorityClasses the PriorityClasses (used by arms with {@code priorityClasses: true})
+ * @param arms the arms, in the order of the first repeat (later repeats rotate the order)
+ * @param workloads Deployments and Jobs
+ * @param slos latency SLOs in milliseconds by service or PriorityClass name (passed to the streams
+ *     app in the demo)
+ */
+public record Scenario(
+    String name,
+    String description,
+    long seed,
+    String namespace,
+    String experiment,
+    int repeats,
+    Duration duration,
+    Duration gap,
+    List<NodePool> nodes,
+    List<PriorityClassSpec> priorityClasses,
+    List<Arm> arms,
+    List<Workload> workloads,
+    Map<String, Double> slos) {
+
+  /** {@code count} identical nodes named {@code name-1 … name-count}. */
+  public record NodePool(
+      String name,
+      int count,
+      int gpus,
+      String gpuModel,
+      Map<String, String> labels,
+      List<Taint> taints) {}
+
+  /** A node taint; {@code effect} NoSchedule, PreferNoSchedule or NoExecute. */
+  public record Taint(String key, String value, String effect) {}
+
+  /** A toleration; {@code operator} Exists or Equal; an empty effect matches every effect. */
+  public record Toleration(String key, String operator, String value, String effect) {}
+
+  /**
+   * A PriorityClass.
+   *
+   * @param preemptionPolicy PreemptLowerPriority (the default) or Never
+   */
+  public record PriorityClassSpec(String name, int value, String preemptionPolicy) {}
+
+  /**
+   * An arm of the experiment.
+   *
+   * @param priorityClasses whether pods get their workload's PriorityClass; without, every pod has
+   *     priority 0 and no class (the control of a priority experiment)
+   * @param overrides per PriorityClass name, a different value and/or preemptionPolicy in this arm
+   *     (to try a policy: e.g. interactive with preemptionPolicy Never)
+   */
+  public record Arm(String name, boolean priorityClasses, Map<String, ClassOverride> overrides) {}
+
+  /** A PriorityClass changed in one arm; a null field keeps the class's own. */
+  public record ClassOverride(Integer value, String preemptionPolicy) {}
+
+  /** A time with a uniform random jitter of ± {@code jitter}. */
+  public record Jittered(Duration at, Duration jitter) {}
+
+  /** The replica count a Deployment wants from {@code at} (± jitter) on. */
+  public record ReplicaStep(Duration at, Duration jitter, int replicas) {}
+
+  /**
+   * Request traffic to a Deployment's Ready pods while it wants replicas.
+   *
+   * @param service the service name on request logs
+   * @param ratePerSecond mean arrivals per second (Poisson), whatever the replica count
+   * @param latencyMedianMs median latency of one request on an idle replica
+   * @param latencySigma log-normal shape of latency
+   * @param capacityPerReplica requests per second one replica serves before queueing sets in
+   * @param errorRate share of requests answered 5xx
+   */
+  public record Traffic(
+      String service,
+      double ratePerSecond,
+      double latencyMedianMs,
+      double latencySigma,
+      double capacityPerReplica,
+      double errorRate) {}
+
+  /**
+   * A Deployment or a Job.
+   *
+   * @param kind Deployment or Job
+   * @param priorityClass its PriorityClass in arms that use them
+   * @param gpus nvidia.com/gpu request of each pod
+   * @param image container image
+   * @param pull time to pull the image on a node
+   * @param terminationGracePeriod terminationGracePeriodSeconds
+   * @param stopTime how long the container takes to stop after SIGTERM (killed at the grace period)
+   * @param nodeSelector node labels the pod requires
+   * @param tolerations the pod's tolerations
+   * @param replicas Deployment: desired replicas over each run
+   * @param modelLoad Deployment: time from container start to Ready (model loaded), ± jitter
+   * @param traffic Deployment: request traffic, or null
+   * @param arrival Job: when the Job is created in each run, ± jitter
+   * @param parallelism Job: pods running at once
+   * @param completions Job: successful pods needed
+   * @param work Job: GPU time each completion needs, productive time only
+   * @param workJitter Job: relative random spread of work, e.g. 0.1
+   * @param setup Job: time after container start before productive work (loading data)
+   * @param checkpointInterval Job: productive time between checkpoints; null: never checkpoints
+   * @param backoffLimit Job: counted pod failures before the Job fails
+   * @param ignoreDisruptions Job: a podFailurePolicy rule {@code Ignore} on {@code
+   *     DisruptionTarget}: preempted pods do not count towards the backoff limit
+   * @param ttlAfterFinished Job: ttlSecondsAfterFinished (then the Job and its pods are deleted)
+   */
+  public record Workload(
+      String name,
+      String kind,
+      String priorityClass,
+      int gpus,
+      String image,
+      Duration pull,
+      Duration terminationGracePeriod,
+      Duration stopTime,
+      Map<String, String> nodeSelector,
+      List<Toleration> tolerations,
+      List<ReplicaStep> replicas,
+      Jittered modelLoad,
+      Traffic traffic,
+      Jittered arrival,
+      int parallelism,
+      int completions,
+      Duration work,
+      double workJitter,
+      Duration setup,
+      Duration checkpointInterval,
+      int backoffLimit,
+      boolean ignoreDisruptions,
+      Duration ttlAfterFinished) {
+
+    public boolean isDeployment() {
+      return kind.equals("Deployment");
+    }
+
+    public boolean isJob() {
+      return kind.equals("Job");
+    }
+  }
+
+  /** The arm order of a repeat (1-based): rotated each repeat, so that no arm always runs first. */
+  public List<Arm> armOrder(int repeat) {
+    int n = arms.size();
+    return java.util.stream.IntStream.range(0, n)
+        .mapToObj(i -> arms.get((i + repeat - 1) % n))
+        .toList();
+  }
+
+  /** The same scenario with another seed. */
+  public Scenario withSeed(long otherSeed) {
+    return new Scenario(
+        name,
+        description,
+        otherSeed,
+        namespace,
+        experiment,
+        repeats,
+        duration,
+        gap,
+        nodes,
+        priorityClasses,
+        arms,
+        workloads,
+        slos);
+  }
+
+  public PriorityClassSpec priorityClass(String name) {
+    return priorityClasses.stream().filter(p -> p.name().equals(name)).findFirst().orElse(null);
+  }
+
+  public int totalGpus() {
+    return nodes.stream().mapToInt(n -> n.count() * n.gpus()).sum();
+  }
+}
