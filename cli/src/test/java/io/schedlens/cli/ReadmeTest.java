@@ -35,6 +35,16 @@ class ReadmeTest {
   }
 
   @Test
+  void shouldDocumentEveryDemoAndSimulateSetting() throws Exception {
+    for (var def :
+        java.util.List.of(
+            io.schedlens.cli.demo.DemoConfig.DEF, io.schedlens.cli.simulate.SimulateCommand.DEF)) {
+      String table = CommandLineSettings.markdownTable(def);
+      assertThat(readme()).as("README's table; replace it with:%n%s", table).contains(table);
+    }
+  }
+
+  @Test
   void shouldShowTheTwoCommands() throws Exception {
     assertThat(readme()).contains("./schedlens demo").contains("mvn -B verify");
   }

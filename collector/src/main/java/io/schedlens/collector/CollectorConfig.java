@@ -90,9 +90,10 @@ public final class CollectorConfig extends AppConfig {
                   "schedlens.io/experiment",
                   "schedlens.io/arm",
                   "schedlens.io/repeat",
-                  "pod-template-hash"),
+                  "pod-template-hash",
+                  "app.kubernetes.io/name"),
               Importance.MEDIUM,
-              "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), plus any extras.")
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), the application name, plus any extras.")
           .define(
               POD_ANNOTATIONS,
               Type.LIST,

@@ -61,7 +61,7 @@ final class Findings {
         if (preA > 0 || preC > 0) {
           out.add(
               String.format(
-                  "%s: preempted %s times per repeat in %s (%s in %s), wasting %s of GPU time per repeat (%s in %s).",
+                  "%s: preempted %s times per repeat in %s (%s in %s); work lost: %s per repeat (%s in %s).",
                   w,
                   number(preA),
                   arm,

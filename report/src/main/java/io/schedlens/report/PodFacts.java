@@ -3,8 +3,8 @@ package io.schedlens.report;
 import io.schedlens.avro.PodTimeline;
 
 /**
- * What the experiment report needs of one pod: the arm, repeat and workload it belongs to and the
- * timeline numbers of DESIGN.md section 4 that the comparison is about.
+ * What the experiment report needs of one pod: the arm, repeat and application (or workload) it
+ * belongs to and the timeline numbers of DESIGN.md section 4 that the comparison is about.
  *
  * @param pendingMs time from creation to scheduling; for a pod never scheduled, creation to its end
  *     (it waited all its life)
@@ -26,12 +26,16 @@ public record PodFacts(
     boolean starving,
     String outcome) {
 
-  /** From a final timeline. */
+  /**
+   * From a final timeline. Its row is its application (the {@code app.kubernetes.io/name} label),
+   * else its workload: the Jobs a batch pipeline creates in every run are one application.
+   */
   public static PodFacts of(PodTimeline t) {
+    String workload = t.getWorkload() == null ? t.getName() : t.getWorkload().getName();
     return new PodFacts(
         t.getArm() == null ? "" : t.getArm(),
         t.getRepeat() == null ? "" : t.getRepeat(),
-        t.getWorkload() == null ? t.getName() : t.getWorkload().getName(),
+        t.getApplication() != null ? t.getApplication() : workload,
         t.getWorkload() == null ? "Pod" : t.getWorkload().getKind(),
         t.getPriorityClass(),
         t.getPendingMs(),

@@ -2,45 +2,231 @@ package io.schedlens.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
+/**
+ * Whole runs of the bundled scenarios, without the pipeline: what the simulator itself promises.
+ */
 class SimulatorTest {
 
   static final long ORIGIN = 1_795_000_000_000L;
 
-  static List<PodTruth> run(Scenario s) throws Exception {
+  /** Keeps what the simulator writes to the API. */
+  static final class Recorder implements ClusterWriter {
+    final List<Pod> podWrites = new ArrayList<>();
+    final List<Event> schedulerEvents = new ArrayList<>();
+    final List<io.fabric8.kubernetes.api.model.Event> kubeletEvents = new ArrayList<>();
+    final List<String> deleted = new ArrayList<>();
+
+    @Override
+    public void createPod(Pod pod) {
+      podWrites.add(pod);
+    }
+
+    @Override
+    public void updatePod(Pod pod) {
+      podWrites.add(pod);
+    }
+
+    @Override
+    public void updatePodStatus(Pod pod) {
+      podWrites.add(pod);
+    }
+
+    @Override
+    public void deletePod(String namespace, String name) {
+      deleted.add(name);
+    }
+
+    @Override
+    public void schedulerEvent(Event event) {
+      schedulerEvents.add(event);
+    }
+
+    @Override
+    public void kubeletEvent(io.fabric8.kubernetes.api.model.Event event) {
+      kubeletEvents.add(event);
+    }
+  }
+
+  static List<PodTruth> run(Scenario s, ClusterWriter writer) throws Exception {
     return new Simulator(s, ORIGIN)
-        .run(ClusterWriter.NONE, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+        .run(writer, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
   }
 
   @Test
-  void shouldPrintDay08() throws Exception {
-    List<PodTruth> truth = run(ScenarioLoader.load("day08"));
-    for (PodTruth t : truth) {
-      System.out.printf(
-          "%-9s r%d %-22s %-40s pend=%s run=%s ready=%s ok=%s end=%s pre=%s by=%s wasted=%s fs=%d req=%d out=%s%n",
-          t.arm(),
-          t.repeat(),
-          t.workload(),
-          t.name(),
-          t.pendingMs() == null ? null : t.pendingMs() / 1000,
-          t.runningAt() == null ? null : (t.runningAt() - t.createdAt()) / 1000,
-          t.readyAt() == null ? null : (t.readyAt() - t.createdAt()) / 1000,
-          t.firstOkRequestAt() == null ? null : (t.firstOkRequestAt() - t.createdAt()) / 1000,
-          t.terminatedAt() == null ? null : (t.terminatedAt() - t.createdAt()) / 1000,
-          t.preemptedAt() == null ? null : (t.preemptedAt() - t.createdAt()) / 1000,
-          t.preemptorUid() == null ? null : t.preemptorUid().substring(0, 8),
-          t.wastedGpuSeconds(),
-          t.failedSchedulingCount(),
-          t.requests(),
-          t.outcome());
+  void shouldGiveTheSameRunForTheSameSeed() throws Exception {
+    Scenario s = ScenarioLoader.load("day08");
+    assertThat(run(s, ClusterWriter.NONE)).isEqualTo(run(s, ClusterWriter.NONE));
+    assertThat(run(s.withSeed(99), ClusterWriter.NONE)).isNotEqualTo(run(s, ClusterWriter.NONE));
+  }
+
+  @Test
+  void shouldNeverRunMorePodsOnAGpuThanItHas() throws Exception {
+    for (String name : ScenarioLoader.BUNDLED) {
+      Scenario s = ScenarioLoader.load(name);
+      Map<String, Integer> capacity = new TreeMap<>();
+      s.nodes()
+          .forEach(
+              n -> {
+                for (int i = 1; i <= n.count(); i++) {
+                  capacity.put(n.name() + "-" + i, n.gpus());
+                }
+              });
+      List<PodTruth> truth = run(s, ClusterWriter.NONE);
+      Map<String, List<PodTruth>> byNode =
+          truth.stream()
+              .filter(t -> t.runningAt() != null)
+              .collect(Collectors.groupingBy(PodTruth::node));
+      byNode.forEach(
+          (node, ran) -> {
+            List<long[]> edges = new ArrayList<>();
+            for (PodTruth t : ran) {
+              long end = t.terminatedAt() != null ? t.terminatedAt() : t.deletedAt();
+              edges.add(new long[] {t.runningAt(), t.gpus()});
+              edges.add(new long[] {end, -t.gpus()});
+            }
+            edges.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+            long inUse = 0;
+            for (long[] e : edges) {
+              inUse += e[1];
+              assertThat(inUse).as(name + " " + node).isLessThanOrEqualTo(capacity.get(node));
+            }
+          });
     }
-    assertThat(truth).isNotEmpty();
+  }
+
+  @Test
+  void shouldPreemptOnlyLowerPriorityPodsAndOnlyWithPriorityClasses() throws Exception {
+    List<PodTruth> truth = run(ScenarioLoader.load("day08"), ClusterWriter.NONE);
+    Map<String, PodTruth> byUid = truth.stream().collect(Collectors.toMap(PodTruth::uid, t -> t));
+    assertThat(truth)
+        .filteredOn(t -> t.arm().equals("control"))
+        .allMatch(t -> t.preemptedAt() == null);
+    List<PodTruth> victims = truth.stream().filter(t -> t.preemptorUid() != null).toList();
+    assertThat(victims).isNotEmpty();
+    for (PodTruth v : victims) {
+      PodTruth preemptor = byUid.get(v.preemptorUid());
+      assertThat(preemptor.priority()).isGreaterThan(v.priority());
+      assertThat(preemptor.victims()).contains(v.uid());
+      assertThat(v.outcome()).isEqualTo("Preempted");
+      // The preemptor waits for its victim to stop, then binds.
+      assertThat(preemptor.scheduledAt()).isGreaterThan(v.preemptedAt());
+      if (v.terminatedAt() != null) {
+        assertThat(preemptor.scheduledAt()).isGreaterThanOrEqualTo(v.terminatedAt());
+      }
+    }
+  }
+
+  @Test
+  void shouldWasteOnlyTheWorkSinceTheLastCheckpoint() throws Exception {
+    for (PodTruth t : run(ScenarioLoader.load("day08"), ClusterWriter.NONE)) {
+      if (t.wastedGpuSeconds() != null && t.lastCheckpointAt() != null) {
+        assertThat(t.wastedGpuSeconds() * 1000)
+            .isEqualTo((double) (t.terminatedAt() - t.lastCheckpointAt()) * t.gpus());
+        // checkpoint interval plus the time to stop
+        assertThat(t.wastedGpuSeconds()).isLessThan(4 * 60 + 5);
+      }
+    }
+  }
+
+  @Test
+  void shouldWriteWhatTheSchedulerAndTheKubeletWrite() throws Exception {
+    Recorder api = new Recorder();
+    run(ScenarioLoader.load("day08"), api);
+
+    Event preempted =
+        api.schedulerEvents.stream()
+            .filter(e -> e.getReason().equals("Preempted"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(preempted.getAction()).isEqualTo("Preempting");
+    assertThat(preempted.getReportingController()).isEqualTo("default-scheduler");
+    assertThat(preempted.getNote())
+        .isEqualTo("Preempted by pod " + preempted.getRelated().getUid() + " on node gpu-node-1");
+    assertThat(preempted.getEventTime().getTime()).matches("\\d{4}-.*T.*\\.\\d{6}Z");
+
+    // The victim carries DisruptionTarget before it is deleted.
+    String victim = preempted.getRegarding().getName();
+    List<Pod> writes =
+        api.podWrites.stream().filter(p -> p.getMetadata().getName().equals(victim)).toList();
+    PodCondition disruption =
+        writes.stream()
+            .flatMap(p -> p.getStatus().getConditions().stream())
+            .filter(c -> c.getType().equals("DisruptionTarget"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(disruption.getReason()).isEqualTo("PreemptionByScheduler");
+    assertThat(disruption.getMessage())
+        .isEqualTo("default-scheduler: preempting to accommodate a higher priority pod");
+    Pod last = writes.get(writes.size() - 1);
+    assertThat(last.getMetadata().getDeletionTimestamp())
+        .matches("\\d{4}-.*T\\d\\d:\\d\\d:\\d\\dZ");
+    assertThat(last.getStatus().getPhase()).isEqualTo("Failed");
+    assertThat(
+            last.getStatus().getContainerStatuses().get(0).getState().getTerminated().getExitCode())
+        .isEqualTo(143);
+    assertThat(api.deleted).contains(victim);
+
+    // The preemptor is nominated first.
+    String preemptor = preempted.getRelated().getName();
+    assertThat(api.podWrites)
+        .filteredOn(p -> p.getMetadata().getName().equals(preemptor))
+        .anyMatch(p -> "gpu-node-1".equals(p.getStatus().getNominatedNodeName()));
+
+    // FailedScheduling in kube-scheduler's words, repeated as a series.
+    assertThat(api.schedulerEvents)
+        .filteredOn(e -> e.getReason().equals("FailedScheduling"))
+        .anyMatch(e -> e.getSeries() != null && e.getSeries().getCount() > 1)
+        .allMatch(
+            e -> e.getNote().startsWith("0/1 nodes are available: 1 Insufficient nvidia.com/gpu."))
+        .allMatch(e -> e.getType().equals("Warning") && e.getAction().equals("Scheduling"));
+
+    // Kubelet events through core/v1, with second-granular timestamps.
+    assertThat(api.kubeletEvents)
+        .extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+        .contains("Pulling", "Pulled", "Created", "Started", "Killing");
+    assertThat(api.kubeletEvents)
+        .allMatch(e -> e.getSource().getComponent().equals("kubelet"))
+        .allMatch(e -> e.getFirstTimestamp().matches(".*T\\d\\d:\\d\\d:\\d\\dZ"));
+
+    // Job pods checkpoint through the annotation.
+    assertThat(api.podWrites)
+        .anyMatch(
+            p ->
+                p.getMetadata().getAnnotations() != null
+                    && p.getMetadata()
+                        .getAnnotations()
+                        .containsKey("schedlens.io/last-checkpoint"));
+  }
+
+  @Test
+  void shouldNotPreemptInAnArmWherePreemptionPolicyIsNever() throws Exception {
+    String yaml =
+        new String(SimulatorTest.class.getResourceAsStream("/scenarios/day08.yaml").readAllBytes())
+            .replace(
+                "  - name: treatment\n    priorityClasses: true\n",
+                "  - name: treatment\n    priorityClasses: true\n    overrides:\n      interactive: {preemptionPolicy: Never}\n");
+    Scenario s = ScenarioLoader.parse("day08-never", yaml);
+    Recorder api = new Recorder();
+    List<PodTruth> truth = run(s, api);
+    assertThat(truth).allMatch(t -> t.preemptedAt() == null);
+    assertThat(api.schedulerEvents)
+        .anyMatch(
+            e -> e.getNote().endsWith("preemption: not eligible due to preemptionPolicy=Never."));
   }
 }

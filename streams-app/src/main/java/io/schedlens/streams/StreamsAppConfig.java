@@ -30,6 +30,7 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String EXPERIMENT_LABEL = "label.experiment";
   public static final String ARM_LABEL = "label.arm";
   public static final String REPEAT_LABEL = "label.repeat";
+  public static final String APPLICATION_LABEL = "label.application";
   public static final String CHECKPOINT_ANNOTATION = "annotation.checkpoint";
   public static final String IDENTITY_HISTORY = "identity.history";
   public static final String ORPHAN_TIMEOUT = "orphan.timeout";
@@ -132,6 +133,12 @@ public final class StreamsAppConfig extends AppConfig {
               "schedlens.io/repeat",
               Importance.LOW,
               "Pod label naming the repeat.")
+          .define(
+              APPLICATION_LABEL,
+              Type.STRING,
+              "app.kubernetes.io/name",
+              Importance.LOW,
+              "Pod label naming the application (the experiment report's rows; else the workload).")
           .define(
               CHECKPOINT_ANNOTATION,
               Type.STRING,
@@ -272,6 +279,7 @@ public final class StreamsAppConfig extends AppConfig {
         getString(EXPERIMENT_LABEL),
         getString(ARM_LABEL),
         getString(REPEAT_LABEL),
+        getString(APPLICATION_LABEL),
         getString(CHECKPOINT_ANNOTATION));
   }
 }

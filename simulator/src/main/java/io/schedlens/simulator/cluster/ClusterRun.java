@@ -156,9 +156,17 @@ public final class ClusterRun {
           queue.at(start, () -> trafficTick(rs));
         }
       } else {
-        long at =
-            start + jittered(jitter, w.arrival().at().toMillis(), w.arrival().jitter().toMillis());
-        queue.at(at, () -> jobs.add(new JobController(w, jitter.split())));
+        Scenario.Arrival a = w.arrival();
+        for (int i = 0; i < a.count(); i++) {
+          long at =
+              start
+                  + jittered(
+                      jitter, a.at().toMillis() + i * a.every().toMillis(), a.jitter().toMillis());
+          String name = a.count() == 1 ? w.name() : w.name() + "-" + (i + 1);
+          if (at < end) {
+            queue.at(at, () -> jobs.add(new JobController(w, name, jitter.split())));
+          }
+        }
       }
     }
     queue.at(end, this::finish);
@@ -820,11 +828,11 @@ public final class ClusterRun {
     long notBefore;
     boolean finished;
 
-    JobController(Workload w, SplittableRandom r) {
+    JobController(Workload w, String name, SplittableRandom r) {
       this.w = w;
       // The same manifest applied in every run: same name, a new UID (workloads are told apart
       // by UID, as Kubernetes does).
-      this.name = w.name();
+      this.name = name;
       for (int i = 0; i < w.completions(); i++) {
         long work = w.work().toMillis();
         if (w.workJitter() > 0) {

@@ -77,6 +77,13 @@ public record Scenario(
   /** A time with a uniform random jitter of ± {@code jitter}. */
   public record Jittered(Duration at, Duration jitter) {}
 
+  /**
+   * When a Job's instances are created: {@code count} of them, the first at {@code at}, then every
+   * {@code every}, each ± {@code jitter}. With more than one, they are named {@code name-1}, {@code
+   * name-2}, ...
+   */
+  public record Arrival(Duration at, Duration jitter, int count, Duration every) {}
+
   /** The replica count a Deployment wants from {@code at} (± jitter) on. */
   public record ReplicaStep(Duration at, Duration jitter, int replicas) {}
 
@@ -113,7 +120,7 @@ public record Scenario(
    * @param replicas Deployment: desired replicas over each run
    * @param modelLoad Deployment: time from container start to Ready (model loaded), ± jitter
    * @param traffic Deployment: request traffic, or null
-   * @param arrival Job: when the Job is created in each run, ± jitter
+   * @param arrival Job: when the Job (or each of several) is created in each run
    * @param parallelism Job: pods running at once
    * @param completions Job: successful pods needed
    * @param work Job: GPU time each completion needs, productive time only
@@ -139,7 +146,7 @@ public record Scenario(
       List<ReplicaStep> replicas,
       Jittered modelLoad,
       Traffic traffic,
-      Jittered arrival,
+      Arrival arrival,
       int parallelism,
       int completions,
       Duration work,

@@ -315,7 +315,7 @@ public final class ScenarioLoader {
     List<ReplicaStep> replicas = new ArrayList<>();
     Traffic traffic = null;
     Jittered modelLoad = null;
-    Jittered arrival = null;
+    Scenario.Arrival arrival = null;
     boolean deployment = kind.equals("Deployment");
     if (deployment) {
       forEach(
@@ -356,13 +356,13 @@ public final class ScenarioLoader {
                 number(t, q, "errorRate", 0.0, 0, 1));
       }
     } else {
-      arrival = jittered(n, p, "arrival", new Jittered(Duration.ZERO, Duration.ZERO));
+      arrival = arrival(n, p);
     }
     Duration grace = duration(n, p, "terminationGracePeriod", Duration.ofSeconds(30));
     return new Workload(
         dnsName(n, p, "name", null),
         kind,
-        text(n, p, "priorityClass", null),
+        n.hasNonNull("priorityClass") ? text(n, p, "priorityClass", null) : null,
         intValue(n, p, "gpus", 1, 0, 64),
         text(n, p, "image", "registry.example.com/" + text(n, p, "name", null) + ":1.0"),
         duration(n, p, "pull", Duration.ofSeconds(20)),
@@ -383,6 +383,25 @@ public final class ScenarioLoader {
         deployment ? 0 : intValue(n, p, "backoffLimit", 6, 0, 10_000),
         !deployment && bool(n, p, "ignoreDisruptions", false),
         deployment ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)));
+  }
+
+  private Scenario.Arrival arrival(JsonNode n, String p) {
+    JsonNode x = n.get("arrival");
+    if (x == null || x.isNull()) {
+      return new Scenario.Arrival(Duration.ZERO, Duration.ZERO, 1, Duration.ZERO);
+    }
+    String q = p + ".arrival";
+    if (x.isTextual()) {
+      return new Scenario.Arrival(duration(n, p, "arrival", null), Duration.ZERO, 1, Duration.ZERO);
+    }
+    known(x, q, "at", "jitter", "count", "every");
+    int count = intValue(x, q, "count", 1, 1, 10_000);
+    Duration every = duration(x, q, "every", Duration.ZERO);
+    if (count > 1 && every.isZero()) {
+      throw fail(q + ".every", "required when count is more than 1");
+    }
+    return new Scenario.Arrival(
+        duration(x, q, "at", null), duration(x, q, "jitter", Duration.ZERO), count, every);
   }
 
   private Jittered jittered(JsonNode n, String p, String field, Jittered dflt) {

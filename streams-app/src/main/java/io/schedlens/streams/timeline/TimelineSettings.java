@@ -16,6 +16,8 @@ import java.util.Map;
  * @param experimentKey label holding the experiment name
  * @param armKey label holding the experiment arm
  * @param repeatKey label holding the repeat number
+ * @param applicationKey label naming the application a pod belongs to (the experiment report's
+ *     rows), e.g. {@code app.kubernetes.io/name}
  * @param checkpointAnnotation annotation holding the time of the last durable checkpoint
  */
 public record TimelineSettings(
@@ -28,6 +30,7 @@ public record TimelineSettings(
     String experimentKey,
     String armKey,
     String repeatKey,
+    String applicationKey,
     String checkpointAnnotation) {
 
   public TimelineSettings {
@@ -46,6 +49,7 @@ public record TimelineSettings(
         "schedlens.io/experiment",
         "schedlens.io/arm",
         "schedlens.io/repeat",
+        "app.kubernetes.io/name",
         "schedlens.io/last-checkpoint");
   }
 
@@ -61,6 +65,7 @@ public record TimelineSettings(
         experimentKey,
         armKey,
         repeatKey,
+        applicationKey,
         checkpointAnnotation);
   }
 
@@ -76,6 +81,7 @@ public record TimelineSettings(
         experimentKey,
         armKey,
         repeatKey,
+        applicationKey,
         checkpointAnnotation);
   }
 }

@@ -196,6 +196,7 @@ public final class TimelineView {
         .setWorkload(workload)
         .setExperiment(s.getLabels().get(settings.experimentKey()))
         .setArm(s.getLabels().get(settings.armKey()))
+        .setApplication(s.getLabels().get(settings.applicationKey()))
         .setRepeat(s.getLabels().get(settings.repeatKey()))
         .setCreatedAt(created)
         .setScheduledAt(scheduled)

@@ -1,0 +1,81 @@
+package io.schedlens.simulator.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+class ScenarioLoaderTest {
+
+  static final String MINIMAL =
+      """
+      name: tiny
+      duration: 10m
+      nodes: [{name: n, gpus: 1}]
+      arms: [{name: control, priorityClasses: false}]
+      workloads:
+        - {name: job, kind: Job, work: 1m}
+      """;
+
+  @Test
+  void shouldLoadTheBundledScenarios() {
+    Scenario day08 = ScenarioLoader.load("day08");
+    assertThat(day08.repeats()).isEqualTo(3);
+    assertThat(day08.totalGpus()).isEqualTo(1);
+    assertThat(day08.arms()).extracting(Scenario.Arm::name).containsExactly("control", "treatment");
+    assertThat(day08.workloads())
+        .extracting(Scenario.Workload::name)
+        .containsExactly("interactive-inference", "embedding-batch", "asr-batch");
+    assertThat(day08.slos()).containsEntry("chat", 1000.0);
+    assertThat(ScenarioLoader.load("pool").totalGpus()).isEqualTo(32);
+  }
+
+  @Test
+  void shouldFillInDefaults() {
+    Scenario s = ScenarioLoader.parse("tiny.yaml", MINIMAL);
+    assertThat(s.namespace()).isEqualTo("default");
+    assertThat(s.gap()).isEqualTo(Duration.ofMinutes(5));
+    Scenario.Workload job = s.workloads().get(0);
+    assertThat(job.terminationGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(job.backoffLimit()).isEqualTo(6);
+    assertThat(job.parallelism()).isEqualTo(1);
+  }
+
+  @Test
+  void shouldRotateTheArmOrderOverRepeats() {
+    Scenario s = ScenarioLoader.load("day08");
+    assertThat(s.armOrder(1))
+        .extracting(Scenario.Arm::name)
+        .containsExactly("control", "treatment");
+    assertThat(s.armOrder(2))
+        .extracting(Scenario.Arm::name)
+        .containsExactly("treatment", "control");
+  }
+
+  @Test
+  void shouldNameTheFieldThatIsWrong() {
+    assertThatThrownBy(
+            () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("work: 1m", "work: soon")))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessage("t.yaml: workloads[0].work: expected a duration like 90s, 20m, 1h, got 'soon'");
+    assertThatThrownBy(
+            () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("gpus: 1}", "gpus: 1, gpu: 2}")))
+        .hasMessageStartingWith("t.yaml: nodes[0].gpu: unknown field");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "t.yaml", MINIMAL.replace("kind: Job,", "kind: Job, priorityClass: gold,")))
+        .hasMessageContaining("workloads[0].priorityClass: 'gold' is not one of priorityClasses");
+    assertThatThrownBy(
+            () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("kind: Job", "kind: CronJob")))
+        .hasMessage("t.yaml: workloads[0].kind: must be Deployment or Job, got 'CronJob'");
+    assertThatThrownBy(
+            () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("name: tiny", "name: Tiny_1")))
+        .hasMessageContaining("'Tiny_1' is not a Kubernetes name");
+    assertThatThrownBy(() -> ScenarioLoader.parse("t.yaml", "nodes: [\n"))
+        .hasMessageStartingWith("t.yaml: not valid YAML");
+    assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
+        .hasMessageContaining("neither a bundled scenario [day08, pool] nor a readable file");
+  }
+}
