@@ -5,6 +5,7 @@ import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.api.TimelineApi;
+import io.schedlens.streams.metrics.ConsumerLag;
 import io.schedlens.streams.metrics.PendingGauges;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.topology.DeadLetterHandlers;
@@ -93,6 +94,7 @@ public final class StreamsApp implements AutoCloseable {
     TimelineApi api = new TimelineApi(streams, self);
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
+    metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);
     HttpEndpoint http =
         HttpEndpoint.start(
             config.getString(StreamsAppConfig.HTTP_HOST),

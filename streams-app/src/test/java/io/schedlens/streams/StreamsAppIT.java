@@ -210,12 +210,27 @@ class StreamsAppIT {
       assertThat(preempted.get("count").asInt()).isEqualTo(ROUNDS * 2);
       assertThat(get(http, app.baseUrl() + "/api/pods/no-such-uid").statusCode()).isEqualTo(404);
       assertThat(get(http, app.baseUrl() + "/api/pods?state=bogus").statusCode()).isEqualTo(400);
+      JsonNode batchPreempted =
+          new ObjectMapper()
+              .readTree(
+                  get(
+                          http,
+                          app.baseUrl() + "/api/pods?state=preempted&priorityClass=batch-low&arm=")
+                      .body());
+      assertThat(batchPreempted.get("count").asInt()).isEqualTo(ROUNDS * 2);
+      JsonNode nonePreempted =
+          new ObjectMapper()
+              .readTree(
+                  get(http, app.baseUrl() + "/api/pods?state=preempted&priorityClass=interactive")
+                      .body());
+      assertThat(nonePreempted.get("count").asInt()).isZero();
       String metrics = get(http, app.baseUrl() + "/metrics").body();
       assertThat(metrics)
           .contains(
-              "schedlens_preemptions_total{arm=\"treatment\",namespace=\"ai-lab\",preemptor_priority_class=\"interactive\",victim_priority_class=\"batch-low\"} 8.0")
+              "schedlens_preemptions_total{arm=\"treatment\",namespace=\"ai-lab\",preemptor_priority_class=\"interactive\",repeat=\"\",victim_priority_class=\"batch-low\"} 8.0")
           .contains("schedlens_pending_duration_seconds_bucket")
-          .contains("schedlens_wasted_gpu_seconds_total");
+          .contains("schedlens_wasted_gpu_seconds_total")
+          .containsPattern("schedlens_consumer_lag_records\\{topic=\"[^\"]*pods\"\\} \\d");
     }
   }
 

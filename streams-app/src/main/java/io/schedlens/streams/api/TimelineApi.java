@@ -12,6 +12,7 @@ import io.schedlens.streams.topology.TimelineTopology;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -111,7 +112,7 @@ public final class TimelineApi {
 
   private void list(HttpExchange exchange, Map<String, String> query) throws IOException {
     String state = query.getOrDefault("state", "all");
-    Predicate<PodTimeline> filter = filter(state, query.get("namespace"));
+    Predicate<PodTimeline> filter = filter(state, query);
     if (filter == null) {
       HttpEndpoint.respondJson(
           exchange, 400, Map.of("error", "state must be pending, starving, preempted or all"));
@@ -131,11 +132,7 @@ public final class TimelineApi {
           continue;
         }
         String url =
-            "http://"
-                + host
-                + "/api/pods?local=true&state="
-                + state
-                + (query.containsKey("namespace") ? "&namespace=" + query.get("namespace") : "");
+            "http://" + host + "/api/pods?local=true&state=" + state + forwardedFilters(query);
         try {
           HttpResponse<String> r =
               http.send(
@@ -159,7 +156,17 @@ public final class TimelineApi {
     HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
   }
 
-  static Predicate<PodTimeline> filter(String state, String namespace) {
+  /**
+   * The attribute filters of the list, by query parameter: a timeline must match every one given.
+   */
+  static final Map<String, java.util.function.Function<PodTimeline, String>> FILTERS =
+      Map.of(
+          "namespace", PodTimeline::getNamespace,
+          "priorityClass", PodTimeline::getPriorityClass,
+          "arm", PodTimeline::getArm,
+          "repeat", PodTimeline::getRepeat);
+
+  static Predicate<PodTimeline> filter(String state, Map<String, String> query) {
     Predicate<PodTimeline> p =
         switch (state) {
           case "pending" -> t -> !t.getFinal$() && "Pending".equals(t.getOutcome());
@@ -168,10 +175,30 @@ public final class TimelineApi {
           case "all" -> t -> true;
           default -> null;
         };
-    if (p == null || namespace == null) {
-      return p;
+    if (p == null) {
+      return null;
     }
-    return p.and(t -> namespace.equals(t.getNamespace()));
+    for (var f : FILTERS.entrySet()) {
+      String wanted = query.get(f.getKey());
+      // Grafana sends "" or "All" style values when a variable is unset: an empty value filters
+      // nothing.
+      if (wanted != null && !wanted.isEmpty()) {
+        var attribute = f.getValue();
+        p = p.and(t -> wanted.equals(attribute.apply(t)));
+      }
+    }
+    return p;
+  }
+
+  private static String forwardedFilters(Map<String, String> query) {
+    StringBuilder b = new StringBuilder();
+    for (String key : FILTERS.keySet()) {
+      String v = query.get(key);
+      if (v != null && !v.isEmpty()) {
+        b.append('&').append(key).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
+      }
+    }
+    return b.toString();
   }
 
   private void proxy(HttpExchange exchange, String url) throws IOException {

@@ -65,7 +65,8 @@ public final class PendingGauges {
               t.getNamespace() == null ? "" : t.getNamespace(),
               t.getPriorityClass() == null ? "" : t.getPriorityClass(),
               t.getWorkload() == null ? "" : t.getWorkload().getKind(),
-              t.getArm() == null ? "" : t.getArm());
+              t.getArm() == null ? "" : t.getArm(),
+              t.getRepeat() == null ? "" : t.getRepeat());
       double[] v = next.computeIfAbsent(labels, l -> new double[3]);
       if ("Pending".equals(t.getOutcome()) && t.getCreatedAt() != null) {
         v[0] += 1;

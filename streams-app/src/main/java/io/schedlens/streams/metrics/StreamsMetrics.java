@@ -9,13 +9,15 @@ import java.util.function.Consumer;
 
 /**
  * The streams app's metrics for Grafana (DESIGN.md section 5). Labels are bounded: namespace,
- * priority_class, workload_kind, arm (empty outside experiments), and for pipeline health the topic
- * and the reason; never a pod name or UID.
+ * priority_class, workload_kind, arm and repeat (empty outside experiments; an experiment has a
+ * handful of each), and for pipeline health the topic and the reason; never a pod name or UID.
  */
 public final class StreamsMetrics {
 
   /** Label names of the per-pod figures. */
-  public static final String[] POD_LABELS = {"namespace", "priority_class", "workload_kind", "arm"};
+  public static final String[] POD_LABELS = {
+    "namespace", "priority_class", "workload_kind", "arm", "repeat"
+  };
 
   private static final double[] DURATION_BUCKETS = {
     0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 14400
@@ -70,7 +72,8 @@ public final class StreamsMetrics {
         Counter.builder()
             .name("schedlens_preemptions_total")
             .help("Pods preempted by the scheduler, by victim and preemptor priority class.")
-            .labelNames("namespace", "victim_priority_class", "preemptor_priority_class", "arm")
+            .labelNames(
+                "namespace", "victim_priority_class", "preemptor_priority_class", "arm", "repeat")
             .register(registry);
     allocatedGpuSeconds =
         podCounter(
@@ -89,13 +92,13 @@ public final class StreamsMetrics {
             .name("schedlens_wasted_gpu_seconds_total")
             .help(
                 "GPU-seconds of work lost when a pod was ended before completing (since its last checkpoint), by cause.")
-            .labelNames("namespace", "priority_class", "workload_kind", "arm", "cause")
+            .labelNames("namespace", "priority_class", "workload_kind", "arm", "repeat", "cause")
             .register(registry);
     podsFinished =
         Counter.builder()
             .name("schedlens_pods_finished_total")
             .help("Pods whose final timeline was emitted, by outcome.")
-            .labelNames("namespace", "priority_class", "workload_kind", "arm", "outcome")
+            .labelNames("namespace", "priority_class", "workload_kind", "arm", "repeat", "outcome")
             .register(registry);
     requests = podCounter("schedlens_requests_total", "Inference requests served by pods.");
     requestErrors =
@@ -179,6 +182,16 @@ public final class StreamsMetrics {
             "Pods starving now: pending past the threshold, or of a workload preempted too often.")
         .labelNames(POD_LABELS)
         .callback(starving)
+        .register(registry);
+  }
+
+  /** Registers the consumer lag per input topic, read from Kafka's client metrics when scraped. */
+  public void registerConsumerLag(Consumer<GaugeWithCallback.Callback> lag) {
+    GaugeWithCallback.builder()
+        .name("schedlens_consumer_lag_records")
+        .help("Records in this instance's input partitions not yet read, by topic.")
+        .labelNames("topic")
+        .callback(lag)
         .register(registry);
   }
 }

@@ -470,7 +470,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     }
     metrics
         .podsFinished
-        .labelValues(labels[0], labels[1], labels[2], labels[3], t.getOutcome())
+        .labelValues(labels[0], labels[1], labels[2], labels[3], labels[4], t.getOutcome())
         .inc();
     if (t.getAllocatedGpuSeconds() != null) {
       metrics.allocatedGpuSeconds.labelValues(labels).inc(t.getAllocatedGpuSeconds());
@@ -480,7 +480,8 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     if (t.getWastedGpuSeconds() != null && t.getDisruption() != null) {
       metrics
           .wastedGpuSeconds
-          .labelValues(labels[0], labels[1], labels[2], labels[3], t.getDisruption().getCause())
+          .labelValues(
+              labels[0], labels[1], labels[2], labels[3], labels[4], t.getDisruption().getCause())
           .inc(t.getWastedGpuSeconds());
     }
   }
@@ -535,10 +536,10 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
         s.getPreemptor() == null || s.getPreemptor().getPriorityClass() == null
             ? ""
             : s.getPreemptor().getPriorityClass();
+    String[] labels = labels(s);
     metrics
         .preemptions
-        .labelValues(
-            orEmpty(s.getNamespace()), orEmpty(s.getPriorityClass()), preemptorClass, labels(s)[3])
+        .labelValues(labels[0], labels[1], preemptorClass, labels[3], labels[4])
         .inc();
   }
 
@@ -560,7 +561,8 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
       orEmpty(s.getNamespace()),
       orEmpty(s.getPriorityClass()),
       w == null ? "" : w.getKind(),
-      orEmpty(s.getLabels().get(settings.armKey()))
+      orEmpty(s.getLabels().get(settings.armKey())),
+      orEmpty(s.getLabels().get(settings.repeatKey()))
     };
   }
 

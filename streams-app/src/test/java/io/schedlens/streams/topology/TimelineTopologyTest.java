@@ -228,7 +228,7 @@ class TimelineTopologyTest {
     assertThat(p.getWastedGpuSeconds()).isEqualTo(70.0);
     assertThat(p.getSource()).isEqualTo("event");
     assertThat(dlq.isEmpty()).isTrue();
-    assertThat(metrics.preemptions.labelValues("ai-lab", "batch-low", "interactive", "").get())
+    assertThat(metrics.preemptions.labelValues("ai-lab", "batch-low", "interactive", "", "").get())
         .isEqualTo(2.0);
   }
 
