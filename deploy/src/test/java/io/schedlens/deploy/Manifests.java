@@ -1,0 +1,161 @@
+package io.schedlens.deploy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.io.IOException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The objects one kustomization builds, as fabric8's typed model objects. Custom resources whose
+ * Java model is not on the classpath (Strimzi, Prometheus Operator) come as {@link
+ * GenericKubernetesResource}; every other kind must bind to its typed class without a single
+ * unknown field, so that a misspelt or misplaced field fails here instead of being silently dropped
+ * by the API server's defaulting.
+ */
+final class Manifests {
+
+  /** Kinds of the operators' CRDs, checked field by field by the tests instead. */
+  static final Set<String> CUSTOM_KINDS =
+      Set.of("Kafka", "KafkaNodePool", "KafkaTopic", "ServiceMonitor", "PrometheusRule");
+
+  static final ObjectMapper YAML = new YAMLMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final KubernetesSerialization KUBE = new KubernetesSerialization();
+
+  final String dir;
+  final List<HasMetadata> objects;
+
+  private Manifests(String dir, List<HasMetadata> objects) {
+    this.dir = dir;
+    this.objects = objects;
+  }
+
+  static Manifests build(String relativeDir) throws IOException, InterruptedException {
+    Path dir = Repository.path(relativeDir);
+    String yaml = Tools.kustomize(dir);
+    List<HasMetadata> objects = new ArrayList<>();
+    for (JsonNode doc : documents(yaml)) {
+      String kind = doc.path("kind").asText();
+      HasMetadata o = KUBE.unmarshal(JSON.writeValueAsString(doc));
+      if (!CUSTOM_KINDS.contains(kind) && o instanceof GenericKubernetesResource) {
+        throw new AssertionError(
+            relativeDir
+                + ": "
+                + kind
+                + " "
+                + doc.path("metadata").path("name")
+                + " is not a known Kubernetes kind (apiVersion "
+                + doc.path("apiVersion").asText()
+                + ")");
+      }
+      if (!(o instanceof GenericKubernetesResource)) {
+        List<String> unknown = new ArrayList<>();
+        unknownFields(o, kind + "/" + o.getMetadata().getName(), unknown);
+        if (!unknown.isEmpty()) {
+          throw new AssertionError(relativeDir + ": unknown fields " + unknown);
+        }
+      }
+      objects.add(o);
+    }
+    return new Manifests(relativeDir, objects);
+  }
+
+  static List<JsonNode> documents(String yaml) throws IOException {
+    List<JsonNode> docs = new ArrayList<>();
+    try (var it =
+        YAML.readerFor(JsonNode.class).<JsonNode>readValues(new YAMLFactory().createParser(yaml))) {
+      while (it.hasNext()) {
+        JsonNode n = it.next();
+        if (n != null && !n.isNull() && !n.isEmpty()) {
+          docs.add(n);
+        }
+      }
+    }
+    return docs;
+  }
+
+  <T extends HasMetadata> List<T> all(Class<T> type) {
+    return objects.stream().filter(type::isInstance).map(type::cast).toList();
+  }
+
+  <T extends HasMetadata> T one(Class<T> type, String name) {
+    return all(type).stream()
+        .filter(o -> name.equals(o.getMetadata().getName()))
+        .findFirst()
+        .orElseThrow(
+            () -> new AssertionError(dir + " has no " + type.getSimpleName() + " " + name));
+  }
+
+  List<GenericKubernetesResource> custom(String kind) {
+    return all(GenericKubernetesResource.class).stream()
+        .filter(o -> kind.equals(o.getKind()))
+        .toList();
+  }
+
+  /** A custom resource as a JSON tree, for field checks. */
+  static ObjectNode tree(GenericKubernetesResource r) {
+    return JSON.valueToTree(r);
+  }
+
+  /**
+   * Walks the model objects and collects every field fabric8 did not recognise (kept in
+   * additionalProperties). Model classes live in io.fabric8.kubernetes.api.model.
+   */
+  private static void unknownFields(Object o, String at, List<String> unknown) {
+    if (o == null) {
+      return;
+    }
+    if (o instanceof Collection<?> c) {
+      int i = 0;
+      for (Object e : c) {
+        unknownFields(e, at + "[" + i++ + "]", unknown);
+      }
+      return;
+    }
+    if (o instanceof Map<?, ?> m) {
+      m.forEach((k, v) -> unknownFields(v, at + "." + k, unknown));
+      return;
+    }
+    if (!o.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
+      return;
+    }
+    for (Method g : o.getClass().getMethods()) {
+      if (g.getParameterCount() != 0
+          || Modifier.isStatic(g.getModifiers())
+          || !g.getName().startsWith("get")
+          || g.getName().equals("getClass")) {
+        continue;
+      }
+      Object v;
+      try {
+        v = g.invoke(o);
+      } catch (ReflectiveOperationException | RuntimeException e) {
+        continue;
+      }
+      if (g.getName().equals("getAdditionalProperties")) {
+        if (v instanceof Map<?, ?> extra && !extra.isEmpty()) {
+          unknown.add(at + " " + extra.keySet());
+        }
+        continue;
+      }
+      unknownFields(v, at + "." + decapitalise(g.getName().substring(3)), unknown);
+    }
+  }
+
+  private static String decapitalise(String s) {
+    return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+  }
+}

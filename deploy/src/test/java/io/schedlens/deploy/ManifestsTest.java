@@ -1,0 +1,309 @@
+package io.schedlens.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.schedlens.schemas.Topic;
+import io.schedlens.schemas.Topics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Every kustomization of deploy/ builds, binds to typed objects and says what it should. */
+class ManifestsTest {
+
+  static List<String> kustomizations() throws Exception {
+    Path deploy = Repository.path("deploy");
+    try (Stream<Path> files = Files.walk(deploy)) {
+      return files
+          .filter(p -> p.getFileName().toString().equals("kustomization.yaml"))
+          .filter(p -> !p.toString().contains("/target/"))
+          .map(p -> Repository.root().relativize(p.getParent()).toString())
+          .sorted()
+          .toList();
+    }
+  }
+
+  @Test
+  void shouldFindEveryBaseAndOverlay() throws Exception {
+    assertThat(kustomizations())
+        .contains(
+            "deploy/base/collector",
+            "deploy/base/streams-app",
+            "deploy/base/kafka",
+            "deploy/base/monitoring",
+            "deploy/overlays/production",
+            "deploy/overlays/small",
+            "deploy/experiment/base",
+            "deploy/experiment/treatment",
+            "deploy/experiment/control");
+  }
+
+  @ParameterizedTest
+  @MethodSource("kustomizations")
+  void shouldBuildAndBindEveryObjectToItsTypedModel(String dir) throws Exception {
+    Manifests m = Manifests.build(dir);
+    assertThat(m.objects).as(dir).isNotEmpty();
+    for (HasMetadata o : m.objects) {
+      assertThat(o.getMetadata().getName()).as(dir + " " + o.getKind()).isNotBlank();
+    }
+    for (PodTemplateSpec t : podTemplates(m)) {
+      for (Container c : t.getSpec().getContainers()) {
+        String what = dir + " container " + c.getName();
+        assertThat(c.getResources().getRequests()).as(what + " requests").containsKey("memory");
+        assertThat(c.getResources().getLimits()).as(what + " limits").containsKey("memory");
+        Quantity gpuLimit = c.getResources().getLimits().get("nvidia.com/gpu");
+        if (gpuLimit != null) {
+          assertThat(c.getResources().getRequests().get("nvidia.com/gpu"))
+              .as(what + ": GPU requests equal limits (extended resources cannot overcommit)")
+              .isEqualTo(gpuLimit);
+        }
+      }
+    }
+  }
+
+  @Test
+  void shouldLetTheCollectorOnlyReadAndNeverSecrets() throws Exception {
+    Manifests m = Manifests.build("deploy/overlays/production");
+    ClusterRole role = m.one(ClusterRole.class, "schedlens-collector");
+    role.getRules()
+        .forEach(
+            r -> {
+              assertThat(r.getVerbs()).isSubsetOf("get", "list", "watch");
+              assertThat(r.getResources()).doesNotContain("secrets", "*");
+            });
+  }
+
+  @Test
+  void shouldRunTheStreamsAppHighlyAvailableWithStateOnVolumes() throws Exception {
+    Manifests m = Manifests.build("deploy/overlays/production");
+    StatefulSet sts = m.one(StatefulSet.class, "schedlens-streams");
+    assertThat(sts.getMetadata().getNamespace()).isEqualTo("schedlens");
+    assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
+    Container c = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+    Map<String, String> env = env(c);
+    assertThat(Integer.parseInt(env.get("SCHEDLENS_NUM_STANDBY_REPLICAS")))
+        .isGreaterThanOrEqualTo(1);
+    assertThat(env).containsEntry("SCHEDLENS_TOPICS_CREATE", "false");
+    assertThat(env).containsEntry("SCHEDLENS_HTTP_HOST", "0.0.0.0");
+    // $(POD_IP) expands only when POD_IP is defined before it.
+    List<String> names = c.getEnv().stream().map(EnvVar::getName).toList();
+    assertThat(names.indexOf("POD_IP")).isLessThan(names.indexOf("SCHEDLENS_APPLICATION_SERVER"));
+    assertThat(env.get("SCHEDLENS_APPLICATION_SERVER")).isEqualTo("$(POD_IP):9471");
+    assertThat(env.get("SCHEDLENS_STATE_DIR"))
+        .startsWith(
+            c.getVolumeMounts().stream()
+                .filter(v -> v.getName().equals("state"))
+                .findFirst()
+                .orElseThrow()
+                .getMountPath());
+    assertThat(sts.getSpec().getVolumeClaimTemplates())
+        .extracting(p -> p.getMetadata().getName())
+        .contains("state");
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+    assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
+    assertThat(c.getStartupProbe()).isNotNull();
+    Map<String, String> podLabels = sts.getSpec().getTemplate().getMetadata().getLabels();
+
+    PodDisruptionBudget pdb = m.one(PodDisruptionBudget.class, "schedlens-streams");
+    assertThat(podLabels).containsAllEntriesOf(pdb.getSpec().getSelector().getMatchLabels());
+    assertThat(pdb.getSpec().getMaxUnavailable().getIntVal()).isEqualTo(1);
+
+    for (Service s : m.all(Service.class)) {
+      Map<String, String> wanted = s.getSpec().getSelector();
+      boolean selectsSomething =
+          podTemplates(m).stream()
+              .anyMatch(t -> t.getMetadata().getLabels().entrySet().containsAll(wanted.entrySet()));
+      assertThat(selectsSomething)
+          .as("Service " + s.getMetadata().getName() + " selects pods")
+          .isTrue();
+    }
+    List<io.fabric8.kubernetes.api.model.GenericKubernetesResource> monitors =
+        m.custom("ServiceMonitor");
+    assertThat(monitors).hasSize(2);
+    for (var sm : monitors) {
+      JsonNode spec = Manifests.tree(sm).path("spec");
+      Map<String, String> wanted = new HashMap<>();
+      spec.path("selector")
+          .path("matchLabels")
+          .fields()
+          .forEachRemaining(e -> wanted.put(e.getKey(), e.getValue().asText()));
+      String port = spec.path("endpoints").get(0).path("port").asText();
+      assertThat(m.all(Service.class))
+          .as("ServiceMonitor " + sm.getMetadata().getName() + " finds a Service with port " + port)
+          .anyMatch(
+              s ->
+                  s.getMetadata().getLabels().entrySet().containsAll(wanted.entrySet())
+                      && s.getSpec().getPorts().stream().anyMatch(p -> port.equals(p.getName())));
+    }
+  }
+
+  @Test
+  void shouldCreateTheTopicsWithTheAppsOwnSettingsCoPartitioned() throws Exception {
+    for (String overlay : List.of("deploy/overlays/production", "deploy/overlays/small")) {
+      Manifests m = Manifests.build(overlay);
+      Map<String, JsonNode> byName = new HashMap<>();
+      for (var t : m.custom("KafkaTopic")) {
+        JsonNode spec = Manifests.tree(t).path("spec");
+        byName.put(spec.path("topicName").asText(), spec);
+      }
+      List<Topic<String, ?>> expected = Topics.defaults().all();
+      assertThat(byName.keySet())
+          .containsExactlyInAnyOrderElementsOf(expected.stream().map(Topic::name).toList());
+      assertThat(
+              byName.values().stream().map(s -> s.path("partitions").asInt()).distinct().toList())
+          .as("one partition count for all (co-partitioned joins)")
+          .hasSize(1);
+      for (Topic<String, ?> topic : expected) {
+        Map<String, String> config = new HashMap<>();
+        byName
+            .get(topic.name())
+            .path("config")
+            .fields()
+            .forEachRemaining(e -> config.put(e.getKey(), e.getValue().asText()));
+        assertThat(config).as(overlay + " " + topic.name()).isEqualTo(topic.configs());
+      }
+      JsonNode kafka =
+          Manifests.tree(m.custom("Kafka").get(0)).path("spec").path("kafka").path("config");
+      int nodes =
+          Manifests.tree(m.custom("KafkaNodePool").get(0)).path("spec").path("replicas").asInt();
+      int replicas = byName.values().iterator().next().path("replicas").asInt();
+      assertThat(replicas).isLessThanOrEqualTo(nodes);
+      assertThat(kafka.path("transaction.state.log.replication.factor").asInt())
+          .isLessThanOrEqualTo(nodes);
+      assertThat(kafka.path("min.insync.replicas").asInt()).isLessThanOrEqualTo(replicas);
+      if (overlay.endsWith("production")) {
+        assertThat(replicas).isEqualTo(3);
+        assertThat(kafka.path("min.insync.replicas").asInt()).isEqualTo(2);
+        assertThat(kafka.path("transaction.state.log.min.isr").asInt()).isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
+  void shouldShipThePlainRulesAsThePrometheusRuleUnchanged() throws Exception {
+    JsonNode plain =
+        Manifests.YAML.readTree(Repository.path("deploy/prometheus/schedlens-rules.yaml").toFile());
+    Manifests m = Manifests.build("deploy/base/monitoring");
+    JsonNode resource = Manifests.tree(m.custom("PrometheusRule").get(0)).path("spec");
+    assertThat(resource.path("groups")).isEqualTo(plain.path("groups"));
+  }
+
+  @Test
+  void shouldRunTheTreatmentWithThreePriorityClassesAndTheControlWithNone() throws Exception {
+    Manifests treatment = Manifests.build("deploy/experiment/treatment");
+    Map<String, Integer> classes =
+        treatment.all(PriorityClass.class).stream()
+            .collect(Collectors.toMap(p -> p.getMetadata().getName(), PriorityClass::getValue));
+    assertThat(classes)
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("interactive", 100000, "embedding-batch", 1000, "asr-batch", 500));
+    assertThat(treatment.all(PriorityClass.class))
+        .allMatch(p -> !Boolean.TRUE.equals(p.getGlobalDefault()));
+    for (PodTemplateSpec t : podTemplates(treatment)) {
+      assertThat(classes).containsKey(t.getSpec().getPriorityClassName());
+      assertThat(t.getMetadata().getLabels())
+          .containsEntry("schedlens.io/experiment", "day08-experiment")
+          .containsEntry("schedlens.io/arm", "treatment")
+          .containsKey("schedlens.io/repeat");
+    }
+    Manifests control = Manifests.build("deploy/experiment/control");
+    assertThat(control.all(PriorityClass.class)).isEmpty();
+    assertThat(podTemplates(control)).hasSize(3);
+    for (PodTemplateSpec t : podTemplates(control)) {
+      assertThat(t.getSpec().getPriorityClassName()).isNull();
+      assertThat(t.getMetadata().getLabels()).containsEntry("schedlens.io/arm", "control");
+    }
+    // The selectors stay without arm labels: a Deployment's selector is immutable.
+    assertThat(
+            control
+                .one(Deployment.class, "interactive-inference")
+                .getSpec()
+                .getSelector()
+                .getMatchLabels())
+        .doesNotContainKey("schedlens.io/arm");
+  }
+
+  @Test
+  void shouldMakeReadyMeanModelLoadedAndLetBatchPodsRecordCheckpoints() throws Exception {
+    Manifests m = Manifests.build("deploy/experiment/treatment");
+    Deployment server = m.one(Deployment.class, "interactive-inference");
+    Container c = server.getSpec().getTemplate().getSpec().getContainers().get(0);
+    assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/health");
+    assertThat(c.getStartupProbe().getFailureThreshold() * c.getStartupProbe().getPeriodSeconds())
+        .as("startup probe allows a model load of minutes")
+        .isGreaterThanOrEqualTo(300);
+    PodDisruptionBudget pdb = m.one(PodDisruptionBudget.class, "interactive-inference");
+    assertThat(pdb.getSpec().getMaxUnavailable().getIntVal())
+        .isLessThan(server.getSpec().getReplicas());
+
+    Role role = m.one(Role.class, "batch-checkpointer");
+    assertThat(role.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResources()).containsExactly("pods");
+              assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch");
+            });
+    for (Job job : m.all(Job.class)) {
+      var spec = job.getSpec().getTemplate().getSpec();
+      assertThat(spec.getServiceAccountName()).isEqualTo("batch-checkpointer");
+      assertThat(String.join(" ", spec.getContainers().get(0).getArgs()))
+          .contains("schedlens.io/last-checkpoint=");
+      assertThat(job.getSpec().getTemplate().getMetadata().getAnnotations())
+          .containsKey("schedlens.io/checkpoint-interval");
+      assertThat(
+              job.getSpec()
+                  .getPodFailurePolicy()
+                  .getRules()
+                  .get(0)
+                  .getOnPodConditions()
+                  .get(0)
+                  .getType())
+          .isEqualTo("DisruptionTarget");
+    }
+
+    ConfigMap experiment = m.one(ConfigMap.class, "day08-experiment");
+    assertThat(experiment.getMetadata().getNamespace()).isEqualTo("ai-lab");
+    assertThat(experiment.getMetadata().getLabels())
+        .containsEntry("schedlens.io/experiment", "day08-experiment");
+    assertThat(experiment.getData()).containsKeys("change", "fixed", "metrics", "repeats");
+    assertThat(Integer.parseInt(experiment.getData().get("repeats"))).isPositive();
+  }
+
+  static List<PodTemplateSpec> podTemplates(Manifests m) {
+    List<PodTemplateSpec> t = new ArrayList<>();
+    m.all(Deployment.class).forEach(d -> t.add(d.getSpec().getTemplate()));
+    m.all(StatefulSet.class).forEach(d -> t.add(d.getSpec().getTemplate()));
+    m.all(Job.class).forEach(d -> t.add(d.getSpec().getTemplate()));
+    return t;
+  }
+
+  static Map<String, String> env(Container c) {
+    Map<String, String> env = new HashMap<>();
+    c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+    return env;
+  }
+}

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Writes grafana/dashboards/*.json, the schedlens dashboards.
+
+The JSON files are what Grafana loads and what the tests check; this script only keeps their
+layout, ids and variables consistent. Edit here, run `python3 grafana/generate_dashboards.py`, and
+commit both. (No third-party module: plain json.)
+"""
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards")
+DS = {"type": "prometheus", "uid": "${datasource}"}
+
+POD = 'namespace=~"$namespace", priority_class=~"$priority_class", arm=~"$arm"'
+API = "${api_url}/api/pods"
+
+
+class Board:
+    def __init__(self):
+        self.panels = []
+        self.x = 0
+        self.y = 0
+        self.row_h = 0
+
+    def row(self, title):
+        self._newline()
+        self.panels.append({"type": "row", "title": title, "collapsed": False,
+                            "gridPos": {"h": 1, "w": 24, "x": 0, "y": self.y}, "panels": []})
+        self.y += 1
+
+    def _newline(self):
+        if self.x:
+            self.y += self.row_h
+            self.x = 0
+            self.row_h = 0
+
+    def add(self, panel, w=12, h=8):
+        if self.x + w > 24:
+            self._newline()
+        panel["gridPos"] = {"h": h, "w": w, "x": self.x, "y": self.y}
+        self.x += w
+        self.row_h = max(self.row_h, h)
+        self.panels.append(panel)
+
+    def finish(self):
+        for i, p in enumerate(self.panels, start=1):
+            p["id"] = i
+        return self.panels
+
+
+def target(expr, legend="", ref="A", instant=False, fmt=None):
+    t = {"datasource": DS, "refId": ref, "expr": expr, "legendFormat": legend or "__auto",
+         "range": not instant, "instant": instant}
+    if fmt:
+        t["format"] = fmt
+    return t
+
+
+def links(*pairs):
+    return [{"title": title, "url": url, "targetBlank": True} for title, url in pairs]
+
+
+def timeseries(title, desc, targets, unit="short", links_=None, stack=False, min0=True):
+    p = {"type": "timeseries", "title": title, "description": desc, "datasource": DS,
+         "targets": targets,
+         "fieldConfig": {"defaults": {"unit": unit, "links": links_ or [],
+                                      "custom": {"drawStyle": "line", "lineWidth": 1,
+                                                 "fillOpacity": 10 if stack else 0,
+                                                 "stacking": {"mode": "normal" if stack else "none"},
+                                                 "spanNulls": False}},
+                         "overrides": []},
+         "options": {"legend": {"displayMode": "table", "placement": "bottom",
+                                "calcs": ["lastNotNull", "max"]},
+                     "tooltip": {"mode": "multi", "sort": "desc"}}}
+    if min0:
+        p["fieldConfig"]["defaults"]["min"] = 0
+    return p
+
+
+def stat(title, desc, targets, unit="short", links_=None, thresholds=None):
+    steps = [{"color": "green", "value": None}] + [
+        {"color": c, "value": v} for v, c in (thresholds or [])]
+    return {"type": "stat", "title": title, "description": desc, "datasource": DS,
+            "targets": targets,
+            "fieldConfig": {"defaults": {"unit": unit, "links": links_ or [],
+                                         "thresholds": {"mode": "absolute", "steps": steps}},
+                            "overrides": []},
+            "options": {"reduceOptions": {"calcs": ["lastNotNull"], "fields": "", "values": False},
+                        "colorMode": "background", "graphMode": "area", "textMode": "value_and_name"}}
+
+
+def heatmap(title, desc, metric, selector):
+    return {"type": "heatmap", "title": title, "description": desc, "datasource": DS,
+            "targets": [target(
+                f"sum by (le) (increase({metric}_bucket{{{selector}}}[$__rate_interval]))",
+                "{{le}}", fmt="heatmap")],
+            "options": {"calculate": False, "yAxis": {"unit": "s"},
+                        "cellGap": 1, "color": {"scheme": "Oranges", "mode": "scheme"},
+                        "tooltip": {"show": True, "yHistogram": True}},
+            "fieldConfig": {"defaults": {}, "overrides": []}}
+
+
+def bars(title, desc, targets, unit="s"):
+    """One bar per arm/repeat over the dashboard's time range (instant queries over $__range)."""
+    return {"type": "barchart", "title": title, "description": desc, "datasource": DS,
+            "targets": targets,
+            "transformations": [{"id": "reduce", "options": {"reducers": ["lastNotNull"]}}],
+            "fieldConfig": {"defaults": {"unit": unit, "min": 0}, "overrides": []},
+            "options": {"orientation": "horizontal", "showValue": "always",
+                        "legend": {"displayMode": "list", "placement": "bottom"}}}
+
+
+def quantiles(metric, selector, by, qs=(0.5, 0.95)):
+    return [target(
+        f"histogram_quantile({q}, sum by ({by}, le) (rate({metric}_bucket{{{selector}}}[$__rate_interval])))",
+        f"p{int(q * 100)} {{{{{by.split(', ')[-1]}}}}}", ref=chr(65 + i))
+        for i, q in enumerate(qs)]
+
+
+def variables(extra=(), pod_vars=True):
+    v = [{"type": "datasource", "name": "datasource", "label": "Prometheus", "query": "prometheus",
+          "current": {}, "hide": 0, "refresh": 1}]
+    if pod_vars:
+        src = "{__name__=~\"schedlens_pods_finished_total|schedlens_pods_pending\"}"
+        for name, label in (("namespace", "Namespace"), ("priority_class", "Priority class"),
+                            ("arm", "Arm")):
+            v.append({"type": "query", "name": name, "label": label, "datasource": DS,
+                      "query": {"query": f"label_values({src}, {name})", "refId": name},
+                      "definition": f"label_values({src}, {name})",
+                      "includeAll": True, "multi": True, "allValue": ".*",
+                      "current": {"text": "All", "value": "$__all"}, "refresh": 2, "sort": 1})
+    v.extend(extra)
+    return v
+
+
+API_VAR = {"type": "textbox", "name": "api_url", "label": "schedlens API",
+           "query": "http://schedlens-streams.schedlens:9471",
+           "current": {"text": "http://schedlens-streams.schedlens:9471",
+                       "value": "http://schedlens-streams.schedlens:9471"},
+           "description": "Base URL of the streams app's API, for the data links to pod timelines."}
+
+
+def dashboard(uid, title, desc, panels, templating, annotations=(), tags=()):
+    return {"uid": uid, "title": title, "description": desc, "tags": ["schedlens", *tags],
+            "editable": True, "schemaVersion": 39, "version": 1, "graphTooltip": 1,
+            "time": {"from": "now-6h", "to": "now"}, "refresh": "30s", "timezone": "",
+            "templating": {"list": templating},
+            "annotations": {"list": [
+                {"builtIn": 1, "datasource": {"type": "grafana", "uid": "-- Grafana --"},
+                 "enable": True, "hide": True, "iconColor": "rgba(0, 211, 255, 1)",
+                 "name": "Annotations & Alerts", "type": "dashboard"}, *annotations]},
+            "links": [{"title": "schedlens dashboards", "type": "dashboards", "tags": ["schedlens"],
+                       "asDropdown": True}],
+            "panels": panels}
+
+
+def oncall():
+    b = Board()
+    pending_link = links(("Pending pods of this class (timelines)",
+                          API + "?state=pending&namespace=${__field.labels.namespace}"
+                          "&priorityClass=${__field.labels.priority_class}"))
+    b.row("Waiting now")
+    b.add(stat("Pods pending now", "Pods created and not yet scheduled, by priority class.",
+               [target(f"sum by (priority_class) (schedlens_pods_pending{{{POD}}})",
+                       "{{priority_class}}")], thresholds=[(1, "orange"), (10, "red")]), w=6)
+    b.add(stat("Starving pods", "Pods pending past starvation.pending, or of a workload preempted "
+               "starvation.preemptions times without completing.",
+               [target(f"sum by (priority_class) (schedlens_pods_starving{{{POD}}})",
+                       "{{priority_class}}")], thresholds=[(1, "red")],
+               links_=links(("Starving pods (timelines)", API + "?state=starving"))), w=6)
+    b.add(timeseries("Pods pending by priority class", "Pods pending now, per namespace and class.",
+                     [target(f"sum by (namespace, priority_class) (schedlens_pods_pending{{{POD}}})",
+                             "{{namespace}} {{priority_class}}")], links_=pending_link), w=12)
+    b.add(timeseries("Oldest pending age by priority class",
+                     "How long the oldest pod pending now has waited (event time).",
+                     [target(f"max by (namespace, priority_class) "
+                             f"(schedlens_oldest_pending_age_seconds{{{POD}}})",
+                             "{{namespace}} {{priority_class}}")], unit="s", links_=pending_link),
+          w=12)
+    b.add(timeseries("Starving pods by priority class", "Pods starving now.",
+                     [target(f"sum by (namespace, priority_class) (schedlens_pods_starving{{{POD}}})",
+                             "{{namespace}} {{priority_class}}")],
+                     links_=links(("Starving pods of this class (timelines)",
+                                   API + "?state=starving&namespace=${__field.labels.namespace}"
+                                   "&priorityClass=${__field.labels.priority_class}"))), w=12)
+    b.row("How long pods wait")
+    b.add(timeseries("Pending duration p50 / p95 by class",
+                     "Creation to scheduling, of pods scheduled in the interval (event time).",
+                     quantiles("schedlens_pending_duration_seconds", POD, "priority_class"), unit="s"))
+    b.add(heatmap("Pending duration", "Distribution of pending durations.",
+                  "schedlens_pending_duration_seconds", POD))
+    b.add(timeseries("Time to Ready p50 / p95 by class",
+                     "Creation to Ready (for servers: model loaded). Running is not Ready.",
+                     quantiles("schedlens_time_to_ready_seconds", POD, "priority_class"), unit="s"))
+    b.add(heatmap("Time to Ready", "Distribution of creation to Ready.",
+                  "schedlens_time_to_ready_seconds", POD))
+    b.add(timeseries("Time to first OK request p50 / p95 by class",
+                     "Creation to the first successful request after Ready: what users feel.",
+                     quantiles("schedlens_time_to_first_ok_request_seconds", POD, "priority_class"),
+                     unit="s"), w=24)
+    b.row("Preemption and GPU cost")
+    pre = 'namespace=~"$namespace", victim_priority_class=~"$priority_class", arm=~"$arm"'
+    b.add(timeseries("Preemptions per minute, victim class → preemptor class",
+                     "Pods preempted by the scheduler to make room for higher-priority pods.",
+                     [target("sum by (namespace, victim_priority_class, preemptor_priority_class) "
+                             f"(rate(schedlens_preemptions_total{{{pre}}}[$__rate_interval])) * 60",
+                             "{{victim_priority_class}} → {{preemptor_priority_class}}")],
+                     unit="short", stack=True,
+                     links_=links(("Preempted pods of this class (timelines)",
+                                   API + "?state=preempted&namespace=${__field.labels.namespace}"
+                                   "&priorityClass=${__field.labels.victim_priority_class}"))))
+    b.add(timeseries("Wasted GPU-hours by class and cause",
+                     "GPU time lost since the last checkpoint when a pod was ended early.",
+                     [target("sum by (priority_class, cause) "
+                             f"(increase(schedlens_wasted_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
+                             "{{priority_class}} {{cause}}")], unit="h", stack=True))
+    b.add(timeseries("Allocated and allocated-but-idle GPU-hours by class",
+                     "Of pods that finished: GPU time allocated, and the part DCGM saw idle. "
+                     "Allocation is not utilisation.",
+                     [target("sum by (priority_class) "
+                             f"(increase(schedlens_allocated_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
+                             "allocated {{priority_class}}"),
+                      target("sum by (priority_class) "
+                             f"(increase(schedlens_idle_allocated_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
+                             "idle {{priority_class}}", ref="B")], unit="h"), w=24)
+    b.row("What users feel")
+    b.add(timeseries("Request SLO-breach ratio by class",
+                     "Share of requests slower than the SLO of their service or class.",
+                     [target(f"sum by (priority_class) (rate(schedlens_slo_breaches_total{{{POD}}}[$__rate_interval]))"
+                             f" / sum by (priority_class) (rate(schedlens_requests_total{{{POD}}}[$__rate_interval]))",
+                             "{{priority_class}}")], unit="percentunit"), w=8)
+    b.add(timeseries("Error-budget burn rate (1h and 5m windows)",
+                     "Latency-SLO breach ratio divided by the 1 % budget: 1 spends the budget in "
+                     "30 days, 14.4 pages (SchedlensLatencyBudgetBurnFast).",
+                     [target('schedlens:slo_breach_ratio:rate1h{namespace=~"$namespace", '
+                             'priority_class=~"$priority_class"} / 0.01',
+                             "1h {{priority_class}}"),
+                      target('schedlens:slo_breach_ratio:rate5m{namespace=~"$namespace", '
+                             'priority_class=~"$priority_class"} / 0.01',
+                             "5m {{priority_class}}", ref="B")], unit="x"), w=8)
+    b.add(timeseries("Request error ratio by class", "HTTP 5xx or no response.",
+                     [target(f"sum by (priority_class) (rate(schedlens_request_errors_total{{{POD}}}[$__rate_interval]))"
+                             f" / sum by (priority_class) (rate(schedlens_requests_total{{{POD}}}[$__rate_interval]))",
+                             "{{priority_class}}")], unit="percentunit"), w=8)
+    annotations = [{"name": "Preemptions", "datasource": DS, "enable": True,
+                    "iconColor": "red",
+                    "expr": "sum by (victim_priority_class, preemptor_priority_class) "
+                            "(increase(schedlens_preemptions_total{namespace=~\"$namespace\", "
+                            "arm=~\"$arm\"}[1m])) > 0",
+                    "step": "60s", "titleFormat": "Preemption",
+                    "textFormat": "{{victim_priority_class}} preempted by {{preemptor_priority_class}}",
+                    "useValueForTime": False}]
+    return dashboard("schedlens-oncall", "GPU priority & preemption",
+                     "Who waits, who is preempted, what it costs and whether users notice.",
+                     b.finish(), variables([API_VAR]), annotations, ["on-call"])
+
+
+def experiment():
+    b = Board()
+    sel = 'namespace=~"$namespace", arm=~"$arm", arm!=""'
+    serving = f'{sel}, workload_kind=~"$serving_kind"'
+    batch = f'{sel}, workload_kind=~"$batch_kind"'
+    by = "arm, repeat"
+    legend = "{{arm}} #{{repeat}}"
+
+    def q95(metric, s):
+        return target(f"histogram_quantile(0.95, sum by ({by}, le) "
+                      f"(increase({metric}_bucket{{{s}}}[$__range])))", legend, instant=True)
+
+    b.row("Serving (interactive) — did users get faster?")
+    b.add(bars("Pending p95 of serving pods, per arm and repeat",
+               "Creation to scheduling over the time range.",
+               [q95("schedlens_pending_duration_seconds", serving)]), w=8)
+    b.add(bars("Time to Ready p95 of serving pods, per arm and repeat", "Creation to Ready.",
+               [q95("schedlens_time_to_ready_seconds", serving)]), w=8)
+    b.add(bars("Time to first OK request p95, per arm and repeat",
+               "Creation to the first successful request after Ready.",
+               [q95("schedlens_time_to_first_ok_request_seconds", serving)]), w=8)
+    b.add(bars("SLO-breach ratio of serving pods, per arm and repeat",
+               "Requests slower than their SLO, over requests.",
+               [target(f"sum by ({by}) (increase(schedlens_slo_breaches_total{{{serving}}}[$__range]))"
+                       f" / sum by ({by}) (increase(schedlens_requests_total{{{serving}}}[$__range]))",
+                       legend, instant=True)], unit="percentunit"), w=12)
+    b.add(timeseries("Pending p95 of serving pods over time, by arm",
+                     "The arms side by side over the run.",
+                     [target(f"histogram_quantile(0.95, sum by (arm, le) (rate("
+                             f"schedlens_pending_duration_seconds_bucket{{{serving}}}[$__rate_interval])))",
+                             "{{arm}}")], unit="s"), w=12)
+    b.row("Batch — at what cost, and does anything starve?")
+    b.add(bars("Pending p95 of batch pods, per arm and repeat", "Creation to scheduling.",
+               [q95("schedlens_pending_duration_seconds", batch)]), w=8)
+    b.add(bars("Wasted GPU-hours of batch pods, per arm and repeat",
+               "GPU time lost since the last checkpoint by pods ended early.",
+               [target(f"sum by ({by}) (increase(schedlens_wasted_gpu_seconds_total{{{batch}}}[$__range])) / 3600",
+                       legend, instant=True)], unit="h"), w=8)
+    b.add(bars("Preemptions, per arm and repeat", "Victims of the scheduler's preemption.",
+               [target(f"sum by ({by}) (increase(schedlens_preemptions_total{{{sel}}}[$__range]))",
+                       legend, instant=True)], unit="short"), w=8)
+    b.add(bars("Most pods starving at once, per arm and repeat",
+               "Peak of pods starving (pending too long, or preempted too often).",
+               [target(f"max_over_time((sum by ({by}) (schedlens_pods_starving{{{sel}}}))[$__range:1m])",
+                       legend, instant=True)], unit="short"), w=12)
+    b.add(bars("Pods finished by outcome and arm", "Succeeded, Preempted, Failed, Deleted, ...",
+               [target(f"sum by (arm, outcome) (increase(schedlens_pods_finished_total{{{sel}}}[$__range]))",
+                       "{{arm}} {{outcome}}", instant=True)], unit="short"), w=12)
+    extra = [
+        {"type": "custom", "name": "serving_kind", "label": "Serving workloads",
+         "query": "Deployment,StatefulSet", "includeAll": True, "multi": True,
+         "allValue": "Deployment|StatefulSet",
+         "current": {"text": "Deployment", "value": "Deployment"},
+         "description": "Workload kind of the serving (interactive) pods. In the control arm "
+                        "pods carry no PriorityClass, so the arms are compared by workload."},
+        {"type": "custom", "name": "batch_kind", "label": "Batch workloads", "query": "Job",
+         "current": {"text": "Job", "value": "Job"}},
+    ]
+    v = [x for x in variables(extra) if x["name"] != "priority_class"]
+    return dashboard("schedlens-experiment", "Experiment: control vs treatment",
+                     "The arms of an experiment side by side, per repeat. For the verdict over "
+                     "repeats, with spread, use ./schedlens report.", b.finish(), v,
+                     tags=["experiment"])
+
+
+def pipeline():
+    b = Board()
+    b.row("Flow")
+    b.add(timeseries("Collector: records produced per topic", "Acknowledged by Kafka.",
+                     [target("sum by (topic) (rate(schedlens_collector_records_produced_total[$__rate_interval]))",
+                             "{{topic}}")], unit="ops"))
+    b.add(timeseries("Streams app: records in and out per topic", "Read and written by the streams app.",
+                     [target("sum by (topic) (rate(schedlens_records_in_total[$__rate_interval]))",
+                             "in {{topic}}"),
+                      target("sum by (topic) (rate(schedlens_records_out_total[$__rate_interval]))",
+                             "out {{topic}}", ref="B")], unit="ops"))
+    b.add(timeseries("Consumer lag per topic", "Records waiting in the streams app's input partitions.",
+                     [target("sum by (topic) (schedlens_consumer_lag_records)", "{{topic}}")]))
+    b.add(timeseries("Event-to-metric delay p50 / p99 per topic",
+                     "Wall-clock time from an input's event time to its processing.",
+                     quantiles("schedlens_event_to_metric_lag_seconds", "", "topic", (0.5, 0.99)),
+                     unit="s"))
+    b.row("Losses")
+    b.add(timeseries("Dead letters by reason", "Inputs that could not be used (streams app and collector).",
+                     [target("sum by (reason) (rate(schedlens_dead_letters_total[$__rate_interval]))",
+                             "streams {{reason}}"),
+                      target("sum by (reason) (rate(schedlens_collector_dead_letters_total[$__rate_interval]))",
+                             "collector {{reason}}", ref="B")], unit="ops",
+                     links_=[]), w=8)
+    b.add(timeseries("Late records by kind", "Inputs after their grace period.",
+                     [target("sum by (kind) (rate(schedlens_late_records_total[$__rate_interval]))",
+                             "{{kind}}")], unit="ops"), w=8)
+    b.add(timeseries("Collector buffer fill", "Records buffered for Kafka / capacity; full means backpressure.",
+                     [target("sum(schedlens_collector_buffer_records) / sum(schedlens_collector_buffer_capacity_records)",
+                             "buffer")], unit="percentunit"), w=8)
+    b.row("Collector health")
+    b.add(timeseries("dcgm-exporter scrape up by target", "1: the last scrape succeeded.",
+                     [target("min by (target) (schedlens_collector_scrape_up)", "{{target}}")]), w=8)
+    b.add(timeseries("Scrape duration by target", "Duration of the last scrape.",
+                     [target("max by (target) (schedlens_collector_scrape_duration_seconds)", "{{target}}")],
+                     unit="s"), w=8)
+    b.add(timeseries("Scrapes by result", "ok, timeout, http-error, parse-error, io-error, skipped-backpressure.",
+                     [target("sum by (result) (rate(schedlens_collector_scrapes_total[$__rate_interval]))",
+                             "{{result}}")], unit="ops"), w=8)
+    b.add(timeseries("Kafka reachable, informers synced", "1 is healthy.",
+                     [target("min(schedlens_collector_kafka_up)", "kafka"),
+                      target("min by (resource) (schedlens_collector_informer_synced)",
+                             "informer {{resource}}", ref="B")]), w=12)
+    b.add(timeseries("Targets up", "Prometheus' own view of the schedlens processes.",
+                     [target('up{job=~"schedlens-.*"}', "{{job}} {{instance}}")]), w=12)
+    return dashboard("schedlens-pipeline", "schedlens pipeline health",
+                     "Is schedlens itself keeping up and losing nothing?", b.finish(),
+                     variables(pod_vars=False), tags=["pipeline"])
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, d in (("gpu-priority-preemption", oncall()), ("experiment", experiment()),
+                    ("pipeline-health", pipeline())):
+        with open(os.path.join(OUT, name + ".json"), "w") as f:
+            json.dump(d, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
