@@ -166,6 +166,10 @@ public final class TimelineApi {
           "arm", PodTimeline::getArm,
           "repeat", PodTimeline::getRepeat);
 
+  /** The query parameters of {@code GET /api/pods}. */
+  public static final java.util.Set<String> LIST_PARAMETERS =
+      java.util.Set.of("state", "namespace", "priorityClass", "arm", "repeat", "limit", "local");
+
   static Predicate<PodTimeline> filter(String state, Map<String, String> query) {
     Predicate<PodTimeline> p =
         switch (state) {
