@@ -47,7 +47,7 @@ public final class Main {
         "replay",
         new Entry(
             "replay recorded pods, events, DCGM scrapes and request logs",
-            notYet("replay", 7, "Post-mortem replay, warehouse export and the experiment report")));
+            args -> io.schedlens.cli.replay.ReplayCommand.run(args, System.getenv(), System.out)));
     c.put(
         "export",
         new Entry(

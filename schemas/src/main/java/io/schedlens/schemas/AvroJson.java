@@ -85,4 +85,126 @@ public final class AvroJson {
     }
     return F.textNode(v.toString());
   }
+
+  /**
+   * Reads the JSON form back into a record of the given specific type (the warehouse columns,
+   * {@code timelines.jsonl}): nulls where the schema allows them, absent fields from their
+   * defaults, unknown fields ignored.
+   *
+   * @throws IllegalArgumentException when a value does not fit the schema, saying which field
+   */
+  public static <T extends org.apache.avro.specific.SpecificRecord> T fromJson(
+      JsonNode json, Class<T> type) {
+    Schema schema = org.apache.avro.specific.SpecificData.get().getSchema(type);
+    Object generic = read(json, schema, schema.getName());
+    @SuppressWarnings("unchecked")
+    T t = (T) org.apache.avro.specific.SpecificData.get().deepCopy(schema, generic);
+    return t;
+  }
+
+  /** One line of JSON back into a record. */
+  public static <T extends org.apache.avro.specific.SpecificRecord> T fromLine(
+      String line, Class<T> type) {
+    try {
+      return fromJson(MAPPER.readTree(line), type);
+    } catch (java.io.IOException e) {
+      throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
+    }
+  }
+
+  private static Object read(JsonNode v, Schema schema, String at) {
+    switch (schema.getType()) {
+      case UNION -> {
+        if (v == null || v.isNull() || v.isMissingNode()) {
+          if (schema.getTypes().stream().anyMatch(t -> t.getType() == Schema.Type.NULL)) {
+            return null;
+          }
+          throw new IllegalArgumentException(at + ": null where a value is required");
+        }
+        IllegalArgumentException last = null;
+        for (Schema branch : schema.getTypes()) {
+          if (branch.getType() == Schema.Type.NULL) {
+            continue;
+          }
+          try {
+            return read(v, branch, at);
+          } catch (IllegalArgumentException e) {
+            last = e;
+          }
+        }
+        throw last == null ? new IllegalArgumentException(at + ": no type fits") : last;
+      }
+      case RECORD -> {
+        if (!v.isObject()) {
+          throw new IllegalArgumentException(at + ": an object expected");
+        }
+        org.apache.avro.generic.GenericData.Record r =
+            new org.apache.avro.generic.GenericData.Record(schema);
+        for (Schema.Field f : schema.getFields()) {
+          JsonNode x = v.get(f.name());
+          if (x == null && f.hasDefaultValue()) {
+            r.put(f.pos(), org.apache.avro.generic.GenericData.get().getDefaultValue(f));
+          } else {
+            r.put(f.pos(), read(x, f.schema(), at + "." + f.name()));
+          }
+        }
+        return r;
+      }
+      case MAP -> {
+        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        v.fields()
+            .forEachRemaining(
+                e -> m.put(e.getKey(), read(e.getValue(), schema.getValueType(), at)));
+        return m;
+      }
+      case ARRAY -> {
+        java.util.List<Object> l = new java.util.ArrayList<>();
+        v.forEach(x -> l.add(read(x, schema.getElementType(), at)));
+        return l;
+      }
+      case STRING -> {
+        if (!v.isTextual()) {
+          throw new IllegalArgumentException(at + ": a string expected");
+        }
+        return v.asText();
+      }
+      case ENUM -> {
+        return new org.apache.avro.generic.GenericData.EnumSymbol(schema, v.asText());
+      }
+      case LONG -> {
+        if (!v.canConvertToLong()) {
+          throw new IllegalArgumentException(at + ": a whole number expected");
+        }
+        return v.asLong();
+      }
+      case INT -> {
+        if (!v.canConvertToInt()) {
+          throw new IllegalArgumentException(at + ": a whole number expected");
+        }
+        return v.asInt();
+      }
+      case DOUBLE, FLOAT -> {
+        if (!v.isNumber()) {
+          throw new IllegalArgumentException(at + ": a number expected");
+        }
+        return schema.getType() == Schema.Type.FLOAT ? (Object) (float) v.asDouble() : v.asDouble();
+      }
+      case BOOLEAN -> {
+        if (!v.isBoolean()) {
+          throw new IllegalArgumentException(at + ": true or false expected");
+        }
+        return v.asBoolean();
+      }
+      case BYTES -> {
+        return ByteBuffer.wrap(Base64.getDecoder().decode(v.asText()));
+      }
+      case NULL -> {
+        if (!v.isNull()) {
+          throw new IllegalArgumentException(at + ": null expected");
+        }
+        return null;
+      }
+      default -> throw new IllegalArgumentException(at + ": unsupported type " + schema.getType());
+    }
+  }
 }

@@ -9,6 +9,7 @@ import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
+import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.io.PrintStream;
@@ -33,6 +34,7 @@ public final class SimulateCommand {
   public static final String SCENARIO = "scenario";
   public static final String OUT = "out";
   public static final String SEED = "seed";
+  public static final String RECORD = "record";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -48,7 +50,13 @@ public final class SimulateCommand {
               "",
               Importance.MEDIUM,
               "Directory for report.md, report.json and simulator-truth.jsonl. Empty: print only.")
-          .define(SEED, Type.LONG, -1L, Importance.LOW, "Random seed; -1: the scenario's own.");
+          .define(SEED, Type.LONG, -1L, Importance.LOW, "Random seed; -1: the scenario's own.")
+          .define(
+              RECORD,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (timestamped scrapes every 15 s), requests.jsonl. Empty: no recording.");
 
   private SimulateCommand() {}
 
@@ -68,12 +76,18 @@ public final class SimulateCommand {
       scenario = scenario.withSeed(seed);
     }
     long t0 = System.nanoTime();
-    Simulator sim = new Simulator(scenario, System.currentTimeMillis() - Simulator.span(scenario));
+    long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
+    Simulator sim = new Simulator(scenario, origin);
+    String recordDir = v.getOrDefault(RECORD, "").toString();
+    ClusterRecorder recorder =
+        recordDir.isEmpty()
+            ? null
+            : new ClusterRecorder(Path.of(recordDir), sim.gpus(), sim.nodes(), origin, 15_000);
     List<PodTruth> truth =
         sim.run(
-            ClusterWriter.NONE,
-            RequestSink.NONE,
-            Simulator.Pacer.NONE,
+            recorder == null ? ClusterWriter.NONE : recorder,
+            recorder == null ? RequestSink.NONE : recorder,
+            recorder == null ? Simulator.Pacer.NONE : recorder,
             new Simulator.Progress() {
               @Override
               public void runStarted(ClusterRun run, int index, int total) {}
@@ -90,6 +104,20 @@ public final class SimulateCommand {
                     t.stream().filter(x -> x.preemptedAt() != null).count());
               }
             });
+    if (recorder != null) {
+      recorder.close();
+      out.printf(
+          "simulate: recorded the cluster in %s (%s, %s, %s, %s); replay it with%n"
+              + "  ./schedlens replay --pods %2$s --events %3$s --dcgm %4$s --requests %5$s%s --out replay-out%n",
+          Path.of(recordDir).toAbsolutePath(),
+          Path.of(recordDir, ClusterRecorder.PODS),
+          Path.of(recordDir, ClusterRecorder.EVENTS),
+          Path.of(recordDir, ClusterRecorder.DCGM),
+          Path.of(recordDir, ClusterRecorder.REQUESTS),
+          scenario.slos().entrySet().stream()
+              .map(e -> " --slo " + e.getKey() + "=" + Math.round(e.getValue()))
+              .collect(Collectors.joining()));
+    }
     ExperimentReport report =
         ExperimentReport.of(
             scenario.experiment(),

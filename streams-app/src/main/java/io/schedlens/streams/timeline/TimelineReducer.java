@@ -140,6 +140,11 @@ public final class TimelineReducer {
         case "PodScheduled" -> {
           if (isTrue) {
             s.setScheduledConditionAt(min(s.getScheduledConditionAt(), t));
+          } else if ("Unschedulable".equals(c.getReason()) && c.getMessage() != null && t != null) {
+            // The scheduler writes its FailedScheduling note into the condition too. Events
+            // expire after an hour (and a `kubectl get pods` capture has none): the condition
+            // still says why the pod waits. It counts no scheduling attempt.
+            pendingReasons(s, FailedSchedulingNote.parse(c.getMessage()), t);
           }
         }
         case "Ready" -> {
@@ -237,7 +242,11 @@ public final class TimelineReducer {
     Map<String, Integer> counts = new HashMap<>(s.getFailedScheduling());
     counts.merge(e.getUid(), occurrences, Math::max);
     s.setFailedScheduling(counts);
-    FailedSchedulingNote.Parsed parsed = FailedSchedulingNote.parse(note);
+    pendingReasons(s, FailedSchedulingNote.parse(note), when);
+  }
+
+  private static void pendingReasons(
+      TimelineState s, FailedSchedulingNote.Parsed parsed, long when) {
     if (parsed.preemptionAttempted()) {
       s.setPreemptionAttempted(true);
     }

@@ -436,6 +436,11 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     if (input instanceof GpuSample || input instanceof RequestLog) {
       return; // counted: a sample or request at the very end of a pod's life; not worth a letter
     }
+    if (input instanceof io.schedlens.avro.internal.WorkloadStatus) {
+      // counted: the workload stage's news about sibling pods (e.g. a later preemption of the same
+      // Job) does not belong to a pod already finished; it is no input that was lost
+      return;
+    }
     DeadLetter d =
         DeadLetters.of(
             context.recordMetadata(),

@@ -142,6 +142,28 @@ public class TimelineReducerTest {
   }
 
   @Test
+  void shouldTakePendingReasonsFromTheUnschedulableConditionWhenNoEventSaysWhy() {
+    // As `kubectl get pods -o json` shows a pending pod once its events have expired (after an
+    // hour): only the PodScheduled condition carries the scheduler's note.
+    Inputs.Pod p =
+        new Inputs.Pod("u-asr-9", "ai-lab", "asr-9", "Job", "asr", "asr-batch", 500, 1)
+            .condition(
+                "PodScheduled",
+                "False",
+                2,
+                "Unschedulable",
+                "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod.");
+    PodTimeline t = view.view(run(List.of(p.seen(ChangeType.RELIST, 3600))), at(3600), false);
+
+    assertThat(t.getPendingReasons())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of("Insufficient nvidia.com/gpu", 2, "untolerated taint", 1));
+    assertThat(t.getPreemptionAttempted()).isTrue();
+    assertThat(t.getFailedSchedulingCount()).as("a condition is not an attempt count").isZero();
+    assertThat(t.getOutcome()).isEqualTo("Pending");
+  }
+
+  @Test
   void shouldCountRequestsErrorsSloBreachesAndQuantiles() {
     PodTimeline t = finalView(run(interactiveLife()));
 

@@ -1,0 +1,487 @@
+package io.schedlens.cli.replay;
+
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.collector.intake.FieldMapping;
+import io.schedlens.collector.intake.RequestLogParser;
+import io.schedlens.collector.k8s.EventProjection;
+import io.schedlens.collector.k8s.PodProjection;
+import io.schedlens.collector.kafka.Outgoing;
+import io.schedlens.collector.kafka.Records;
+import io.schedlens.collector.recorded.RecordedObjects;
+import io.schedlens.collector.recorded.RecordedScrapes;
+import io.schedlens.collector.recorded.Unusable;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.PodFacts;
+import io.schedlens.report.ReportWriter;
+import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.StreamsApp;
+import io.schedlens.streams.StreamsAppConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * {@code ./schedlens replay}: recorded Pods, Events, DCGM scrapes and request logs through the same
+ * collector parsing and the same streams topology, on an embedded broker, in event-time order.
+ * Event time drives everything, so an hour of recorded data replays in seconds. Writes the latest
+ * timeline of every pod (final or not: a recording ends while pods still run), the report, and a
+ * summary of what could not be used.
+ */
+public final class Replay {
+
+  private static final String APPLICATION_ID = "schedlens-replay";
+  private static final Duration QUIET = Duration.ofSeconds(8);
+
+  /** What a replay produced. */
+  public record Result(
+      Map<String, PodTimeline> timelines,
+      Map<String, Integer> produced,
+      Unusable unusable,
+      Map<String, Integer> deadLetters,
+      ExperimentReport report,
+      Path out) {}
+
+  private final ReplayConfig config;
+  private final PrintStream out;
+
+  public Replay(ReplayConfig config, PrintStream out) {
+    this.config = config;
+    this.out = out;
+  }
+
+  public Result run() throws Exception {
+    long t0 = System.nanoTime();
+    Path outDir = Path.of(config.getString(ReplayConfig.OUT)).toAbsolutePath();
+    Files.createDirectories(outDir);
+    Topics topics = Topics.defaults();
+    Records records = new Records(topics, 64 * 1024);
+    Unusable unusable = new Unusable();
+    List<Outgoing> inputs = read(records, unusable);
+    inputs.sort(Comparator.comparingLong(Outgoing::eventTime));
+    Map<String, Integer> produced = new TreeMap<>();
+    inputs.forEach(o -> produced.merge(o.source(), 1, Integer::sum));
+    say("read %s; unusable: %s", produced, unusable.isEmpty() ? "none" : unusable.counts());
+    if (!inputs.isEmpty()) {
+      say(
+          "recorded time %s .. %s",
+          java.time.Instant.ofEpochMilli(inputs.get(0).eventTime()),
+          java.time.Instant.ofEpochMilli(inputs.get(inputs.size() - 1).eventTime()));
+    }
+
+    Path stateDir = Files.createTempDirectory("schedlens-replay-");
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+      int partitions = config.getInt(ReplayConfig.PARTITIONS);
+      broker.createTopics(topics.newTopics(partitions, (short) 1));
+      Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());
+      StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, broker.bootstrapServers()));
+      Map<String, PodTimeline> timelines;
+      Map<String, Integer> deadLetters;
+      Map<String, String> deadLetterExamples = new TreeMap<>();
+      try {
+        produce(kafka, topics, inputs, config.getDuration(StreamsAppConfig.GRACE));
+        say("produced %,d records; waiting for the last timelines", inputs.size());
+        timelines = awaitTimelines(kafka, topics, config.getDuration(ReplayConfig.TIMEOUT));
+        deadLetters = deadLetters(kafka, topics, deadLetterExamples);
+        if (!deadLetters.isEmpty()) {
+          say("dead-lettered by the streams app: %s; e.g. %s", deadLetters, deadLetterExamples);
+        }
+      } finally {
+        streams.close();
+      }
+      ExperimentReport report = write(timelines, produced, unusable, deadLetters, outDir);
+      out.println();
+      out.print(ReportWriter.table(report));
+      out.println();
+      report.findings().forEach(f -> out.println("  - " + f));
+      out.println();
+      say(
+          "wrote %s/timelines.jsonl (%d pods, %d final), report.md, report.json, replay-summary.json in %.0f s",
+          outDir,
+          timelines.size(),
+          timelines.values().stream().filter(PodTimeline::getFinal$).count(),
+          (System.nanoTime() - t0) / 1e9);
+      return new Result(timelines, produced, unusable, deadLetters, report, outDir);
+    } finally {
+      deleteTree(stateDir);
+    }
+  }
+
+  /** Every recorded input as the collector would have produced it. */
+  List<Outgoing> read(Records records, Unusable unusable) throws IOException {
+    List<Outgoing> inputs = new ArrayList<>();
+    PodProjection pods =
+        new PodProjection(
+            config.getList(CollectorConfig.POD_LABELS),
+            config.getList(CollectorConfig.POD_ANNOTATIONS));
+    List<String> objectFiles = new ArrayList<>(config.getList(ReplayConfig.PODS));
+    objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
+    for (String file : objectFiles) {
+      // A watch stream is in the order things happened, but a Pod carries no time of its own
+      // change (a deleted pending pod may carry no later time at all): each watch event is taken
+      // to happen at its latest fact, and not before the one recorded above it. List items (a
+      // snapshot) are in no order and stand at their own latest fact.
+      long watchClock = Long.MIN_VALUE;
+      for (RecordedObjects.Item item : RecordedObjects.read(readFile(file), unusable)) {
+        try {
+          if (item instanceof RecordedObjects.PodItem p) {
+            PodObservation o = pods.project(p.pod(), p.change(), 0);
+            long at = EventTimes.latestFact(o);
+            if (o.getDeletionTimestamp() != null) {
+              long grace =
+                  o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
+              at = Math.max(at, o.getDeletionTimestamp() - grace * 1000);
+            }
+            if (p.change() != ChangeType.RELIST) {
+              watchClock = Math.max(watchClock, at);
+              at = watchClock;
+            }
+            o.setObservedAt(at);
+            inputs.add(records.pod(o));
+          } else if (item instanceof RecordedObjects.CoreEventItem e) {
+            event(
+                EventProjection.project(e.event(), e.change(), 0), records, inputs, unusable, file);
+          } else if (item instanceof RecordedObjects.EventsV1Item e) {
+            event(
+                EventProjection.project(e.event(), e.change(), 0), records, inputs, unusable, file);
+          }
+        } catch (RuntimeException e) {
+          // the projection refuses objects without the fields every real one has (uid, name)
+          unusable.add(RecordedObjects.INVALID_OBJECT, file + ": " + e.getMessage());
+        }
+      }
+    }
+    for (String file : config.getList(ReplayConfig.DCGM)) {
+      String name = Path.of(file).getFileName().toString();
+      RecordedScrapes.read(name, readFile(file), unusable)
+          .forEach(s -> inputs.add(records.gpuSample(s.key(), s.sample())));
+    }
+    RequestLogParser requests =
+        new RequestLogParser(
+            FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)));
+    for (String file : config.getList(ReplayConfig.REQUESTS)) {
+      for (String line : readFile(file).split("\n")) {
+        if (line.isBlank()) {
+          continue;
+        }
+        RequestLogParser.Parsed parsed = requests.parseLine(line, 0);
+        if (parsed instanceof RequestLogParser.Accepted a) {
+          inputs.add(records.requestLog(a.log(), null));
+        } else if (parsed instanceof RequestLogParser.Rejected r) {
+          unusable.add("request-" + r.reason(), r.detail());
+        }
+      }
+    }
+    return inputs;
+  }
+
+  private static void event(
+      ClusterEvent e, Records records, List<Outgoing> inputs, Unusable unusable, String file) {
+    if (!EventProjection.isAboutPod(e)) {
+      unusable.add("event-not-about-a-pod", e.getRegarding().getKind() + " " + e.getReason());
+      return;
+    }
+    if (e.getRegarding().getUid() == null) {
+      unusable.add("event-without-pod-uid", file);
+      return;
+    }
+    // The live collector stamps the time it saw the event; the event's own time stands in.
+    e.setObservedAt(EventTimes.of(e));
+    inputs.add(records.event(e));
+  }
+
+  private StreamsAppConfig streamsConfig(Path stateDir, String bootstrap) {
+    Map<String, Object> v = new HashMap<>();
+    for (String key : ReplayConfig.STREAMS_KEYS) {
+      v.put(key, config.originals().getOrDefault(key, config.values().get(key)));
+    }
+    v.put(StreamsAppConfig.APPLICATION_ID, APPLICATION_ID);
+    v.put(StreamsAppConfig.STATE_DIR, stateDir.toString());
+    v.put(StreamsAppConfig.HTTP_PORT, 0);
+    v.put(StreamsAppConfig.EMIT_INTERVAL, "1s");
+    // each slice of the replay waits for two stages to commit
+    v.put(StreamsAppConfig.COMMIT_INTERVAL, "20ms");
+    v.put(StreamsAppConfig.TOPICS_CREATE, false);
+    return new StreamsAppConfig(v, Map.of("bootstrap.servers", bootstrap));
+  }
+
+  /**
+   * Produces the inputs in event-time order, one grace period of event time at a time, and lets the
+   * streams app process each slice before the next. All inputs are at hand at once, and Kafka
+   * Streams does not order records across partitions and topics; the streams app promises the same
+   * timelines for inputs out of order within the grace period, so the replay keeps them within it.
+   * Empty stretches of a recording cost nothing.
+   */
+  private void produce(
+      Map<String, Object> kafka, Topics topics, List<Outgoing> inputs, Duration grace)
+      throws Exception {
+    Map<String, Object> p = new HashMap<>(kafka);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    long slice = Math.max(1000, grace.toMillis());
+    long deadline = System.nanoTime() + config.getDuration(ReplayConfig.TIMEOUT).toNanos();
+    long nextReport = System.nanoTime() + 5_000_000_000L;
+    try (KafkaProducer<byte[], byte[]> producer =
+            new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
+        Admin admin = Admin.create(kafka)) {
+      int i = 0;
+      while (i < inputs.size()) {
+        long end = inputs.get(i).eventTime() + slice;
+        while (i < inputs.size() && inputs.get(i).eventTime() < end) {
+          Outgoing o = inputs.get(i++);
+          producer.send(new ProducerRecord<>(o.topic(), null, o.eventTime(), o.key(), o.value()));
+        }
+        producer.flush();
+        while (inputLag(admin, topics) != 0) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException(
+                "the streams app did not keep up within --timeout "
+                    + config.getString(ReplayConfig.TIMEOUT)
+                    + "; raise it for a large recording");
+          }
+          Thread.sleep(20);
+        }
+        if (System.nanoTime() > nextReport) {
+          say(
+              "replayed up to %s: %,d of %,d records",
+              java.time.Instant.ofEpochMilli(end), i, inputs.size());
+          nextReport = System.nanoTime() + 5_000_000_000L;
+        }
+      }
+    }
+  }
+
+  /**
+   * Reads the timelines until the streams app has consumed every input and nothing new has come for
+   * a while (gone pods' finals wait out the app's idle timeout).
+   */
+  private Map<String, PodTimeline> awaitTimelines(
+      Map<String, Object> kafka, Topics topics, Duration timeout) throws Exception {
+    Map<String, PodTimeline> latest = new LinkedHashMap<>();
+    Map<String, Object> c = new HashMap<>(kafka);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long lastNews = System.nanoTime();
+    long nextReport = System.nanoTime() + 5_000_000_000L;
+    try (KafkaConsumer<String, PodTimeline> consumer =
+            new KafkaConsumer<>(
+                c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer());
+        Admin admin = Admin.create(kafka)) {
+      List<TopicPartition> parts =
+          consumer.partitionsFor(topics.podTimelines.name()).stream()
+              .map(p -> new TopicPartition(p.topic(), p.partition()))
+              .toList();
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      while (System.nanoTime() < deadline) {
+        boolean news = false;
+        for (ConsumerRecord<String, PodTimeline> r : consumer.poll(Duration.ofMillis(250))) {
+          if (r.value() != null) {
+            latest.put(r.key(), r.value());
+            news = true;
+          }
+        }
+        if (news) {
+          lastNews = System.nanoTime();
+        }
+        long lag = inputLag(admin, topics);
+        if (lag == 0 && System.nanoTime() - lastNews > QUIET.toNanos()) {
+          break;
+        }
+        if (System.nanoTime() > nextReport) {
+          say(
+              "streams app: %,d input records still to process, %d pod timelines so far",
+              Math.max(lag, 0), latest.size());
+          nextReport = System.nanoTime() + 5_000_000_000L;
+        }
+      }
+    }
+    return latest;
+  }
+
+  /**
+   * Records of the input and stage topics the streams app has not committed yet; -1 before it has
+   * committed anything. Inputs come from a plain producer: done when the committed offset is the
+   * end. The stage topics are written in transactions, each ending with a commit marker that takes
+   * an offset: done when at most that marker is left.
+   */
+  private static long inputLag(Admin admin, Topics topics) throws Exception {
+    Map<TopicPartition, OffsetAndMetadata> committed =
+        admin.listConsumerGroupOffsets(APPLICATION_ID).partitionsToOffsetAndMetadata().get();
+    List<String> inputs =
+        List.of(
+            topics.pods.name(),
+            topics.events.name(),
+            topics.gpuSamples.name(),
+            topics.requests.name());
+    List<String> stages =
+        List.of(topics.byName.name(), topics.byUid.name(), topics.byWorkload.name());
+    Map<TopicPartition, OffsetSpec> ask = new HashMap<>();
+    List<String> all = new ArrayList<>(inputs);
+    all.addAll(stages);
+    for (var d : admin.describeTopics(all).allTopicNames().get().values()) {
+      d.partitions()
+          .forEach(p -> ask.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+    }
+    long lag = 0;
+    for (var e : admin.listOffsets(ask).all().get().entrySet()) {
+      OffsetAndMetadata done = committed.get(e.getKey());
+      long end = e.getValue().offset();
+      long position = done == null ? 0 : done.offset();
+      long left = end - position;
+      if (stages.contains(e.getKey().topic())) {
+        left = Math.max(0, left - 1);
+      }
+      lag += Math.max(0, left);
+    }
+    return lag;
+  }
+
+  private static Map<String, Integer> deadLetters(
+      Map<String, Object> kafka, Topics topics, Map<String, String> examples) {
+    Map<String, Integer> reasons = new TreeMap<>();
+    Map<String, Object> c = new HashMap<>(kafka);
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    try (KafkaConsumer<String, DeadLetter> consumer =
+        new KafkaConsumer<>(
+            c, new StringDeserializer(), topics.deadLetters.valueSerde().deserializer())) {
+      List<TopicPartition> parts =
+          consumer.partitionsFor(topics.deadLetters.name()).stream()
+              .map(p -> new TopicPartition(p.topic(), p.partition()))
+              .toList();
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))
+          && System.nanoTime() < deadline) {
+        for (ConsumerRecord<String, DeadLetter> r : consumer.poll(Duration.ofMillis(200))) {
+          if (r.value() != null) {
+            reasons.merge(r.value().getReason(), 1, Integer::sum);
+            examples.putIfAbsent(
+                r.value().getReason(),
+                r.value().getSource()
+                    + " "
+                    + (r.value().getKey() == null
+                        ? ""
+                        : StandardCharsets.UTF_8.decode(r.value().getKey()).toString())
+                    + ": "
+                    + r.value().getDetail());
+          }
+        }
+      }
+    }
+    return reasons;
+  }
+
+  private ExperimentReport write(
+      Map<String, PodTimeline> timelines,
+      Map<String, Integer> produced,
+      Unusable unusable,
+      Map<String, Integer> deadLetters,
+      Path dir)
+      throws IOException {
+    List<PodTimeline> ordered = new ArrayList<>(timelines.values());
+    ordered.sort(
+        Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
+            .thenComparing(PodTimeline::getUid));
+    Files.writeString(
+        dir.resolve("timelines.jsonl"),
+        ordered.stream()
+            .map(AvroJson::toLine)
+            .collect(Collectors.joining("\n", "", ordered.isEmpty() ? "" : "\n")));
+    String experiment =
+        ordered.stream()
+            .map(PodTimeline::getExperiment)
+            .filter(e -> e != null)
+            .findFirst()
+            .orElse("replay");
+    ExperimentReport report =
+        ExperimentReport.of(
+            experiment,
+            ordered.stream().map(PodFacts::of).toList(),
+            config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis());
+    StringBuilder intro = new StringBuilder("Replay of recorded data: ");
+    intro.append(String.join(", ", config.getList(ReplayConfig.PODS)));
+    if (!config.getList(ReplayConfig.EVENTS).isEmpty()) {
+      intro.append(" and ").append(String.join(", ", config.getList(ReplayConfig.EVENTS)));
+    }
+    intro.append(".\n\nInputs used: ").append(produced).append(". ");
+    intro.append(
+        unusable.isEmpty() ? "Nothing unusable." : "Unusable input: " + unusable.counts() + ".");
+    if (!deadLetters.isEmpty()) {
+      intro.append(" Dead-lettered by the streams app: ").append(deadLetters).append('.');
+    }
+    intro.append(" Timelines of pods still running when the recording ended are not final.");
+    Files.writeString(dir.resolve("report.md"), ReportWriter.markdown(report, intro.toString()));
+    Files.writeString(dir.resolve("report.json"), ReportWriter.json(report));
+    Map<String, Object> summary = new LinkedHashMap<>();
+    summary.put("inputs", produced);
+    summary.put("unusable", unusable.counts());
+    summary.put("unusableExamples", unusable.examples());
+    summary.put("deadLetters", deadLetters);
+    summary.put("pods", timelines.size());
+    summary.put(
+        "finalTimelines", timelines.values().stream().filter(PodTimeline::getFinal$).count());
+    Files.writeString(
+        dir.resolve("replay-summary.json"),
+        new com.fasterxml.jackson.databind.ObjectMapper()
+                .writerWithDefaultPrettyPrinter()
+                .writeValueAsString(summary)
+            + "\n");
+    return report;
+  }
+
+  private static String readFile(String file) throws IOException {
+    Path p = Path.of(file);
+    if (!Files.isReadable(p)) {
+      throw new org.apache.kafka.common.config.ConfigException(
+          "cannot read " + file + ": give an existing, readable file");
+    }
+    return Files.readString(p, StandardCharsets.UTF_8);
+  }
+
+  private void say(String format, Object... args) {
+    out.println("replay: " + String.format(format, args));
+  }
+
+  private static void deleteTree(Path dir) {
+    try (var walk = Files.walk(dir)) {
+      walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      // a temporary directory; the OS cleans it eventually
+    }
+  }
+}

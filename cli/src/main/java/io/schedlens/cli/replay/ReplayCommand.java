@@ -1,0 +1,26 @@
+package io.schedlens.cli.replay;
+
+import io.schedlens.common.config.CommandLineSettings;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+
+/** {@code ./schedlens replay}: see {@link Replay}. */
+public final class ReplayCommand {
+
+  private ReplayCommand() {}
+
+  public static int run(List<String> args, Map<String, String> env, PrintStream out)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(ReplayConfig.DEF, args, env);
+    if (settings.help()) {
+      out.println(
+          "usage: ./schedlens replay --pods FILE --events FILE [--dcgm FILE] [--requests FILE]"
+              + " [--slo NAME=MILLIS]... [--config FILE] --out DIR\n");
+      out.print(CommandLineSettings.helpText(ReplayConfig.DEF));
+      return 0;
+    }
+    Replay.Result result = new Replay(ReplayConfig.from(settings), out).run();
+    return result.timelines().isEmpty() ? 1 : 0;
+  }
+}

@@ -1,0 +1,121 @@
+package io.schedlens.cli.replay;
+
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.streams.StreamsAppConfig;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * Settings of {@code ./schedlens replay}: the recorded inputs and the output directory, plus the
+ * streams app's timeline settings (SLOs, grace period, starvation, label keys) and the collector's
+ * pod label and annotation keys, which mean the same as there.
+ */
+public final class ReplayConfig extends AppConfig {
+
+  public static final String PODS = "pods";
+  public static final String EVENTS = "events";
+  public static final String DCGM = "dcgm";
+  public static final String REQUESTS = "requests";
+  public static final String OUT = "out";
+  public static final String PARTITIONS = "partitions";
+  public static final String TIMEOUT = "timeout";
+
+  /** Streams app settings that shape the timelines, passed through unchanged. */
+  static final List<String> STREAMS_KEYS =
+      List.of(
+          StreamsAppConfig.GRACE,
+          StreamsAppConfig.GPU_SAMPLE_INTERVAL,
+          StreamsAppConfig.GPU_MAX_GAP,
+          StreamsAppConfig.SLO,
+          StreamsAppConfig.STARVATION_PENDING,
+          StreamsAppConfig.STARVATION_PREEMPTIONS,
+          StreamsAppConfig.EXPERIMENT_LABEL,
+          StreamsAppConfig.ARM_LABEL,
+          StreamsAppConfig.REPEAT_LABEL,
+          StreamsAppConfig.APPLICATION_LABEL,
+          StreamsAppConfig.CHECKPOINT_ANNOTATION);
+
+  /** Collector settings of the pod projection, passed through unchanged. */
+  static final List<String> COLLECTOR_KEYS =
+      List.of(
+          CollectorConfig.POD_LABELS,
+          CollectorConfig.POD_ANNOTATIONS,
+          CollectorConfig.INTAKE_FIELD_MAPPING);
+
+  public static final ConfigDef DEF = define();
+
+  private static ConfigDef define() {
+    ConfigDef def =
+        new ConfigDef()
+            .define(
+                PODS,
+                Type.LIST,
+                List.of(),
+                Importance.HIGH,
+                "Files of recorded Pods: JSON values or YAML documents, each a Pod, a watch event {\"type\",\"object\"} or a List (kubectl get pods -A --watch --output-watch-events -o json, or kubectl get pods -A -o json).")
+            .define(
+                EVENTS,
+                Type.LIST,
+                List.of(),
+                Importance.HIGH,
+                "Files of recorded Events (core/v1 or events.k8s.io/v1, mixed), in the same forms.")
+            .define(
+                DCGM,
+                Type.LIST,
+                List.of(),
+                Importance.MEDIUM,
+                "Files of recorded dcgm-exporter scrapes: exposition text whose samples carry millisecond timestamps, scrapes one after another.")
+            .define(
+                REQUESTS,
+                Type.LIST,
+                List.of(),
+                Importance.MEDIUM,
+                "Files of request logs: JSON lines with the intake's fields (time, namespace, pod, service, status, latency_ms, ...).")
+            .define(
+                OUT,
+                Type.STRING,
+                "replay-out",
+                Importance.HIGH,
+                "Directory for timelines.jsonl, report.md, report.json and replay-summary.json.")
+            .define(
+                PARTITIONS,
+                Type.INT,
+                3,
+                Range.between(1, 64),
+                Importance.LOW,
+                "Partitions of every topic on the embedded broker.")
+            .define(
+                TIMEOUT,
+                Type.STRING,
+                "10m",
+                Importance.LOW,
+                "The longest the replay waits for the streams app to finish processing.");
+    for (String key : STREAMS_KEYS) {
+      def.define(StreamsAppConfig.DEF.configKeys().get(key));
+    }
+    for (String key : COLLECTOR_KEYS) {
+      def.define(CollectorConfig.DEF.configKeys().get(key));
+    }
+    return def;
+  }
+
+  public ReplayConfig(Map<String, Object> values, Map<String, Object> kafka) {
+    super(DEF, values, kafka);
+  }
+
+  public static ReplayConfig from(CommandLineSettings s) {
+    ReplayConfig c = new ReplayConfig(s.values(), s.kafka());
+    if (c.getList(PODS).isEmpty() && c.getList(EVENTS).isEmpty()) {
+      throw new org.apache.kafka.common.config.ConfigException(
+          "replay needs recorded Pods or Events: give --pods FILE and/or --events FILE");
+    }
+    c.getDuration(TIMEOUT);
+    return c;
+  }
+}

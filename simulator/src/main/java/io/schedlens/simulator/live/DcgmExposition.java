@@ -1,0 +1,152 @@
+package io.schedlens.simulator.live;
+
+import io.schedlens.simulator.cluster.GpuView;
+import io.schedlens.simulator.cluster.GpuView.Slot;
+import io.schedlens.simulator.cluster.SimNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * What dcgm-exporter would print for a simulated node: its text format and label set (gpu, UUID,
+ * pci_bus_id, device, modelName, Hostname, DCGM_FI_DRIVER_VERSION, and container/namespace/pod
+ * while a container holds the GPU), the default-counters fields, values following what each GPU's
+ * holder is doing ({@link GpuView}) with noise. Served by {@link DcgmExporterServer}, written to a
+ * file by {@link ClusterRecorder}.
+ */
+public final class DcgmExposition {
+
+  private static final String DRIVER = "580.105.08";
+  private static final double FB_TOTAL_MIB = 81559;
+
+  private record Field(String name, String type, String help) {}
+
+  private static final List<Field> FIELDS =
+      List.of(
+          new Field("DCGM_FI_DEV_SM_CLOCK", "gauge", "SM clock frequency (in MHz)."),
+          new Field("DCGM_FI_DEV_MEM_CLOCK", "gauge", "Memory clock frequency (in MHz)."),
+          new Field("DCGM_FI_DEV_GPU_TEMP", "gauge", "GPU temperature (in C)."),
+          new Field("DCGM_FI_DEV_POWER_USAGE", "gauge", "Power draw (in W)."),
+          new Field("DCGM_FI_DEV_GPU_UTIL", "gauge", "GPU utilization (in %)."),
+          new Field("DCGM_FI_DEV_MEM_COPY_UTIL", "gauge", "Memory utilization (in %)."),
+          new Field("DCGM_FI_DEV_FB_FREE", "gauge", "Frame buffer memory free (in MB)."),
+          new Field("DCGM_FI_DEV_FB_USED", "gauge", "Frame buffer memory used (in MB)."),
+          new Field(
+              "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+              "gauge",
+              "Ratio of time the graphics engine is active."),
+          new Field(
+              "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+              "gauge",
+              "Ratio of cycles the tensor (HMMA) pipe is active."));
+
+  private final GpuView gpus;
+  private final Random noise = new Random();
+
+  public DcgmExposition(GpuView gpus) {
+    this.gpus = gpus;
+  }
+
+  /**
+   * The node's exposition text now; with {@code timestampMs}, every sample carries it (as a
+   * recording of scrapes does).
+   */
+  public String text(SimNode node, Long timestampMs) {
+    List<Slot> slots = gpus.slots().stream().filter(s -> s.node().equals(node.name())).toList();
+    if (slots.isEmpty()) {
+      slots = new ArrayList<>();
+      for (int i = 0; i < node.gpus(); i++) {
+        slots.add(
+            new Slot(
+                node.name(),
+                i,
+                node.gpuUuids().get(i),
+                node.gpuModel(),
+                null,
+                null,
+                null,
+                GpuView.Activity.FREE,
+                0));
+      }
+    }
+    StringBuilder b = new StringBuilder(4096);
+    double[][] values = new double[slots.size()][];
+    for (int i = 0; i < slots.size(); i++) {
+      values[i] = values(slots.get(i));
+    }
+    for (int f = 0; f < FIELDS.size(); f++) {
+      Field field = FIELDS.get(f);
+      b.append("# HELP ").append(field.name()).append(' ').append(field.help()).append('\n');
+      b.append("# TYPE ").append(field.name()).append(' ').append(field.type()).append('\n');
+      for (int i = 0; i < slots.size(); i++) {
+        Slot s = slots.get(i);
+        b.append(field.name()).append('{');
+        b.append("gpu=\"").append(s.index()).append("\",");
+        b.append("UUID=\"").append(s.uuid()).append("\",");
+        b.append("pci_bus_id=\"00000000:").append(String.format("%02X", 0x18 + s.index() * 0x11));
+        b.append(":00.0\",");
+        b.append("device=\"nvidia").append(s.index()).append("\",");
+        b.append("modelName=\"").append(s.model()).append("\",");
+        b.append("Hostname=\"").append(s.node()).append("\",");
+        b.append("DCGM_FI_DRIVER_VERSION=\"").append(DRIVER).append('"');
+        if (s.pod() != null) {
+          b.append(",container=\"").append(s.container()).append('"');
+          b.append(",namespace=\"").append(s.namespace()).append('"');
+          b.append(",pod=\"").append(s.pod()).append('"');
+        }
+        b.append("} ");
+        double v = values[i][f];
+        if (v == Math.rint(v)) {
+          b.append((long) v);
+        } else {
+          b.append(String.format("%.6f", v));
+        }
+        if (timestampMs != null) {
+          b.append(' ').append(timestampMs);
+        }
+        b.append('\n');
+      }
+    }
+    return b.toString();
+  }
+
+  private double[] values(Slot s) {
+    double util;
+    double fbUsed;
+    switch (s.activity()) {
+      case FREE -> {
+        util = 0;
+        fbUsed = 0;
+      }
+      case LOADING -> {
+        util = 3 + noise.nextInt(9);
+        fbUsed = 30_000 + noise.nextInt(20_000);
+      }
+      case SERVING -> {
+        util = Math.max(1, Math.min(100, Math.round(8 + 85 * s.load() + noise.nextGaussian() * 4)));
+        fbUsed = 72_000 + noise.nextInt(2_000);
+      }
+      case WORKING -> {
+        util = 92 + noise.nextInt(8);
+        fbUsed = 60_000 + noise.nextInt(6_000);
+      }
+      default -> {
+        util = noise.nextInt(5);
+        fbUsed = 20_000;
+      }
+    }
+    double gr = Math.min(1.0, util / 100.0 * (0.88 + noise.nextDouble() * 0.08));
+    return new double[] {
+      util > 0 ? 1980 : 345,
+      util > 0 ? 2619 : 1593,
+      30 + util * 0.4 + noise.nextInt(3),
+      Math.round((70 + util * 6.2) * 1000) / 1000.0,
+      util,
+      Math.round(util * 0.6),
+      Math.round(FB_TOTAL_MIB - fbUsed - 516),
+      fbUsed,
+      Math.round(gr * 1e6) / 1e6,
+      Math.round(gr * 0.7 * 1e6) / 1e6
+    };
+  }
+}
