@@ -57,7 +57,7 @@ public final class Main {
         "report",
         new Entry(
             "compare experiment arms over repeats and give a verdict",
-            notYet("report", 7, "Post-mortem replay, warehouse export and the experiment report")));
+            args -> io.schedlens.cli.report.ReportCommand.run(args, System.getenv(), System.out)));
     c.put(
         "check",
         new Entry(

@@ -38,7 +38,10 @@ class ReadmeTest {
   void shouldDocumentEveryDemoAndSimulateSetting() throws Exception {
     for (var def :
         java.util.List.of(
-            io.schedlens.cli.demo.DemoConfig.DEF, io.schedlens.cli.simulate.SimulateCommand.DEF)) {
+            io.schedlens.cli.demo.DemoConfig.DEF,
+            io.schedlens.cli.simulate.SimulateCommand.DEF,
+            io.schedlens.cli.replay.ReplayConfig.DEF,
+            io.schedlens.cli.report.ReportCommand.DEF)) {
       String table = CommandLineSettings.markdownTable(def);
       assertThat(readme()).as("README's table; replace it with:%n%s", table).contains(table);
     }

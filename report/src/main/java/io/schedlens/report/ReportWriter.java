@@ -76,6 +76,19 @@ public final class ReportWriter {
     return b.toString();
   }
 
+  public static final String PENDING_PNG = "pending-by-workload-and-arm.png";
+  public static final String WASTED_PNG = "wasted-gpu-by-arm.png";
+
+  /** Writes report.md, report.json and the two charts into {@code dir}. */
+  public static void writeAll(java.nio.file.Path dir, ExperimentReport r, String intro)
+      throws IOException {
+    java.nio.file.Files.createDirectories(dir);
+    java.nio.file.Files.writeString(dir.resolve("report.md"), markdown(r, intro));
+    java.nio.file.Files.writeString(dir.resolve("report.json"), json(r));
+    java.nio.file.Files.write(dir.resolve(PENDING_PNG), Charts.pending(r));
+    java.nio.file.Files.write(dir.resolve(WASTED_PNG), Charts.wasted(r));
+  }
+
   public static String markdown(ExperimentReport r, String intro) {
     StringBuilder b = new StringBuilder();
     b.append("# Experiment ").append(r.experiment()).append("\n\n");
@@ -89,6 +102,21 @@ public final class ReportWriter {
         .append("`); repeats: ")
         .append(String.join(", ", r.repeats()))
         .append(". Each cell is the mean over repeats, with the range [min–max] over repeats.\n\n");
+    for (Verdict v : Verdict.of(r)) {
+      b.append("## Verdict: ")
+          .append(v.arm())
+          .append(" against ")
+          .append(v.control())
+          .append("\n\n");
+      b.append("**").append(v.summary()).append("**\n\n");
+      v.answers().forEach(a -> b.append("- ").append(a).append('\n'));
+      b.append('\n');
+    }
+    b.append("![Pending p95 by workload and arm](")
+        .append(PENDING_PNG)
+        .append(")\n\n![GPU work lost by arm](")
+        .append(WASTED_PNG)
+        .append(")\n\n");
     b.append("## Findings\n\n");
     r.findings().forEach(f -> b.append("- ").append(f).append('\n'));
     b.append("\n## Per arm and workload\n\n");
@@ -146,6 +174,14 @@ public final class ReportWriter {
       stat(o, "starvingPods", row.starvingPods());
     }
     root.set("findings", JSON.valueToTree(r.findings()));
+    ArrayNode verdicts = root.putArray("verdicts");
+    for (Verdict v : Verdict.of(r)) {
+      ObjectNode o = verdicts.addObject();
+      o.put("arm", v.arm());
+      o.put("control", v.control());
+      o.put("summary", v.summary());
+      o.set("answers", JSON.valueToTree(v.answers()));
+    }
     try {
       return JSON.writeValueAsString(root) + "\n";
     } catch (IOException e) {

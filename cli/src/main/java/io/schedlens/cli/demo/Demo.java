@@ -286,17 +286,15 @@ public final class Demo {
             scenario.experiment(),
             ordered.stream().map(PodFacts::of).toList(),
             Duration.ofMinutes(10).toMillis());
-    Files.writeString(
-        dir.resolve("report.md"),
-        ReportWriter.markdown(
-            report,
-            "Scenario `"
-                + scenario.name()
-                + "`: "
-                + scenario.description()
-                + "\n\nFrom the final pod timelines schedlens computed (`timelines.jsonl`), through"
-                + " the collector, Kafka and the streams app."));
-    Files.writeString(dir.resolve("report.json"), ReportWriter.json(report));
+    ReportWriter.writeAll(
+        dir,
+        report,
+        "Scenario `"
+            + scenario.name()
+            + "`: "
+            + scenario.description()
+            + "\n\nFrom the final pod timelines schedlens computed (`timelines.jsonl`), through"
+            + " the collector, Kafka and the streams app.");
     return report;
   }
 

@@ -445,8 +445,7 @@ public final class Replay {
       intro.append(" Dead-lettered by the streams app: ").append(deadLetters).append('.');
     }
     intro.append(" Timelines of pods still running when the recording ended are not final.");
-    Files.writeString(dir.resolve("report.md"), ReportWriter.markdown(report, intro.toString()));
-    Files.writeString(dir.resolve("report.json"), ReportWriter.json(report));
+    ReportWriter.writeAll(dir, report, intro.toString());
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("inputs", produced);
     summary.put("unusable", unusable.counts());

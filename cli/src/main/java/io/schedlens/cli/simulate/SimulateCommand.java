@@ -146,14 +146,12 @@ public final class SimulateCommand {
                     }
                   })
               .collect(Collectors.joining("\n", "", "\n")));
-      Files.writeString(
-          outDir.resolve("report.md"),
-          ReportWriter.markdown(
-              report,
-              "What-if run of scenario `"
-                  + scenario.name()
-                  + "` from the simulator's ground truth (`./schedlens simulate`)."));
-      Files.writeString(outDir.resolve("report.json"), ReportWriter.json(report));
+      ReportWriter.writeAll(
+          outDir,
+          report,
+          "What-if run of scenario `"
+              + scenario.name()
+              + "` from the simulator's ground truth (`./schedlens simulate`).");
       out.println(
           "\nsimulate: wrote "
               + outDir.toAbsolutePath()

@@ -1,0 +1,222 @@
+package io.schedlens.cli.report;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.PodFacts;
+import io.schedlens.report.ReportWriter;
+import io.schedlens.report.Verdict;
+import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.Topics;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * {@code ./schedlens report --from DIR|kafka [--out DIR]}: the experiment report from timelines
+ * already computed, a demo's or replay's {@code timelines.jsonl} or the {@code
+ * schedlens.pod-timelines} topic. Groups by experiment, arm, repeat and workload (with its priority
+ * class per arm); per group the demo's numbers, over repeats their mean and range; a verdict per
+ * arm; two charts as PNG next to report.md.
+ */
+public final class ReportCommand {
+
+  public static final String FROM = "from";
+  public static final String OUT = "out";
+  public static final String EXPERIMENT = "experiment";
+  public static final String STARVATION_PENDING = "starvation.pending";
+  public static final String TOPIC_PREFIX = "topic.prefix";
+
+  public static final ConfigDef DEF =
+      new ConfigDef()
+          .define(
+              FROM,
+              Type.STRING,
+              "",
+              Importance.HIGH,
+              "Where the timelines are: a directory with timelines.jsonl (or the file itself), or 'kafka' for the pod-timelines topic (KAFKA_BOOTSTRAP_SERVERS and other KAFKA_* settings).")
+          .define(
+              OUT,
+              Type.STRING,
+              "report-out",
+              Importance.HIGH,
+              "Directory for report.md, report.json and the charts (one subdirectory per experiment when there are several).")
+          .define(
+              EXPERIMENT,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Only this experiment (the schedlens.io/experiment label). Empty: every experiment found.")
+          .define(
+              STARVATION_PENDING,
+              Type.STRING,
+              "10m",
+              Importance.LOW,
+              "The starvation threshold the timelines were computed with (for the wording).")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              Topics.DEFAULT_PREFIX,
+              Importance.LOW,
+              "Prefix of the topic names, as the streams app's.");
+
+  private static final class Config extends AppConfig {
+    Config(Map<String, Object> values, Map<String, Object> kafka) {
+      super(DEF, values, kafka);
+    }
+  }
+
+  private ReportCommand() {}
+
+  public static int run(List<String> args, Map<String, String> env, PrintStream out)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(DEF, args, env);
+    if (settings.help()) {
+      out.println("usage: ./schedlens report --from DIR|kafka [--out DIR] [--experiment NAME]\n");
+      out.print(CommandLineSettings.helpText(DEF));
+      return 0;
+    }
+    Config config = new Config(settings.values(), settings.kafka());
+    String from = config.getString(FROM);
+    if (from.isEmpty()) {
+      throw new ConfigException("give --from DIR (with timelines.jsonl) or --from kafka");
+    }
+    long starvationMs = config.getDuration(STARVATION_PENDING).toMillis();
+    List<PodTimeline> timelines =
+        from.equals("kafka")
+            ? fromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
+            : fromFile(from);
+    Map<String, List<PodTimeline>> byExperiment = new TreeMap<>();
+    String only = config.getString(EXPERIMENT);
+    for (PodTimeline t : timelines) {
+      String e = t.getExperiment() == null ? "(no experiment)" : t.getExperiment();
+      if (only.isEmpty() || only.equals(e)) {
+        byExperiment.computeIfAbsent(e, x -> new ArrayList<>()).add(t);
+      }
+    }
+    if (byExperiment.isEmpty()) {
+      out.println(
+          "report: no timelines"
+              + (only.isEmpty() ? "" : " of experiment " + only)
+              + " in "
+              + from
+              + "; nothing written");
+      return 1;
+    }
+    Path outDir = Path.of(config.getString(OUT)).toAbsolutePath();
+    for (var e : byExperiment.entrySet()) {
+      Path dir = byExperiment.size() == 1 ? outDir : outDir.resolve(safe(e.getKey()));
+      List<PodTimeline> mine = e.getValue();
+      long notFinal = mine.stream().filter(t -> !t.getFinal$()).count();
+      ExperimentReport report =
+          ExperimentReport.of(e.getKey(), mine.stream().map(PodFacts::of).toList(), starvationMs);
+      String intro =
+          "From "
+              + mine.size()
+              + " pod timelines of "
+              + from
+              + (notFinal > 0
+                  ? " (" + notFinal + " not final: pods still running or waiting when read)."
+                  : ".");
+      ReportWriter.writeAll(dir, report, intro);
+      out.println();
+      out.print(ReportWriter.table(report));
+      out.println();
+      for (Verdict v : Verdict.of(report)) {
+        out.println("  verdict: " + v.summary());
+        v.answers().forEach(a -> out.println("    - " + a));
+      }
+      out.println(
+          "\nreport: wrote "
+              + dir
+              + "/report.md, report.json, "
+              + ReportWriter.PENDING_PNG
+              + ", "
+              + ReportWriter.WASTED_PNG);
+    }
+    return 0;
+  }
+
+  static List<PodTimeline> fromFile(String from) throws IOException {
+    Path p = Path.of(from);
+    if (Files.isDirectory(p)) {
+      p = p.resolve("timelines.jsonl");
+    }
+    if (!Files.isReadable(p)) {
+      throw new ConfigException(
+          "cannot read "
+              + p
+              + ": give a directory with timelines.jsonl (a demo's or replay's --out) or the file");
+    }
+    List<PodTimeline> out = new ArrayList<>();
+    int n = 0;
+    for (String line : Files.readAllLines(p)) {
+      n++;
+      if (line.isBlank()) {
+        continue;
+      }
+      try {
+        out.add(AvroJson.fromLine(line, PodTimeline.class));
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(p + " line " + n + " is not a pod timeline: " + e.getMessage());
+      }
+    }
+    return out;
+  }
+
+  /** The latest timeline of every pod on the topic (read_committed), read to its current end. */
+  static List<PodTimeline> fromTopic(Config config, Topics topics) {
+    Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    Map<String, PodTimeline> latest = new LinkedHashMap<>();
+    try (KafkaConsumer<String, PodTimeline> consumer =
+        new KafkaConsumer<>(
+            c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer())) {
+      List<TopicPartition> parts =
+          consumer.partitionsFor(topics.podTimelines.name(), Duration.ofSeconds(30)).stream()
+              .map(p -> new TopicPartition(p.topic(), p.partition()))
+              .toList();
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
+      while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
+        for (ConsumerRecord<String, PodTimeline> r : consumer.poll(Duration.ofMillis(500))) {
+          if (r.value() == null) {
+            latest.remove(r.key());
+          } else {
+            latest.put(r.key(), r.value());
+          }
+        }
+      }
+    }
+    return new ArrayList<>(latest.values());
+  }
+
+  private static String safe(String name) {
+    return name.replaceAll("[^A-Za-z0-9._-]", "_");
+  }
+
+  static String json(Object o) throws IOException {
+    return new ObjectMapper().writeValueAsString(o);
+  }
+}
