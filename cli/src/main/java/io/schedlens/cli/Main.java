@@ -52,7 +52,7 @@ public final class Main {
         "export",
         new Entry(
             "export final timelines to warehouse files or JDBC",
-            notYet("export", 7, "Post-mortem replay, warehouse export and the experiment report")));
+            args -> io.schedlens.cli.export.ExportCommand.run(args, System.getenv(), System.out)));
     c.put(
         "report",
         new Entry(

@@ -41,7 +41,8 @@ class ReadmeTest {
             io.schedlens.cli.demo.DemoConfig.DEF,
             io.schedlens.cli.simulate.SimulateCommand.DEF,
             io.schedlens.cli.replay.ReplayConfig.DEF,
-            io.schedlens.cli.report.ReportCommand.DEF)) {
+            io.schedlens.cli.report.ReportCommand.DEF,
+            io.schedlens.export.ExportConfig.DEF)) {
       String table = CommandLineSettings.markdownTable(def);
       assertThat(readme()).as("README's table; replace it with:%n%s", table).contains(table);
     }

@@ -1,0 +1,42 @@
+package io.schedlens.cli.export;
+
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.export.ExportConfig;
+import io.schedlens.export.Exporter;
+import java.io.PrintStream;
+import java.util.List;
+import java.util.Map;
+
+/** {@code ./schedlens export --to DIR|jdbc:URL}: see {@link Exporter}. */
+public final class ExportCommand {
+
+  private ExportCommand() {}
+
+  public static int run(List<String> args, Map<String, String> env, PrintStream out)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(ExportConfig.DEF, args, env);
+    if (settings.help()) {
+      out.println(
+          "usage: ./schedlens export --to DIR|jdbc:postgresql://HOST/DB [--stop-at-end true]\n");
+      out.print(CommandLineSettings.helpText(ExportConfig.DEF));
+      return 0;
+    }
+    ExportConfig config = ExportConfig.from(settings);
+    try (Exporter exporter = new Exporter(config, Exporter.sinkFor(config), out)) {
+      Thread main = Thread.currentThread();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    exporter.stop();
+                    try {
+                      main.join(30_000);
+                    } catch (InterruptedException e) {
+                      Thread.currentThread().interrupt();
+                    }
+                  }));
+      exporter.run();
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,80 @@
+package io.schedlens.export;
+
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.schemas.Topics;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Range;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
+
+/** Settings of {@code ./schedlens export}. */
+public final class ExportConfig extends AppConfig {
+
+  public static final String TO = "to";
+  public static final String TOPIC_PREFIX = "topic.prefix";
+  public static final String STOP_AT_END = "stop.at.end";
+  public static final String MAX_POLL_RECORDS = "max.poll.records";
+  public static final String JDBC_USER = "jdbc.user";
+  public static final String JDBC_PASSWORD = "jdbc.password";
+  public static final String JDBC_CREATE_TABLES = "jdbc.create.tables";
+
+  public static final ConfigDef DEF =
+      new ConfigDef()
+          .define(
+              TO,
+              Type.STRING,
+              "",
+              Importance.HIGH,
+              "Where final timelines go: a directory (Avro files partitioned dt=YYYY-MM-DD, with _manifest.json) or a JDBC URL (jdbc:postgresql://host:5432/db).")
+          .define(
+              STOP_AT_END,
+              Type.BOOLEAN,
+              false,
+              Importance.MEDIUM,
+              "Stop once the topic's current end is exported (a batch load); false: keep exporting as timelines come.")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              Topics.DEFAULT_PREFIX,
+              Importance.LOW,
+              "Prefix of the topic names, as the streams app's.")
+          .define(
+              MAX_POLL_RECORDS,
+              Type.INT,
+              2000,
+              Range.between(1, 100_000),
+              Importance.LOW,
+              "Records per batch: one file per partition and day, or one transaction, per batch.")
+          .define(
+              JDBC_USER, Type.STRING, "", Importance.MEDIUM, "Database user (or in the JDBC URL).")
+          .define(
+              JDBC_PASSWORD,
+              Type.PASSWORD,
+              "",
+              Importance.MEDIUM,
+              "Database password; prefer the environment variable SCHEDLENS_JDBC_PASSWORD.")
+          .define(
+              JDBC_CREATE_TABLES,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "Create pod_timelines, preemptions and schedlens_export_offsets when missing (ddl/postgresql.sql).");
+
+  public ExportConfig(Map<String, Object> values, Map<String, Object> kafka) {
+    super(DEF, values, kafka);
+    if (getString(TO).isEmpty()) {
+      throw new ConfigException("give --to DIR (Avro files) or --to jdbc:postgresql://HOST/DB");
+    }
+  }
+
+  public static ExportConfig from(CommandLineSettings s) {
+    return new ExportConfig(s.values(), s.kafka());
+  }
+
+  public boolean toJdbc() {
+    return getString(TO).startsWith("jdbc:");
+  }
+}

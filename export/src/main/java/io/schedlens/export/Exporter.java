@@ -1,0 +1,142 @@
+package io.schedlens.export;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.schemas.Topics;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
+
+/**
+ * Reads {@code schedlens.pod-timelines} (read_committed: only what the streams app committed) and
+ * hands every final timeline to a sink, which stores the offsets with the data. No consumer group:
+ * the sink's offsets are the only position, so a restart resumes exactly after what was written.
+ */
+public final class Exporter implements AutoCloseable {
+
+  /** What an export run did. */
+  public record Result(long read, long exported) {}
+
+  private final ExportConfig config;
+  private final TimelineSink sink;
+  private final Topics topics;
+  private final PrintStream out;
+  private volatile boolean stopping;
+
+  public Exporter(ExportConfig config, TimelineSink sink, PrintStream out) {
+    this.config = config;
+    this.sink = sink;
+    this.topics = Topics.withPrefix(config.getString(ExportConfig.TOPIC_PREFIX));
+    this.out = out;
+  }
+
+  /** The sink the configuration names. */
+  public static TimelineSink sinkFor(ExportConfig config) throws Exception {
+    String topic =
+        Topics.withPrefix(config.getString(ExportConfig.TOPIC_PREFIX)).podTimelines.name();
+    if (config.toJdbc()) {
+      Properties p = new Properties();
+      if (!config.getString(ExportConfig.JDBC_USER).isEmpty()) {
+        p.setProperty("user", config.getString(ExportConfig.JDBC_USER));
+      }
+      String password = config.getPassword(ExportConfig.JDBC_PASSWORD).value();
+      if (!password.isEmpty()) {
+        p.setProperty("password", password);
+      }
+      return new JdbcSink(
+          config.getString(ExportConfig.TO),
+          p,
+          topic,
+          config.getBoolean(ExportConfig.JDBC_CREATE_TABLES));
+    }
+    return new AvroFileSink(Path.of(config.getString(ExportConfig.TO)), topic);
+  }
+
+  public Result run() throws Exception {
+    Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.getInt(ExportConfig.MAX_POLL_RECORDS));
+    long read = 0;
+    long exported = 0;
+    long nextReport = System.nanoTime() + 5_000_000_000L;
+    try (KafkaConsumer<String, PodTimeline> consumer =
+        new KafkaConsumer<>(
+            c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer())) {
+      List<TopicPartition> parts =
+          consumer.partitionsFor(topics.podTimelines.name(), Duration.ofSeconds(30)).stream()
+              .map(p -> new TopicPartition(p.topic(), p.partition()))
+              .toList();
+      consumer.assign(parts);
+      Map<Integer, Long> committed = sink.committedOffsets();
+      for (TopicPartition tp : parts) {
+        Long next = committed.get(tp.partition());
+        if (next == null) {
+          consumer.seekToBeginning(List.of(tp));
+        } else {
+          consumer.seek(tp, next);
+        }
+      }
+      out.printf(
+          "export: %s -> %s, resuming at %s%n",
+          topics.podTimelines.name(),
+          config.getString(ExportConfig.TO),
+          committed.isEmpty() ? "the beginning" : committed);
+      boolean stopAtEnd = config.getBoolean(ExportConfig.STOP_AT_END);
+      Map<TopicPartition, Long> end = stopAtEnd ? consumer.endOffsets(parts) : Map.of();
+      while (!stopping) {
+        ConsumerRecords<String, PodTimeline> batch = consumer.poll(Duration.ofMillis(500));
+        List<TimelineSink.Exported> finals = new ArrayList<>();
+        Map<Integer, Long> next = new HashMap<>();
+        for (ConsumerRecord<String, PodTimeline> r : batch) {
+          read++;
+          if (r.value() != null && r.value().getFinal$()) {
+            finals.add(new TimelineSink.Exported(r.partition(), r.offset(), r.value()));
+          }
+        }
+        // positions, not last offsets + 1: transaction markers take offsets too
+        for (TopicPartition tp : parts) {
+          long position = consumer.position(tp);
+          if (!Long.valueOf(position).equals(committed.get(tp.partition()))) {
+            next.put(tp.partition(), position);
+          }
+        }
+        if (!next.isEmpty()) {
+          sink.write(finals, next);
+          committed = new HashMap<>(committed);
+          committed.putAll(next);
+          exported += finals.size();
+        }
+        if (System.nanoTime() > nextReport) {
+          out.printf("export: %,d records read, %,d final timelines exported%n", read, exported);
+          nextReport = System.nanoTime() + 5_000_000_000L;
+        }
+        if (stopAtEnd && parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+          break;
+        }
+      }
+    }
+    out.printf("export: done: %,d records read, %,d final timelines exported%n", read, exported);
+    return new Result(read, exported);
+  }
+
+  /** Asks a running export to stop after its current batch. */
+  public void stop() {
+    stopping = true;
+  }
+
+  @Override
+  public void close() throws Exception {
+    sink.close();
+  }
+}

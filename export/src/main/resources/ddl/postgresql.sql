@@ -1,0 +1,88 @@
+-- schedlens warehouse tables for PostgreSQL (./schedlens export --to jdbc:postgresql://...).
+-- One row per pod (its final timeline) and one per preemption victim; the whole timeline is kept
+-- as JSON too, so that fields added later are not lost. Times are timestamptz (UTC), durations
+-- milliseconds, GPU work GPU-seconds. The exporter creates these when missing.
+
+CREATE TABLE IF NOT EXISTS pod_timelines (
+  uid                         text PRIMARY KEY,
+  namespace                   text,
+  name                        text,
+  node                        text,
+  priority_class              text,
+  priority                    integer,
+  workload_kind               text,
+  workload_name               text,
+  application                 text,
+  experiment                  text,
+  arm                         text,
+  repeat                      text,
+  created_at                  timestamptz,
+  scheduled_at                timestamptz,
+  running_at                  timestamptz,
+  ready_at                    timestamptz,
+  first_ok_request_at         timestamptz,
+  terminated_at               timestamptz,
+  pending_ms                  bigint,
+  never_scheduled             boolean,
+  startup_ms                  bigint,
+  model_load_ms               bigint,
+  time_to_ready_ms            bigint,
+  time_to_first_ok_ms         bigint,
+  failed_scheduling_count     integer,
+  preemption_attempted        boolean,
+  nominated_node              text,
+  preempted_at                timestamptz,
+  preemptor_uid               text,
+  gpus                        integer,
+  allocated_gpu_seconds       double precision,
+  busy_gpu_seconds            double precision,
+  idle_allocated_gpu_seconds  double precision,
+  wasted_gpu_seconds          double precision,
+  wasted_busy_gpu_seconds     double precision,
+  requests                    bigint,
+  errors                      bigint,
+  slo_breaches                bigint,
+  latency_p50_ms              double precision,
+  latency_p95_ms              double precision,
+  latency_p99_ms              double precision,
+  restarts                    integer,
+  outcome                     text,
+  disruption_cause            text,
+  disruption_at               timestamptz,
+  disruption_by               text,
+  preemptions_of_workload     integer,
+  starving                    boolean,
+  updated_at                  timestamptz NOT NULL,
+  timeline                    jsonb NOT NULL,
+  exported_at                 timestamptz NOT NULL DEFAULT now()
+);
+
+CREATE INDEX IF NOT EXISTS pod_timelines_experiment ON pod_timelines (experiment, arm, repeat);
+CREATE INDEX IF NOT EXISTS pod_timelines_created ON pod_timelines (created_at);
+
+CREATE TABLE IF NOT EXISTS preemptions (
+  victim_uid                  text PRIMARY KEY,
+  victim_namespace            text,
+  victim_name                 text,
+  victim_priority_class       text,
+  victim_priority             integer,
+  preemptor_uid               text,
+  preemptor_namespace         text,
+  preemptor_name              text,
+  preemptor_priority_class    text,
+  preemptor_priority          integer,
+  node                        text,
+  preempted_at                timestamptz NOT NULL,
+  wasted_gpu_seconds          double precision,
+  experiment                  text,
+  arm                         text,
+  repeat                      text
+);
+
+-- Where the export stands in the topic, committed in the same transaction as the rows.
+CREATE TABLE IF NOT EXISTS schedlens_export_offsets (
+  topic                       text NOT NULL,
+  partition                   integer NOT NULL,
+  next_offset                 bigint NOT NULL,
+  PRIMARY KEY (topic, partition)
+);
