@@ -9,14 +9,13 @@ import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Entry point of {@code ./schedlens}: dispatches to one subcommand per part. Exit codes: 0 success,
- * 1 failure while running, 2 bad usage or configuration, 3 a subcommand that has not landed yet.
+ * 1 failure while running, 2 bad usage or configuration.
  */
 public final class Main {
 
   static final int OK = 0;
   static final int FAILED = 1;
   static final int USAGE = 2;
-  static final int NOT_AVAILABLE = 3;
 
   private record Entry(String summary, Command command) {}
 
@@ -62,10 +61,7 @@ public final class Main {
         "check",
         new Entry(
             "pre-flight lint of GPU workload manifests",
-            notYet(
-                "check",
-                8,
-                "Disruptions beyond preemption ... and a pre-flight check of GPU manifests")));
+            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out)));
     return c;
   }
 
@@ -108,19 +104,5 @@ public final class Main {
         "usage: ./schedlens <command> [--setting value ...]   (./schedlens <command> --help)");
     out.println();
     commands.forEach((name, e) -> out.printf("  %-10s %s%n", name, e.summary()));
-  }
-
-  private static Command notYet(String name, int issue, String title) {
-    return args -> {
-      System.err.println(
-          "schedlens "
-              + name
-              + ": not available yet. It lands with issue #"
-              + issue
-              + " ("
-              + title
-              + "). Nothing was run.");
-      return NOT_AVAILABLE;
-    };
   }
 }
