@@ -263,14 +263,14 @@ public final class Replay {
           producer.send(new ProducerRecord<>(o.topic(), null, o.eventTime(), o.key(), o.value()));
         }
         producer.flush();
-        while (inputLag(admin, topics) != 0) {
+        while (inputLag(admin, topics, config.getInt(ReplayConfig.PARTITIONS)) != 0) {
           if (System.nanoTime() > deadline) {
             throw new IllegalStateException(
                 "the streams app did not keep up within --timeout "
                     + config.getString(ReplayConfig.TIMEOUT)
                     + "; raise it for a large recording");
           }
-          Thread.sleep(20);
+          Thread.sleep(10);
         }
         if (System.nanoTime() > nextReport) {
           say(
@@ -316,7 +316,7 @@ public final class Replay {
         if (news) {
           lastNews = System.nanoTime();
         }
-        long lag = inputLag(admin, topics);
+        long lag = inputLag(admin, topics, config.getInt(ReplayConfig.PARTITIONS));
         if (lag == 0 && System.nanoTime() - lastNews > QUIET.toNanos()) {
           break;
         }
@@ -337,7 +337,7 @@ public final class Replay {
    * end. The stage topics are written in transactions, each ending with a commit marker that takes
    * an offset: done when at most that marker is left.
    */
-  private static long inputLag(Admin admin, Topics topics) throws Exception {
+  private static long inputLag(Admin admin, Topics topics, int partitions) throws Exception {
     Map<TopicPartition, OffsetAndMetadata> committed =
         admin.listConsumerGroupOffsets(APPLICATION_ID).partitionsToOffsetAndMetadata().get();
     List<String> inputs =
@@ -351,9 +351,10 @@ public final class Replay {
     Map<TopicPartition, OffsetSpec> ask = new HashMap<>();
     List<String> all = new ArrayList<>(inputs);
     all.addAll(stages);
-    for (var d : admin.describeTopics(all).allTopicNames().get().values()) {
-      d.partitions()
-          .forEach(p -> ask.put(new TopicPartition(d.name(), p.partition()), OffsetSpec.latest()));
+    for (String topic : all) {
+      for (int p = 0; p < partitions; p++) {
+        ask.put(new TopicPartition(topic, p), OffsetSpec.latest());
+      }
     }
     long lag = 0;
     for (var e : admin.listOffsets(ask).all().get().entrySet()) {
