@@ -21,8 +21,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The pre-flight check of GPU workloads: what must be consistent before a priority policy goes to a
@@ -472,28 +470,13 @@ public final class GpuLint {
             || (r.getRequests() != null && r.getRequests().containsKey(GPU)));
   }
 
-  private static final Pattern DURATION = Pattern.compile("(\\d+)(h|m|s)");
-
-  /** A Go-style duration such as 5m, 300s, 1h30m. */
+  /** A duration as schedlens settings write them (5m, 300s, 1h30m), or null. */
   static Duration parseDuration(String s) {
-    Matcher m = DURATION.matcher(s.strip());
-    Duration d = Duration.ZERO;
-    int end = 0;
-    while (m.find()) {
-      if (m.start() != end) {
-        return null;
-      }
-      long n = Long.parseLong(m.group(1));
-      d =
-          d.plus(
-              switch (m.group(2)) {
-                case "h" -> Duration.ofHours(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofSeconds(n);
-              });
-      end = m.end();
+    try {
+      return s.isBlank() ? null : io.schedlens.common.config.Durations.parse(s);
+    } catch (IllegalArgumentException e) {
+      return null;
     }
-    return end == s.strip().length() && end > 0 ? d : null;
   }
 
   private static int orOne(Integer i) {

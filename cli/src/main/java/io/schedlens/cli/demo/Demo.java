@@ -8,7 +8,7 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
-import io.schedlens.schemas.AvroJson;
+import io.schedlens.report.TimelinesFile;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
@@ -271,13 +271,7 @@ public final class Demo {
   static ExperimentReport write(
       Scenario scenario, List<PodTruth> truth, Map<String, PodTimeline> finals, Path dir)
       throws IOException {
-    List<PodTimeline> ordered = new ArrayList<>(finals.values());
-    ordered.sort(
-        Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
-            .thenComparing(PodTimeline::getUid));
-    Files.writeString(
-        dir.resolve("timelines.jsonl"),
-        ordered.stream().map(AvroJson::toLine).collect(Collectors.joining("\n", "", "\n")));
+    List<PodTimeline> ordered = TimelinesFile.write(dir, finals.values());
     Files.writeString(
         dir.resolve("simulator-truth.jsonl"),
         truth.stream().map(Demo::truthLine).collect(Collectors.joining("\n", "", "\n")));

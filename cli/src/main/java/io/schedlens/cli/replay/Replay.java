@@ -19,7 +19,7 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
-import io.schedlens.schemas.AvroJson;
+import io.schedlens.report.TimelinesFile;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsApp;
@@ -37,7 +37,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -414,15 +413,7 @@ public final class Replay {
       Map<String, Integer> deadLetters,
       Path dir)
       throws IOException {
-    List<PodTimeline> ordered = new ArrayList<>(timelines.values());
-    ordered.sort(
-        Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
-            .thenComparing(PodTimeline::getUid));
-    Files.writeString(
-        dir.resolve("timelines.jsonl"),
-        ordered.stream()
-            .map(AvroJson::toLine)
-            .collect(Collectors.joining("\n", "", ordered.isEmpty() ? "" : "\n")));
+    List<PodTimeline> ordered = TimelinesFile.write(dir, timelines.values());
     String experiment =
         ordered.stream()
             .map(PodTimeline::getExperiment)

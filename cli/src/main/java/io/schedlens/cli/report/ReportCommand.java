@@ -7,8 +7,8 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
+import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.Verdict;
-import io.schedlens.schemas.AvroJson;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -158,29 +158,17 @@ public final class ReportCommand {
 
   static List<PodTimeline> fromFile(String from) throws IOException {
     Path p = Path.of(from);
-    if (Files.isDirectory(p)) {
-      p = p.resolve("timelines.jsonl");
-    }
-    if (!Files.isReadable(p)) {
+    if (!Files.isReadable(Files.isDirectory(p) ? p.resolve(TimelinesFile.NAME) : p)) {
       throw new ConfigException(
           "cannot read "
               + p
               + ": give a directory with timelines.jsonl (a demo's or replay's --out) or the file");
     }
-    List<PodTimeline> out = new ArrayList<>();
-    int n = 0;
-    for (String line : Files.readAllLines(p)) {
-      n++;
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        out.add(AvroJson.fromLine(line, PodTimeline.class));
-      } catch (IllegalArgumentException e) {
-        throw new ConfigException(p + " line " + n + " is not a pod timeline: " + e.getMessage());
-      }
+    try {
+      return TimelinesFile.read(p);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
     }
-    return out;
   }
 
   /** The latest timeline of every pod on the topic (read_committed), read to its current end. */

@@ -17,7 +17,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -135,16 +134,9 @@ public final class ClusterRecorder
       double latencyMs,
       double ttftMs,
       String requestId) {
-    ObjectNode line = JSON.createObjectNode();
-    line.put("time", Instant.ofEpochMilli(time).toString());
-    line.put("namespace", namespace);
-    line.put("pod", pod);
-    line.put("service", service);
-    line.put("route", route);
-    line.put("status", status);
-    line.put("latency_ms", latencyMs);
-    line.put("ttft_ms", ttftMs);
-    line.put("request_id", requestId);
+    String line =
+        RequestShipper.line(
+            time, namespace, pod, service, route, status, latencyMs, ttftMs, requestId);
     write(requests, line + "\n");
   }
 

@@ -67,18 +67,9 @@ public final class RequestShipper implements RequestSink, AutoCloseable {
       double latencyMs,
       double ttftMs,
       String requestId) {
-    ObjectNode o = JSON.createObjectNode();
-    o.put("time", Instant.ofEpochMilli(time).toString());
-    o.put("namespace", namespace);
-    o.put("pod", pod);
-    o.put("service", service);
-    o.put("route", route);
-    o.put("status", status);
-    o.put("latency_ms", latencyMs);
-    o.put("ttft_ms", ttftMs);
-    o.put("request_id", requestId);
+    String o = line(time, namespace, pod, service, route, status, latencyMs, ttftMs, requestId);
     synchronized (this) {
-      pending.add(o.toString());
+      pending.add(o);
     }
   }
 
@@ -141,5 +132,29 @@ public final class RequestShipper implements RequestSink, AutoCloseable {
     closing = true;
     flusher.join(60_000);
     flush();
+  }
+
+  /** One request-log line with the collector intake's field names. */
+  static String line(
+      long time,
+      String namespace,
+      String pod,
+      String service,
+      String route,
+      int status,
+      double latencyMs,
+      double ttftMs,
+      String requestId) {
+    ObjectNode o = JSON.createObjectNode();
+    o.put("time", Instant.ofEpochMilli(time).toString());
+    o.put("namespace", namespace);
+    o.put("pod", pod);
+    o.put("service", service);
+    o.put("route", route);
+    o.put("status", status);
+    o.put("latency_ms", latencyMs);
+    o.put("ttft_ms", ttftMs);
+    o.put("request_id", requestId);
+    return o.toString();
   }
 }

@@ -1,0 +1,62 @@
+package io.schedlens.report;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.schemas.AvroJson;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * {@code timelines.jsonl}: one pod timeline per line in the JSON form of DESIGN.md section 4,
+ * ordered by creation time, as the demo and the replay write it and the report reads it.
+ */
+public final class TimelinesFile {
+
+  public static final String NAME = "timelines.jsonl";
+
+  private TimelinesFile() {}
+
+  /** Writes {@code dir/timelines.jsonl}; returns the timelines in the order written. */
+  public static List<PodTimeline> write(Path dir, Collection<PodTimeline> timelines)
+      throws IOException {
+    List<PodTimeline> ordered = new ArrayList<>(timelines);
+    ordered.sort(
+        Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
+            .thenComparing(PodTimeline::getUid));
+    Files.writeString(
+        dir.resolve(NAME),
+        ordered.stream()
+            .map(AvroJson::toLine)
+            .collect(Collectors.joining("\n", "", ordered.isEmpty() ? "" : "\n")));
+    return ordered;
+  }
+
+  /**
+   * Reads a timelines file (or {@code dir/timelines.jsonl}).
+   *
+   * @throws IllegalArgumentException naming the line that is not a pod timeline
+   */
+  public static List<PodTimeline> read(Path path) throws IOException {
+    Path p = Files.isDirectory(path) ? path.resolve(NAME) : path;
+    List<PodTimeline> out = new ArrayList<>();
+    int n = 0;
+    for (String line : Files.readAllLines(p)) {
+      n++;
+      if (line.isBlank()) {
+        continue;
+      }
+      try {
+        out.add(AvroJson.fromLine(line, PodTimeline.class));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(
+            p + " line " + n + " is not a pod timeline: " + e.getMessage(), e);
+      }
+    }
+    return out;
+  }
+}
