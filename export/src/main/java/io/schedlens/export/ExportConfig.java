@@ -17,6 +17,8 @@ public final class ExportConfig extends AppConfig {
   public static final String TOPIC_PREFIX = "topic.prefix";
   public static final String STOP_AT_END = "stop.at.end";
   public static final String MAX_POLL_RECORDS = "max.poll.records";
+  public static final String FLUSH_RECORDS = "flush.records";
+  public static final String FLUSH_INTERVAL = "flush.interval";
   public static final String JDBC_USER = "jdbc.user";
   public static final String JDBC_PASSWORD = "jdbc.password";
   public static final String JDBC_CREATE_TABLES = "jdbc.create.tables";
@@ -47,7 +49,20 @@ public final class ExportConfig extends AppConfig {
               2000,
               Range.between(1, 100_000),
               Importance.LOW,
-              "Records per batch: one file per partition and day, or one transaction, per batch.")
+              "Records fetched per poll.")
+          .define(
+              FLUSH_RECORDS,
+              Type.INT,
+              50_000,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Commit once this many final timelines are waiting (one file per partition and day, or one transaction, per commit).")
+          .define(
+              FLUSH_INTERVAL,
+              Type.STRING,
+              "5m",
+              Importance.MEDIUM,
+              "Commit at the latest this long after the first waiting timeline arrived; a stop or --stop-at-end commits at once.")
           .define(
               JDBC_USER, Type.STRING, "", Importance.MEDIUM, "Database user (or in the JDBC URL).")
           .define(
@@ -65,6 +80,7 @@ public final class ExportConfig extends AppConfig {
 
   public ExportConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
+    getDuration(FLUSH_INTERVAL);
     if (getString(TO).isEmpty()) {
       throw new ConfigException("give --to DIR (Avro files) or --to jdbc:postgresql://HOST/DB");
     }

@@ -94,14 +94,22 @@ public final class Exporter implements AutoCloseable {
           committed.isEmpty() ? "the beginning" : committed);
       boolean stopAtEnd = config.getBoolean(ExportConfig.STOP_AT_END);
       Map<TopicPartition, Long> end = stopAtEnd ? consumer.endOffsets(parts) : Map.of();
-      while (!stopping) {
+      // Finals accumulate over polls into one commit (fewer, larger files; fewer transactions),
+      // up to flush.records or flush.interval; nothing counts as exported before its commit.
+      List<TimelineSink.Exported> pending = new ArrayList<>();
+      Map<Integer, Long> next = new HashMap<>();
+      long flushRecords = config.getInt(ExportConfig.FLUSH_RECORDS);
+      long flushNanos = config.getDuration(ExportConfig.FLUSH_INTERVAL).toNanos();
+      long firstPendingAt = 0;
+      while (true) {
         ConsumerRecords<String, PodTimeline> batch = consumer.poll(Duration.ofMillis(500));
-        List<TimelineSink.Exported> finals = new ArrayList<>();
-        Map<Integer, Long> next = new HashMap<>();
         for (ConsumerRecord<String, PodTimeline> r : batch) {
           read++;
           if (r.value() != null && r.value().getFinal$()) {
-            finals.add(new TimelineSink.Exported(r.partition(), r.offset(), r.value()));
+            if (pending.isEmpty()) {
+              firstPendingAt = System.nanoTime();
+            }
+            pending.add(new TimelineSink.Exported(r.partition(), r.offset(), r.value()));
           }
         }
         // positions, not last offsets + 1: transaction markers take offsets too
@@ -111,17 +119,27 @@ public final class Exporter implements AutoCloseable {
             next.put(tp.partition(), position);
           }
         }
-        if (!next.isEmpty()) {
-          sink.write(finals, next);
+        boolean atEnd =
+            stopAtEnd && parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
+        boolean due =
+            pending.size() >= flushRecords
+                || (!pending.isEmpty() && System.nanoTime() - firstPendingAt >= flushNanos)
+                || (pending.isEmpty() && !next.isEmpty() && flushNanos == 0);
+        if (!next.isEmpty() && (due || atEnd || stopping)) {
+          sink.write(pending, next);
           committed = new HashMap<>(committed);
           committed.putAll(next);
-          exported += finals.size();
+          exported += pending.size();
+          pending = new ArrayList<>();
+          next = new HashMap<>();
         }
         if (System.nanoTime() > nextReport) {
-          out.printf("export: %,d records read, %,d final timelines exported%n", read, exported);
+          out.printf(
+              "export: %,d records read, %,d final timelines exported, %,d waiting for the next commit%n",
+              read, exported, pending.size());
           nextReport = System.nanoTime() + 5_000_000_000L;
         }
-        if (stopAtEnd && parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp))) {
+        if (atEnd || stopping) {
           break;
         }
       }

@@ -107,6 +107,8 @@ class ExportIT {
                 "true",
                 "--topic-prefix",
                 topics.podTimelines.name().replace("pod-timelines", ""),
+                "--flush-records",
+                "9",
                 "--max-poll-records",
                 "7"),
             Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
