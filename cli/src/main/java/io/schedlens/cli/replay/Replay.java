@@ -231,7 +231,16 @@ public final class Replay {
     // each slice of the replay waits for two stages to commit
     v.put(StreamsAppConfig.COMMIT_INTERVAL, "20ms");
     v.put(StreamsAppConfig.TOPICS_CREATE, false);
-    return new StreamsAppConfig(v, Map.of("bootstrap.servers", bootstrap));
+    // Between slices the app is idle: poll and commit often so each slice goes through fast.
+    return new StreamsAppConfig(
+        v,
+        Map.of(
+            "bootstrap.servers",
+            bootstrap,
+            org.apache.kafka.streams.StreamsConfig.POLL_MS_CONFIG,
+            "5",
+            org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+            "20"));
   }
 
   /**
