@@ -79,17 +79,30 @@ public final class ReportWriter {
   public static final String PENDING_PNG = "pending-by-workload-and-arm.png";
   public static final String WASTED_PNG = "wasted-gpu-by-arm.png";
 
-  /** Writes report.md, report.json and the two charts into {@code dir}. */
+  /** Writes report.md, report.json and the two charts into {@code dir}, default guardrails. */
   public static void writeAll(java.nio.file.Path dir, ExperimentReport r, String intro)
       throws IOException {
+    writeAll(dir, r, intro, Guardrails.DEFAULT);
+  }
+
+  /** Writes report.md, report.json and the two charts into {@code dir}. */
+  public static void writeAll(
+      java.nio.file.Path dir, ExperimentReport r, String intro, List<String> guardrails)
+      throws IOException {
     java.nio.file.Files.createDirectories(dir);
-    java.nio.file.Files.writeString(dir.resolve("report.md"), markdown(r, intro));
-    java.nio.file.Files.writeString(dir.resolve("report.json"), json(r));
+    List<Guardrails.Result> checked = Guardrails.evaluate(r, guardrails);
+    java.nio.file.Files.writeString(dir.resolve("report.md"), markdown(r, intro, checked));
+    java.nio.file.Files.writeString(dir.resolve("report.json"), json(r, checked));
     java.nio.file.Files.write(dir.resolve(PENDING_PNG), Charts.pending(r));
     java.nio.file.Files.write(dir.resolve(WASTED_PNG), Charts.wasted(r));
   }
 
   public static String markdown(ExperimentReport r, String intro) {
+    return markdown(r, intro, Guardrails.evaluate(r, Guardrails.DEFAULT));
+  }
+
+  public static String markdown(
+      ExperimentReport r, String intro, List<Guardrails.Result> guardrails) {
     StringBuilder b = new StringBuilder();
     b.append("# Experiment ").append(r.experiment()).append("\n\n");
     if (intro != null && !intro.isBlank()) {
@@ -110,6 +123,21 @@ public final class ReportWriter {
           .append("\n\n");
       b.append("**").append(v.summary()).append("**\n\n");
       v.answers().forEach(a -> b.append("- ").append(a).append('\n'));
+      b.append('\n');
+    }
+    if (!guardrails.isEmpty()) {
+      b.append("## Guardrails\n\n| arm | guardrail | result | detail |\n|---|---|---|---|\n");
+      for (Guardrails.Result g : guardrails) {
+        b.append("| ")
+            .append(g.arm())
+            .append(" | `")
+            .append(g.rule())
+            .append("` | **")
+            .append(g.pass() ? "PASS" : "FAIL")
+            .append("** | ")
+            .append(g.detail())
+            .append(" |\n");
+      }
       b.append('\n');
     }
     b.append("![Pending p95 by workload and arm](")
@@ -148,6 +176,10 @@ public final class ReportWriter {
   }
 
   public static String json(ExperimentReport r) {
+    return json(r, Guardrails.evaluate(r, Guardrails.DEFAULT));
+  }
+
+  public static String json(ExperimentReport r, List<Guardrails.Result> guardrails) {
     ObjectNode root = JSON.createObjectNode();
     root.put("experiment", r.experiment());
     root.put("control", r.control());
@@ -174,6 +206,14 @@ public final class ReportWriter {
       stat(o, "starvingPods", row.starvingPods());
     }
     root.set("findings", JSON.valueToTree(r.findings()));
+    ArrayNode rails = root.putArray("guardrails");
+    for (Guardrails.Result g : guardrails) {
+      ObjectNode o = rails.addObject();
+      o.put("arm", g.arm());
+      o.put("rule", g.rule());
+      o.put("result", g.pass() ? "PASS" : "FAIL");
+      o.put("detail", g.detail());
+    }
     ArrayNode verdicts = root.putArray("verdicts");
     for (Verdict v : Verdict.of(r)) {
       ObjectNode o = verdicts.addObject();

@@ -103,6 +103,7 @@ public final class Replay {
       int partitions = config.getInt(ReplayConfig.PARTITIONS);
       broker.createTopics(topics.newTopics(partitions, (short) 1));
       Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());
+      awaitTopics(kafka, topics);
       StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, broker.bootstrapServers()));
       Map<String, PodTimeline> timelines;
       Map<String, Integer> deadLetters;
@@ -291,6 +292,22 @@ public final class Replay {
   }
 
   /**
+   * Created topics take a moment to show in the cluster's metadata; the streams app checks them.
+   */
+  private static void awaitTopics(Map<String, Object> kafka, Topics topics) throws Exception {
+    List<String> names = topics.all().stream().map(t -> t.name()).toList();
+    try (Admin admin = Admin.create(kafka)) {
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (!admin.listTopics().names().get().containsAll(names)) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("the embedded broker did not list its topics in 30 s");
+        }
+        Thread.sleep(50);
+      }
+    }
+  }
+
+  /**
    * Reads the timelines until the streams app has consumed every input and nothing new has come for
    * a while (gone pods' finals wait out the app's idle timeout).
    */
@@ -446,7 +463,7 @@ public final class Replay {
       intro.append(" Dead-lettered by the streams app: ").append(deadLetters).append('.');
     }
     intro.append(" Timelines of pods still running when the recording ended are not final.");
-    ReportWriter.writeAll(dir, report, intro.toString());
+    ReportWriter.writeAll(dir, report, intro.toString(), config.getList(ReplayConfig.GUARDRAILS));
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("inputs", produced);
     summary.put("unusable", unusable.counts());

@@ -25,6 +25,7 @@ public final class ReplayConfig extends AppConfig {
   public static final String OUT = "out";
   public static final String PARTITIONS = "partitions";
   public static final String TIMEOUT = "timeout";
+  public static final String GUARDRAILS = "guardrails";
 
   /** Streams app settings that shape the timelines, passed through unchanged. */
   static final List<String> STREAMS_KEYS =
@@ -95,7 +96,13 @@ public final class ReplayConfig extends AppConfig {
                 Type.STRING,
                 "10m",
                 Importance.LOW,
-                "The longest the replay waits for the streams app to finish processing.");
+                "The longest the replay waits for the streams app to finish processing.")
+            .define(
+                GUARDRAILS,
+                Type.LIST,
+                io.schedlens.report.Guardrails.DEFAULT,
+                Importance.MEDIUM,
+                "Rollback conditions for the report, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.");
     for (String key : STREAMS_KEYS) {
       def.define(StreamsAppConfig.DEF.configKeys().get(key));
     }
@@ -116,6 +123,11 @@ public final class ReplayConfig extends AppConfig {
           "replay needs recorded Pods or Events: give --pods FILE and/or --events FILE");
     }
     c.getDuration(TIMEOUT);
+    try {
+      io.schedlens.report.Guardrails.validate(c.getList(GUARDRAILS));
+    } catch (IllegalArgumentException e) {
+      throw new org.apache.kafka.common.config.ConfigException(e.getMessage());
+    }
     return c;
   }
 }

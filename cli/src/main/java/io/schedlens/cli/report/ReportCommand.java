@@ -5,6 +5,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.Guardrails;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
@@ -45,6 +46,7 @@ public final class ReportCommand {
   public static final String EXPERIMENT = "experiment";
   public static final String STARVATION_PENDING = "starvation.pending";
   public static final String TOPIC_PREFIX = "topic.prefix";
+  public static final String GUARDRAILS = "guardrails";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -66,6 +68,12 @@ public final class ReportCommand {
               "",
               Importance.MEDIUM,
               "Only this experiment (the schedlens.io/experiment label). Empty: every experiment found.")
+          .define(
+              GUARDRAILS,
+              Type.LIST,
+              Guardrails.DEFAULT,
+              Importance.MEDIUM,
+              "Rollback conditions, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.")
           .define(
               STARVATION_PENDING,
               Type.STRING,
@@ -101,6 +109,12 @@ public final class ReportCommand {
       throw new ConfigException("give --from DIR (with timelines.jsonl) or --from kafka");
     }
     long starvationMs = config.getDuration(STARVATION_PENDING).toMillis();
+    List<String> guardrails = config.getList(GUARDRAILS);
+    try {
+      Guardrails.validate(guardrails);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
     List<PodTimeline> timelines =
         from.equals("kafka")
             ? fromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
@@ -137,13 +151,24 @@ public final class ReportCommand {
               + (notFinal > 0
                   ? " (" + notFinal + " not final: pods still running or waiting when read)."
                   : ".");
-      ReportWriter.writeAll(dir, report, intro);
+      ReportWriter.writeAll(dir, report, intro, guardrails);
       out.println();
       out.print(ReportWriter.table(report));
       out.println();
       for (Verdict v : Verdict.of(report)) {
         out.println("  verdict: " + v.summary());
         v.answers().forEach(a -> out.println("    - " + a));
+      }
+      for (Guardrails.Result g : Guardrails.evaluate(report, guardrails)) {
+        out.println(
+            "  guardrail "
+                + (g.pass() ? "PASS" : "FAIL")
+                + " "
+                + g.arm()
+                + " "
+                + g.rule()
+                + ": "
+                + g.detail());
       }
       out.println(
           "\nreport: wrote "
