@@ -1,6 +1,5 @@
 package io.schedlens.cli.report;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -227,9 +226,5 @@ public final class ReportCommand {
 
   private static String safe(String name) {
     return name.replaceAll("[^A-Za-z0-9._-]", "_");
-  }
-
-  static String json(Object o) throws IOException {
-    return new ObjectMapper().writeValueAsString(o);
   }
 }
