@@ -229,4 +229,62 @@ class SimulatorTest {
         .anyMatch(
             e -> e.getNote().endsWith("preemption: not eligible due to preemptionPolicy=Never."));
   }
+
+  @Test
+  void shouldDrainTheNodeThroughTheEvictionApiAndHoldReplacementsUntilItReJoins() throws Exception {
+    Scenario s = ScenarioLoader.load("day08-disruptions");
+    Simulator sim = new Simulator(s, ORIGIN);
+    Recorder api = new Recorder();
+    List<PodTruth> truth =
+        sim.run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+    long runLength = s.duration().toMillis() + s.gap().toMillis();
+    long evicted = truth.stream().filter(t -> "Evicted".equals(t.outcome())).count();
+    assertThat(evicted).as("pods on the node at the drain").isPositive();
+    for (PodTruth t : truth) {
+      long inRun = (t.createdAt() - ORIGIN) % runLength;
+      if ("Evicted".equals(t.outcome())) {
+        // evicted at the drain: deleted within its grace period after 30 minutes into the run
+        long deletedInRun = (t.deletedAt() - ORIGIN) % runLength;
+        assertThat(deletedInRun).as(t.name()).isBetween(30 * 60_000L, 31 * 60_000L);
+      }
+      if (t.scheduledAt() != null) {
+        long scheduledInRun = (t.scheduledAt() - ORIGIN) % runLength;
+        assertThat(scheduledInRun >= 30 * 60_000L && scheduledInRun < 34 * 60_000L)
+            .as(t.name() + " scheduled while the node was cordoned, at " + scheduledInRun)
+            .isFalse();
+      }
+      assertThat(inRun).isLessThan(s.duration().toMillis());
+    }
+    // the eviction is marked as the Eviction API marks it
+    assertThat(api.podWrites)
+        .anyMatch(
+            p ->
+                p.getStatus().getConditions().stream()
+                    .anyMatch(
+                        c ->
+                            c.getType().equals("DisruptionTarget")
+                                && c.getReason().equals("EvictionByEvictionAPI")));
+    // replacements wait with kube-scheduler's NodeUnschedulable wording
+    assertThat(api.schedulerEvents)
+        .anyMatch(
+            e ->
+                "FailedScheduling".equals(e.getReason())
+                    && e.getNote().contains("1 node(s) were unschedulable"));
+  }
+
+  @Test
+  void shouldRefuseAnActionOnANodeThatDoesNotExist() {
+    String yaml =
+        """
+        name: x
+        duration: 10m
+        nodes: [{name: gpu, count: 1, gpus: 1}]
+        arms: [{name: a}]
+        workloads: [{name: w, kind: Job, gpus: 1, work: 1m, arrival: {at: 0s}}]
+        actions: [{at: 5m, drain: gpu-2}]
+        """;
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> ScenarioLoader.parse("x.yaml", yaml))
+        .hasMessageContaining("actions[0].drain")
+        .hasMessageContaining("no node gpu-2");
+  }
 }

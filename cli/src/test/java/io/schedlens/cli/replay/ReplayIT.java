@@ -42,18 +42,20 @@ class ReplayIT {
     return r;
   }
 
-  @Test
-  void shouldReplayARecordedDay08ToTheSimulatorsGroundTruth() throws Exception {
-    Scenario scenario = ScenarioLoader.load("day08");
+  record Recorded(List<PodTruth> truth, Replay.Result result, Path out) {}
+
+  /** Simulates a bundled scenario, records it as from a cluster, replays the recording. */
+  Recorded recordAndReplay(String scenarioName) throws Exception {
+    Scenario scenario = ScenarioLoader.load(scenarioName);
     long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
     Simulator sim = new Simulator(scenario, origin);
-    Path rec = dir.resolve("recording");
+    Path rec = dir.resolve("recording-" + scenarioName);
     List<PodTruth> truth;
     try (ClusterRecorder recorder =
         new ClusterRecorder(rec, sim.gpus(), sim.nodes(), origin, 15_000)) {
       truth = sim.run(recorder, recorder, recorder, Simulator.Progress.NONE);
     }
-    Path out = dir.resolve("out");
+    Path out = dir.resolve("out-" + scenarioName);
     Replay.Result r =
         replay(
             List.of(
@@ -63,7 +65,15 @@ class ReplayIT {
                 "--requests", rec.resolve(ClusterRecorder.REQUESTS).toString(),
                 "--slo", "chat=1000",
                 "--out", out.toString()));
+    return new Recorded(truth, r, out);
+  }
 
+  @Test
+  void shouldReplayARecordedDay08ToTheSimulatorsGroundTruth() throws Exception {
+    Recorded rec = recordAndReplay("day08");
+    List<PodTruth> truth = rec.truth();
+    Replay.Result r = rec.result();
+    Path out = rec.out();
     assertThat(r.unusable().counts()).as("a clean recording").isEmpty();
     GroundTruth.assertMatches(truth, r.timelines());
     assertThat(r.timelines().values()).allMatch(PodTimeline::getFinal$);
@@ -74,6 +84,27 @@ class ReplayIT {
     assertThat(r.report().row("treatment", "embedding-batch").preemptions().min()).isPositive();
     assertThat(Files.readString(out.resolve("replay-summary.json")))
         .contains("\"finalTimelines\" : " + truth.size());
+  }
+
+  @Test
+  void shouldReplayADrainAndReJoinWithEvictionsAndCordonedWaits() throws Exception {
+    Recorded rec = recordAndReplay("day08-disruptions");
+    GroundTruth.assertMatches(rec.truth(), rec.result().timelines());
+    assertThat(rec.result().deadLetters()).as("dead letters").isEmpty();
+    List<PodTimeline> evicted =
+        rec.result().timelines().values().stream()
+            .filter(t -> "Evicted".equals(t.getOutcome()))
+            .toList();
+    assertThat(evicted).isNotEmpty();
+    for (PodTimeline t : evicted) {
+      assertThat(t.getDisruption().getCause()).as(t.getName()).isEqualTo("eviction-api");
+      if (t.getWorkload().getKind().equals("Job")) {
+        assertThat(t.getWastedGpuSeconds()).as(t.getName() + " wasted").isNotNull();
+      }
+    }
+    assertThat(rec.result().timelines().values())
+        .as("replacements waited on the cordoned node")
+        .anyMatch(t -> t.getPendingReasons().containsKey("unschedulable node"));
   }
 
   @Test

@@ -67,6 +67,10 @@ public final class ClusterRun {
   private final SplittableRandom random;
   private final Names names;
   private final List<SimNode> nodes;
+
+  /** Cordoned nodes (spec.unschedulable). */
+  private final java.util.Set<String> unschedulable = new java.util.HashSet<>();
+
   private final Map<String, SimPod> pods = new LinkedHashMap<>();
   private final Map<String, Truth> truth = new LinkedHashMap<>();
   private final List<ReplicaSetController> replicaSets = new ArrayList<>();
@@ -169,7 +173,47 @@ public final class ClusterRun {
         }
       }
     }
+    for (Scenario.NodeAction a : scenario.actions()) {
+      long at = start + a.at().toMillis();
+      queue.at(
+          at,
+          () -> {
+            if (a.action().equals("drain")) {
+              drain(a.node());
+            } else {
+              uncordon(a.node());
+            }
+          });
+    }
     queue.at(end, this::finish);
+  }
+
+  /**
+   * {@code kubectl drain}: cordon the node, then evict every pod on it through the Eviction API.
+   * The API server marks each with the DisruptionTarget condition (EvictionByEvictionAPI) and
+   * deletes it gracefully; controllers create replacements, which wait while the node is cordoned.
+   * (No PodDisruptionBudgets in scenarios: every eviction is allowed.)
+   */
+  private void drain(String node) {
+    unschedulable.add(node);
+    for (SimPod p : new ArrayList<>(pods.values())) {
+      if (p.gone || p.deletionRequestedAt != null || !node.equals(p.node)) {
+        continue;
+      }
+      truth.get(p.uid).outcome = p.terminal() ? truth.get(p.uid).outcome : "Evicted";
+      if (!p.terminal()) {
+        condition(p, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
+        writeStatus(p);
+      }
+      delete(p);
+    }
+  }
+
+  /** {@code kubectl uncordon}: the node takes pods again (it re-joined). */
+  private void uncordon(String node) {
+    if (unschedulable.remove(node)) {
+      nodeFreed();
+    }
   }
 
   private static long jittered(SplittableRandom r, long at, long jitter) {
@@ -359,7 +403,7 @@ public final class ClusterRun {
     long now = queue.now();
     p.attempts++;
     p.lastAttemptAt = now;
-    Decision d = KubeScheduler.schedule(p, nodes, livePods());
+    Decision d = KubeScheduler.schedule(p, nodes, livePods(), unschedulable);
     if (d instanceof Bind b) {
       bind(p, b.node());
       return;

@@ -49,11 +49,23 @@ public final class KubeScheduler {
   record NodeStatus(String reason, boolean resolvable) {}
 
   public static Decision schedule(SimPod pod, List<SimNode> nodes, Collection<SimPod> pods) {
+    return schedule(pod, nodes, pods, java.util.Set.of());
+  }
+
+  /**
+   * As above, with cordoned nodes: the NodeUnschedulable filter (before TaintToleration) rejects
+   * them, and preemption cannot help there.
+   */
+  public static Decision schedule(
+      SimPod pod, List<SimNode> nodes, Collection<SimPod> pods, java.util.Set<String> cordoned) {
     Map<String, NodeStatus> failures = new TreeMap<>();
     SimNode best = null;
     int bestFree = -1;
     for (SimNode node : nodes) {
-      NodeStatus status = filter(pod, node, pods, List.of());
+      NodeStatus status =
+          cordoned.contains(node.name())
+              ? new NodeStatus(UNSCHEDULABLE_NODE, false)
+              : filter(pod, node, pods, List.of());
       if (status == null) {
         int free = free(pod, node, pods, List.of()) - pod.gpus;
         if (free > bestFree) {
@@ -105,6 +117,9 @@ public final class KubeScheduler {
     }
     return new Preempt(chosen.node.name(), chosen.victims, note);
   }
+
+  /** The NodeUnschedulable plugin's reason for a cordoned node. */
+  static final String UNSCHEDULABLE_NODE = "node(s) were unschedulable";
 
   /** kube-scheduler's FitError text: {@code 0/N nodes are available: 1 reason, 2 reason.} */
   static String fitError(int nodes, java.util.stream.Stream<String> reasons) {

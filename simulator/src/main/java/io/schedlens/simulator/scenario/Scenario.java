@@ -37,7 +37,15 @@ public record Scenario(
     List<PriorityClassSpec> priorityClasses,
     List<Arm> arms,
     List<Workload> workloads,
-    Map<String, Double> slos) {
+    Map<String, Double> slos,
+    List<NodeAction> actions) {
+
+  /**
+   * Something done to a node during every run: {@code drain} (cordon it, then evict its pods
+   * through the Eviction API, as {@code kubectl drain} does) or {@code uncordon} (the node takes
+   * pods again: it re-joined).
+   */
+  public record NodeAction(Duration at, String action, String node) {}
 
   /** {@code count} identical nodes named {@code name-1 … name-count}. */
   public record NodePool(
@@ -189,7 +197,8 @@ public record Scenario(
         priorityClasses,
         arms,
         workloads,
-        slos);
+        slos,
+        actions);
   }
 
   public PriorityClassSpec priorityClass(String name) {

@@ -37,7 +37,7 @@ import java.util.regex.Pattern;
 public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
-  public static final List<String> BUNDLED = List.of("day08", "pool");
+  public static final List<String> BUNDLED = List.of("day08", "day08-disruptions", "pool");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
@@ -108,7 +108,8 @@ public final class ScenarioLoader {
         "priorityClasses",
         "arms",
         "workloads",
-        "slos");
+        "slos",
+        "actions");
     String name = dnsName(n, "", "name", null);
     List<NodePool> nodes = new ArrayList<>();
     forEach(n, "nodes", true, (x, p) -> nodes.add(nodePool(x, p)));
@@ -132,9 +133,30 @@ public final class ScenarioLoader {
             classes,
             arms,
             workloads,
-            slos(n));
+            slos(n),
+            actions(n));
     crossCheck(s);
     return s;
+  }
+
+  private List<Scenario.NodeAction> actions(JsonNode n) {
+    List<Scenario.NodeAction> actions = new ArrayList<>();
+    forEach(
+        n,
+        "actions",
+        false,
+        (x, p) -> {
+          known(x, p, "at", "drain", "uncordon");
+          boolean drain = x.has("drain");
+          if (drain == x.has("uncordon")) {
+            throw fail(p, "give exactly one of drain: NODE or uncordon: NODE");
+          }
+          String action = drain ? "drain" : "uncordon";
+          actions.add(
+              new Scenario.NodeAction(
+                  duration(x, p, "at", null), action, text(x, p, action, null)));
+        });
+    return actions;
   }
 
   private Map<String, Double> slos(JsonNode n) {
@@ -152,6 +174,28 @@ public final class ScenarioLoader {
 
   private void crossCheck(Scenario s) {
     unique(s.nodes().stream().map(NodePool::name).toList(), "nodes", "name");
+    java.util.Set<String> nodeNames = new java.util.TreeSet<>();
+    s.nodes()
+        .forEach(
+            pool -> {
+              for (int i = 1; i <= pool.count(); i++) {
+                nodeNames.add(pool.name() + "-" + i);
+              }
+            });
+    for (int i = 0; i < s.actions().size(); i++) {
+      Scenario.NodeAction a = s.actions().get(i);
+      if (!nodeNames.contains(a.node())) {
+        throw fail(
+            "actions[" + i + "]." + a.action(),
+            "no node "
+                + a.node()
+                + "; nodes are named POOL-1 … POOL-count: "
+                + String.join(", ", nodeNames));
+      }
+      if (a.at().compareTo(s.duration()) >= 0) {
+        throw fail("actions[" + i + "].at", "must be within the run's duration " + s.duration());
+      }
+    }
     unique(
         s.priorityClasses().stream().map(PriorityClassSpec::name).toList(),
         "priorityClasses",
