@@ -173,6 +173,7 @@ public final class Demo {
       KubernetesClusterWriter writer = new KubernetesClusterWriter(api.client());
       clock.start();
       List<PodTruth> truth = simulator.run(writer, shipper, clock, progress(simulator, collector));
+      clock.simulationDone();
       shipper.flush();
       say(
           "simulation done: %d pods, %,d API writes, %,d request logs shipped (%.0f s)",

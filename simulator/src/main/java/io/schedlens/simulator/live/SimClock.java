@@ -11,12 +11,28 @@ import java.time.ZoneOffset;
  * the simulator (which waits on it before each action), its API server and the collector (read
  * times, scrape times), so that a run of simulated hours takes seconds and every component agrees
  * on what time it is.
+ *
+ * <p>Two bounds keep it honest on a busy machine. It never runs ahead of the simulation: when the
+ * simulator reaches an action later than the clock says (it fell behind), the clock slips back to
+ * the action's time and goes on from there, so that what the collector stamps matches the cluster
+ * it reads. And it never runs more than {@link #MAX_AHEAD_OF_WALL_MS} ahead of the wall clock:
+ * Kafka refuses record times more than an hour in the future ({@code
+ * message.timestamp.after.max.ms}), and after the simulation the clock keeps running while the demo
+ * waits for the last timelines.
  */
 public final class SimClock extends Clock implements Simulator.Pacer {
 
+  /** How far virtual time may run ahead of the wall clock. */
+  public static final long MAX_AHEAD_OF_WALL_MS = 45 * 60_000L;
+
   private final long originMs;
   private final double speed;
-  private volatile long wallStartNanos;
+  private volatile long anchorVirtualMs;
+  private volatile long anchorWallNanos;
+
+  /** The time of the action the simulator is at: the clock does not pass it. */
+  private volatile long ceilingMs = Long.MAX_VALUE;
+
   private volatile boolean started;
 
   /**
@@ -31,16 +47,27 @@ public final class SimClock extends Clock implements Simulator.Pacer {
     }
     this.originMs = originMs;
     this.speed = speed;
+    this.anchorVirtualMs = originMs;
   }
 
   /** Virtual time starts to run (once everything that reads the clock is up). */
   public void start() {
-    wallStartNanos = System.nanoTime();
+    anchorWallNanos = System.nanoTime();
+    anchorVirtualMs = originMs;
     started = true;
+  }
+
+  /** The simulation is over: the clock runs on at speed, still bounded by the wall clock. */
+  public void simulationDone() {
+    ceilingMs = Long.MAX_VALUE;
   }
 
   public double speed() {
     return speed;
+  }
+
+  private long unbounded() {
+    return anchorVirtualMs + (long) ((System.nanoTime() - anchorWallNanos) / 1e6 * speed);
   }
 
   @Override
@@ -48,7 +75,8 @@ public final class SimClock extends Clock implements Simulator.Pacer {
     if (!started) {
       return originMs;
     }
-    return originMs + (long) ((System.nanoTime() - wallStartNanos) / 1e6 * speed);
+    long v = Math.min(unbounded(), ceilingMs);
+    return Math.min(v, System.currentTimeMillis() + MAX_AHEAD_OF_WALL_MS);
   }
 
   @Override
@@ -73,12 +101,27 @@ public final class SimClock extends Clock implements Simulator.Pacer {
 
   @Override
   public void awaitVirtual(long at) throws InterruptedException {
-    long ahead = at - millis();
-    if (ahead > 0) {
-      long wallNanos = (long) (ahead / speed * 1e6);
-      if (wallNanos > 200_000) {
-        Thread.sleep(wallNanos / 1_000_000, (int) (wallNanos % 1_000_000));
+    if (!started) {
+      return;
+    }
+    synchronized (this) {
+      if (unbounded() >= at) {
+        // Behind: the clock slips back to the simulation's time instead of running away from it.
+        anchorVirtualMs = at;
+        anchorWallNanos = System.nanoTime();
       }
+      ceilingMs = at;
+    }
+    while (true) {
+      long u = unbounded();
+      long w = System.currentTimeMillis() + MAX_AHEAD_OF_WALL_MS;
+      if (Math.min(u, w) >= at) {
+        return;
+      }
+      // virtual time to go at speed, or (held by the wall-clock bound) real time to go
+      long wallNanos = u <= w ? (long) ((at - u) / speed * 1e6) : (at - w) * 1_000_000L;
+      wallNanos = Math.max(wallNanos, 200_000);
+      Thread.sleep(wallNanos / 1_000_000, (int) (wallNanos % 1_000_000));
     }
   }
 }
