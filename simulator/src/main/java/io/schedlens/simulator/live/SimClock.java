@@ -30,8 +30,11 @@ public final class SimClock extends Clock implements Simulator.Pacer {
   private volatile long anchorVirtualMs;
   private volatile long anchorWallNanos;
 
-  /** The time of the action the simulator is at: the clock does not pass it. */
-  private volatile long ceilingMs = Long.MAX_VALUE;
+  /**
+   * The time of the action the simulator is at: the clock does not pass it (before the simulator's
+   * first step, the origin; after {@link #simulationDone()}, no bound).
+   */
+  private volatile long ceilingMs;
 
   private volatile boolean started;
 
@@ -48,6 +51,7 @@ public final class SimClock extends Clock implements Simulator.Pacer {
     this.originMs = originMs;
     this.speed = speed;
     this.anchorVirtualMs = originMs;
+    this.ceilingMs = originMs;
   }
 
   /** Virtual time starts to run (once everything that reads the clock is up). */
