@@ -76,6 +76,7 @@ class ScenarioLoaderTest {
     assertThatThrownBy(() -> ScenarioLoader.parse("t.yaml", "nodes: [\n"))
         .hasMessageStartingWith("t.yaml: not valid YAML");
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
-        .hasMessageContaining("neither a bundled scenario [day08, day08-disruptions, pool] nor a readable file");
+        .hasMessageContaining(
+            "neither a bundled scenario [day08, day08-disruptions, pool] nor a readable file");
   }
 }
