@@ -23,6 +23,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.SoftAssertions;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -100,8 +101,25 @@ class PrometheusProofIT {
                 Map.of()));
     demo = new Demo(demoConfig, System.out).run();
     end = System.currentTimeMillis() / 1000;
-    // one more rule evaluation over the final samples
-    Thread.sleep(2_000);
+    // every rule group evaluated once more over the final samples
+    Awaitility.await("a rule evaluation of every group after the demo")
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(250))
+        .until(PrometheusProofIT::everyGroupEvaluatedAfterEnd);
+  }
+
+  static boolean everyGroupEvaluatedAfterEnd() throws Exception {
+    JsonNode groups = get("/api/v1/rules").path("data").path("groups");
+    if (groups.isEmpty()) {
+      return false;
+    }
+    for (JsonNode g : groups) {
+      String last = g.path("lastEvaluation").asText("");
+      if (last.isEmpty() || java.time.Instant.parse(last).getEpochSecond() <= end) {
+        return false;
+      }
+    }
+    return true;
   }
 
   @AfterAll
@@ -301,28 +319,21 @@ class PrometheusProofIT {
     return JSON.readTree(r.body());
   }
 
-  private static void awaitReady() throws Exception {
-    long deadline = System.currentTimeMillis() + 60_000;
-    while (System.currentTimeMillis() < deadline) {
-      if (!prometheus.isAlive()) {
-        throw new IllegalStateException(
-            "prometheus exited: " + Files.readString(work.resolve("prometheus.log")));
-      }
-      try {
-        HttpResponse<String> r =
-            HTTP.send(
-                HttpRequest.newBuilder(URI.create(api + "/-/ready")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() == 200) {
-          return;
-        }
-      } catch (IOException e) {
-        // not listening yet
-      }
-      Thread.sleep(200);
-    }
-    throw new IllegalStateException(
-        "prometheus not ready in 60 s: " + Files.readString(work.resolve("prometheus.log")));
+  private static void awaitReady() {
+    Awaitility.await("Prometheus ready on " + api)
+        .atMost(Duration.ofSeconds(60))
+        .pollInterval(Duration.ofMillis(200))
+        .failFast(
+            "prometheus exited; see its log " + work.resolve("prometheus.log"),
+            () -> !prometheus.isAlive())
+        .ignoreExceptionsInstanceOf(IOException.class)
+        .until(
+            () ->
+                HTTP.send(
+                            HttpRequest.newBuilder(URI.create(api + "/-/ready")).build(),
+                            HttpResponse.BodyHandlers.ofString())
+                        .statusCode()
+                    == 200);
   }
 
   private static int freePort() throws IOException {

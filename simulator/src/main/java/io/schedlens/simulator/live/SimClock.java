@@ -5,6 +5,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.function.LongSupplier;
 
 /**
  * Virtual time, accelerated: {@code origin + (wall time since start) × speed}. One clock shared by
@@ -25,6 +26,8 @@ public final class SimClock extends Clock implements Simulator.Pacer {
   /** How far virtual time may run ahead of the wall clock. */
   public static final long MAX_AHEAD_OF_WALL_MS = 45 * 60_000L;
 
+  private final LongSupplier nanoTime;
+  private final LongSupplier wallMillis;
   private final long originMs;
   private final double speed;
   private volatile long anchorVirtualMs;
@@ -45,6 +48,13 @@ public final class SimClock extends Clock implements Simulator.Pacer {
    * @param speed virtual seconds per wall second
    */
   public SimClock(long originMs, double speed) {
+    this(originMs, speed, System::nanoTime, System::currentTimeMillis);
+  }
+
+  /** With its own sources of monotonic and wall time (tests drive these by hand). */
+  SimClock(long originMs, double speed, LongSupplier nanoTime, LongSupplier wallMillis) {
+    this.nanoTime = nanoTime;
+    this.wallMillis = wallMillis;
     if (speed <= 0) {
       throw new IllegalArgumentException("speed must be positive, got " + speed);
     }
@@ -56,7 +66,7 @@ public final class SimClock extends Clock implements Simulator.Pacer {
 
   /** Virtual time starts to run (once everything that reads the clock is up). */
   public void start() {
-    anchorWallNanos = System.nanoTime();
+    anchorWallNanos = nanoTime.getAsLong();
     anchorVirtualMs = originMs;
     started = true;
   }
@@ -71,7 +81,7 @@ public final class SimClock extends Clock implements Simulator.Pacer {
   }
 
   private long unbounded() {
-    return anchorVirtualMs + (long) ((System.nanoTime() - anchorWallNanos) / 1e6 * speed);
+    return anchorVirtualMs + (long) ((nanoTime.getAsLong() - anchorWallNanos) / 1e6 * speed);
   }
 
   @Override
@@ -80,7 +90,7 @@ public final class SimClock extends Clock implements Simulator.Pacer {
       return originMs;
     }
     long v = Math.min(unbounded(), ceilingMs);
-    return Math.min(v, System.currentTimeMillis() + MAX_AHEAD_OF_WALL_MS);
+    return Math.min(v, wallMillis.getAsLong() + MAX_AHEAD_OF_WALL_MS);
   }
 
   @Override
@@ -112,13 +122,13 @@ public final class SimClock extends Clock implements Simulator.Pacer {
       if (unbounded() >= at) {
         // Behind: the clock slips back to the simulation's time instead of running away from it.
         anchorVirtualMs = at;
-        anchorWallNanos = System.nanoTime();
+        anchorWallNanos = nanoTime.getAsLong();
       }
       ceilingMs = at;
     }
     while (true) {
       long u = unbounded();
-      long w = System.currentTimeMillis() + MAX_AHEAD_OF_WALL_MS;
+      long w = wallMillis.getAsLong() + MAX_AHEAD_OF_WALL_MS;
       if (Math.min(u, w) >= at) {
         return;
       }
