@@ -1,6 +1,7 @@
 package io.schedlens.export;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -15,7 +16,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads {@code schedlens.pod-timelines} (read_committed: only what the streams app committed) and
@@ -64,20 +64,13 @@ public final class Exporter implements AutoCloseable {
 
   public Result run() throws Exception {
     Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.getInt(ExportConfig.MAX_POLL_RECORDS));
     long read = 0;
     long exported = 0;
     long nextReport = System.nanoTime() + 5_000_000_000L;
     try (KafkaConsumer<String, PodTimeline> consumer =
-        new KafkaConsumer<>(
-            c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer())) {
-      List<TopicPartition> parts =
-          consumer.partitionsFor(topics.podTimelines.name(), Duration.ofSeconds(30)).stream()
-              .map(p -> new TopicPartition(p.topic(), p.partition()))
-              .toList();
-      consumer.assign(parts);
+        TopicConsumers.assigned(c, topics.podTimelines)) {
+      List<TopicPartition> parts = List.copyOf(consumer.assignment());
       Map<Integer, Long> committed = sink.committedOffsets();
       for (TopicPartition tp : parts) {
         Long next = committed.get(tp.partition());

@@ -80,13 +80,16 @@ public final class ReportWriter {
   public static final String WASTED_PNG = "wasted-gpu-by-arm.png";
 
   /** Writes report.md, report.json and the two charts into {@code dir}, default guardrails. */
-  public static void writeAll(java.nio.file.Path dir, ExperimentReport r, String intro)
-      throws IOException {
-    writeAll(dir, r, intro, Guardrails.DEFAULT);
+  public static List<Guardrails.Result> writeAll(
+      java.nio.file.Path dir, ExperimentReport r, String intro) throws IOException {
+    return writeAll(dir, r, intro, Guardrails.DEFAULT);
   }
 
-  /** Writes report.md, report.json and the two charts into {@code dir}. */
-  public static void writeAll(
+  /**
+   * Writes report.md, report.json and the two charts into {@code dir}; returns the guardrails'
+   * results it wrote.
+   */
+  public static List<Guardrails.Result> writeAll(
       java.nio.file.Path dir, ExperimentReport r, String intro, List<String> guardrails)
       throws IOException {
     java.nio.file.Files.createDirectories(dir);
@@ -95,6 +98,7 @@ public final class ReportWriter {
     java.nio.file.Files.writeString(dir.resolve("report.json"), json(r, checked));
     java.nio.file.Files.write(dir.resolve(PENDING_PNG), Charts.pending(r));
     java.nio.file.Files.write(dir.resolve(WASTED_PNG), Charts.wasted(r));
+    return checked;
   }
 
   public static String markdown(ExperimentReport r, String intro) {

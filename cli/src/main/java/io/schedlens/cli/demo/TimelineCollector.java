@@ -1,18 +1,15 @@
 package io.schedlens.cli.demo;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.time.Duration;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads {@code schedlens.pod-timelines} from the beginning (read_committed: only what the streams
@@ -25,19 +22,7 @@ final class TimelineCollector implements AutoCloseable {
   private long records;
 
   TimelineCollector(Map<String, Object> kafka, Topics topics) {
-    Map<String, Object> c = new HashMap<>(kafka);
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    c.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-    consumer =
-        new KafkaConsumer<>(
-            c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer());
-    List<TopicPartition> partitions =
-        consumer.partitionsFor(topics.podTimelines.name()).stream()
-            .map(p -> new TopicPartition(p.topic(), p.partition()))
-            .toList();
-    consumer.assign(partitions);
-    consumer.seekToBeginning(partitions);
+    consumer = TopicConsumers.fromBeginning(kafka, topics.podTimelines);
   }
 
   /** Reads what is there now. */

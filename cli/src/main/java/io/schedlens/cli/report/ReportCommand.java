@@ -9,27 +9,22 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.Verdict;
+import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * {@code ./schedlens report --from DIR|kafka [--out DIR]}: the experiment report from timelines
@@ -150,7 +145,7 @@ public final class ReportCommand {
               + (notFinal > 0
                   ? " (" + notFinal + " not final: pods still running or waiting when read)."
                   : ".");
-      ReportWriter.writeAll(dir, report, intro, guardrails);
+      List<Guardrails.Result> checked = ReportWriter.writeAll(dir, report, intro, guardrails);
       out.println();
       out.print(ReportWriter.table(report));
       out.println();
@@ -158,7 +153,7 @@ public final class ReportCommand {
         out.println("  verdict: " + v.summary());
         v.answers().forEach(a -> out.println("    - " + a));
       }
-      for (Guardrails.Result g : Guardrails.evaluate(report, guardrails)) {
+      for (Guardrails.Result g : checked) {
         out.println(
             "  guardrail "
                 + (g.pass() ? "PASS" : "FAIL")
@@ -197,29 +192,18 @@ public final class ReportCommand {
 
   /** The latest timeline of every pod on the topic (read_committed), read to its current end. */
   static List<PodTimeline> fromTopic(Config config, Topics topics) {
-    Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     Map<String, PodTimeline> latest = new LinkedHashMap<>();
     try (KafkaConsumer<String, PodTimeline> consumer =
-        new KafkaConsumer<>(
-            c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer())) {
-      List<TopicPartition> parts =
-          consumer.partitionsFor(topics.podTimelines.name(), Duration.ofSeconds(30)).stream()
-              .map(p -> new TopicPartition(p.topic(), p.partition()))
-              .toList();
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-      while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))) {
-        for (ConsumerRecord<String, PodTimeline> r : consumer.poll(Duration.ofMillis(500))) {
-          if (r.value() == null) {
-            latest.remove(r.key());
-          } else {
-            latest.put(r.key(), r.value());
-          }
-        }
-      }
+        TopicConsumers.fromBeginning(config.kafkaClientSettings(), topics.podTimelines)) {
+      TopicConsumers.readToEnd(
+          consumer,
+          r -> {
+            if (r.value() == null) {
+              latest.remove(r.key());
+            } else {
+              latest.put(r.key(), r.value());
+            }
+          });
     }
     return new ArrayList<>(latest.values());
   }
