@@ -104,6 +104,19 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
           }
         }
       }
+      // A created topic takes a moment to show in the metadata that clients list; callers (the
+      // streams app's topic check among them) must find it when this returns.
+      java.util.Set<String> names = new java.util.HashSet<>();
+      topics.forEach(t -> names.add(t.name()));
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (!admin.listTopics().names().get(30, TimeUnit.SECONDS).containsAll(names)) {
+        if (System.nanoTime() > deadline) {
+          throw new java.util.concurrent.TimeoutException();
+        }
+        Thread.sleep(20);
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("cannot list topics", e.getCause());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topics", e);

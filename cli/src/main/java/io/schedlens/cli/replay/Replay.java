@@ -21,6 +21,7 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsApp;
 import io.schedlens.streams.StreamsAppConfig;
@@ -39,7 +40,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
@@ -48,7 +48,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * {@code ./schedlens replay}: recorded Pods, Events, DCGM scrapes and request logs through the same
@@ -103,7 +102,6 @@ public final class Replay {
       int partitions = config.getInt(ReplayConfig.PARTITIONS);
       broker.createTopics(topics.newTopics(partitions, (short) 1));
       Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());
-      awaitTopics(kafka, topics);
       StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, broker.bootstrapServers()));
       Map<String, PodTimeline> timelines;
       Map<String, Integer> deadLetters;
@@ -215,8 +213,14 @@ public final class Replay {
       unusable.add("event-without-pod-uid", file);
       return;
     }
-    // The live collector stamps the time it saw the event; the event's own time stands in.
-    e.setObservedAt(EventTimes.of(e));
+    // The live collector stamps the time it saw the event; the event's own time stands in. An
+    // event with no time at all (no eventTime, series or timestamps) cannot be placed.
+    long at = EventTimes.of(e);
+    if (at <= 0) {
+      unusable.add("event-without-time", file + ": " + e.getReason());
+      return;
+    }
+    e.setObservedAt(at);
     inputs.add(records.event(e));
   }
 
@@ -292,44 +296,18 @@ public final class Replay {
   }
 
   /**
-   * Created topics take a moment to show in the cluster's metadata; the streams app checks them.
-   */
-  private static void awaitTopics(Map<String, Object> kafka, Topics topics) throws Exception {
-    List<String> names = topics.all().stream().map(t -> t.name()).toList();
-    try (Admin admin = Admin.create(kafka)) {
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (!admin.listTopics().names().get().containsAll(names)) {
-        if (System.nanoTime() > deadline) {
-          throw new IllegalStateException("the embedded broker did not list its topics in 30 s");
-        }
-        Thread.sleep(50);
-      }
-    }
-  }
-
-  /**
    * Reads the timelines until the streams app has consumed every input and nothing new has come for
    * a while (gone pods' finals wait out the app's idle timeout).
    */
   private Map<String, PodTimeline> awaitTimelines(
       Map<String, Object> kafka, Topics topics, Duration timeout) throws Exception {
     Map<String, PodTimeline> latest = new LinkedHashMap<>();
-    Map<String, Object> c = new HashMap<>(kafka);
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     long deadline = System.nanoTime() + timeout.toNanos();
     long lastNews = System.nanoTime();
     long nextReport = System.nanoTime() + 5_000_000_000L;
     try (KafkaConsumer<String, PodTimeline> consumer =
-            new KafkaConsumer<>(
-                c, new StringDeserializer(), topics.podTimelines.valueSerde().deserializer());
+            TopicConsumers.fromBeginning(kafka, topics.podTimelines);
         Admin admin = Admin.create(kafka)) {
-      List<TopicPartition> parts =
-          consumer.partitionsFor(topics.podTimelines.name()).stream()
-              .map(p -> new TopicPartition(p.topic(), p.partition()))
-              .toList();
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
       while (System.nanoTime() < deadline) {
         boolean news = false;
         for (ConsumerRecord<String, PodTimeline> r : consumer.poll(Duration.ofMillis(250))) {
@@ -398,36 +376,24 @@ public final class Replay {
   private static Map<String, Integer> deadLetters(
       Map<String, Object> kafka, Topics topics, Map<String, String> examples) {
     Map<String, Integer> reasons = new TreeMap<>();
-    Map<String, Object> c = new HashMap<>(kafka);
-    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     try (KafkaConsumer<String, DeadLetter> consumer =
-        new KafkaConsumer<>(
-            c, new StringDeserializer(), topics.deadLetters.valueSerde().deserializer())) {
-      List<TopicPartition> parts =
-          consumer.partitionsFor(topics.deadLetters.name()).stream()
-              .map(p -> new TopicPartition(p.topic(), p.partition()))
-              .toList();
-      consumer.assign(parts);
-      consumer.seekToBeginning(parts);
-      Map<TopicPartition, Long> end = consumer.endOffsets(parts);
-      long deadline = System.nanoTime() + 30_000_000_000L;
-      while (parts.stream().anyMatch(p -> consumer.position(p) < end.get(p))
-          && System.nanoTime() < deadline) {
-        for (ConsumerRecord<String, DeadLetter> r : consumer.poll(Duration.ofMillis(200))) {
-          if (r.value() != null) {
-            reasons.merge(r.value().getReason(), 1, Integer::sum);
-            examples.putIfAbsent(
-                r.value().getReason(),
-                r.value().getSource()
-                    + " "
-                    + (r.value().getKey() == null
-                        ? ""
-                        : StandardCharsets.UTF_8.decode(r.value().getKey()).toString())
-                    + ": "
-                    + r.value().getDetail());
-          }
-        }
-      }
+        TopicConsumers.fromBeginning(kafka, topics.deadLetters)) {
+      TopicConsumers.readToEnd(
+          consumer,
+          r -> {
+            if (r.value() != null) {
+              reasons.merge(r.value().getReason(), 1, Integer::sum);
+              examples.putIfAbsent(
+                  r.value().getReason(),
+                  r.value().getSource()
+                      + " "
+                      + (r.value().getKey() == null
+                          ? ""
+                          : StandardCharsets.UTF_8.decode(r.value().getKey()).toString())
+                      + ": "
+                      + r.value().getDetail());
+            }
+          });
     }
     return reasons;
   }
