@@ -332,17 +332,17 @@ public final class GpuLint {
     IntOrString min = p.getSpec().getMinAvailable();
     IntOrString max = p.getSpec().getMaxUnavailable();
     if (max != null) {
-      return scaled(max, replicas, false);
+      return scaled(max, replicas);
     }
     if (min != null) {
-      Integer m = scaled(min, replicas, true);
+      Integer m = scaled(min, replicas);
       return m == null ? null : replicas - m;
     }
     return null;
   }
 
   /** An int, or a percentage of replicas (rounded up, as the disruption controller does). */
-  private static Integer scaled(IntOrString v, int replicas, boolean roundUp) {
+  private static Integer scaled(IntOrString v, int replicas) {
     if (v.getIntVal() != null) {
       return v.getIntVal();
     }
