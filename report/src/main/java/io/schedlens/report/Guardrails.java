@@ -96,11 +96,12 @@ public final class Guardrails {
         if ("Job".equals(a.workloadKind()) || c == null) {
           continue;
         }
-        Double ra = ratioMean(a);
-        double[] rc = ratioRange(c);
-        if (ra == null || rc == null) {
+        double[] ratiosA = ratios(a);
+        double[] rc = ratios(c);
+        if (ratiosA == null || rc == null) {
           continue;
         }
+        double ra = ratiosA[2];
         String line =
             String.format(
                 "%s %.2f%% (control %.2f%%–%.2f%%)",
@@ -152,15 +153,6 @@ public final class Guardrails {
                 .sum()
             / 3600.0;
     return new Result(arm, rule, hours <= bound, String.format("%.2f GPU-hours per repeat", hours));
-  }
-
-  private static Double ratioMean(Row row) {
-    double[] range = ratios(row);
-    return range == null ? null : range[2];
-  }
-
-  private static double[] ratioRange(Row row) {
-    return ratios(row);
   }
 
   /** min, max and mean over repeats of SLO breaches / requests; null without requests. */
