@@ -25,6 +25,7 @@ public final class SchemaHistory {
           "GpuSample",
           "RequestLog",
           "PodTimeline",
+          "WorkloadTimeline",
           "Preemption",
           "DeadLetter");
 

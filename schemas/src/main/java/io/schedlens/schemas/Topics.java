@@ -7,6 +7,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.RoutedInput;
 import java.time.Duration;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class Topics {
   public final Topic<String, GpuSample> gpuSamples;
   public final Topic<String, RequestLog> requests;
   public final Topic<String, PodTimeline> podTimelines;
+  public final Topic<String, WorkloadTimeline> workloadTimelines;
   public final Topic<String, Preemption> preemptions;
   public final Topic<String, DeadLetter> deadLetters;
 
@@ -77,6 +79,12 @@ public final class Topics {
             prefix + "pod-timelines",
             Serdes.String(),
             AvroSerde.of(PodTimeline.class),
+            latestPerKey);
+    this.workloadTimelines =
+        new Topic<>(
+            prefix + "workload-timelines",
+            Serdes.String(),
+            AvroSerde.of(WorkloadTimeline.class),
             latestPerKey);
     this.preemptions =
         new Topic<>(
@@ -132,6 +140,7 @@ public final class Topics {
         gpuSamples,
         requests,
         podTimelines,
+        workloadTimelines,
         preemptions,
         deadLetters,
         byName,

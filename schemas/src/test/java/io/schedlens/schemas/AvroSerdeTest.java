@@ -154,6 +154,7 @@ class AvroSerdeTest {
             "schedlens.gpu-samples",
             "schedlens.requests",
             "schedlens.pod-timelines",
+            "schedlens.workload-timelines",
             "schedlens.preemptions",
             "schedlens.dlq",
             "schedlens.internal.by-name",

@@ -105,7 +105,8 @@ public final class StreamsApp implements AutoCloseable {
                     ? Readiness.ready("ready: Kafka Streams RUNNING")
                     : Readiness.notReady("not ready: Kafka Streams " + streams.state()),
             4,
-            new HttpEndpoint.Route("/api/pods", api::handle));
+            new HttpEndpoint.Route("/api/pods", api::handle),
+            new HttpEndpoint.Route("/api/workloads", api::handle));
     streams.start();
     log.info(
         "streams app {} started; /metrics and /api on {}",

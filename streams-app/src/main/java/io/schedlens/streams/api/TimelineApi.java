@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.streams.topology.TimelineTopology;
@@ -19,6 +20,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -39,6 +41,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  * queries: {@code GET /api/pods/{uid}} asks the instance that holds the pod (by the store's key
  * metadata) and {@code GET /api/pods?state=pending|starving|preempted|all&namespace=...&limit=...}
  * asks every instance and merges. Live pods, and gone ones for {@code api.final.retention}.
+ * Workloads the same way: {@code GET /api/workloads/{namespace}/{kind}/{name}} and {@code GET
+ * /api/workloads?namespace=&kind=&arm=&interrupted=true}.
  */
 public final class TimelineApi {
 
@@ -75,6 +79,10 @@ public final class TimelineApi {
         list(exchange, query);
       } else if (path.startsWith("/api/pods/")) {
         one(exchange, path.substring("/api/pods/".length()), query.containsKey("local"));
+      } else if (path.equals("/api/workloads") || path.equals("/api/workloads/")) {
+        listWorkloads(exchange, query);
+      } else if (path.startsWith("/api/workloads/")) {
+        oneWorkload(exchange, path.substring("/api/workloads/".length()), query);
       } else {
         HttpEndpoint.respondJson(exchange, 404, Map.of("error", "no such endpoint"));
       }
@@ -108,6 +116,130 @@ public final class TimelineApi {
     } else {
       HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t) + "\n");
     }
+  }
+
+  /** The workload timelines held by this instance, keyed namespace/kind/name. */
+  public ReadOnlyKeyValueStore<String, WorkloadTimeline> localWorkloads() {
+    return streams.store(
+        StoreQueryParameters.fromNameAndType(
+            TimelineTopology.PUBLISHED_WORKLOADS_STORE,
+            QueryableStoreTypes.<String, WorkloadTimeline>keyValueStore()));
+  }
+
+  /** {@code GET /api/workloads/{namespace}/{kind}/{name}}. */
+  private void oneWorkload(HttpExchange exchange, String key, Map<String, String> query)
+      throws IOException {
+    String[] parts = key.split("/", -1);
+    if (parts.length != 3 || Arrays.stream(parts).anyMatch(String::isEmpty)) {
+      HttpEndpoint.respondJson(
+          exchange,
+          400,
+          Map.of(
+              "error",
+              "ask for /api/workloads/{namespace}/{kind}/{name}, e.g."
+                  + " /api/workloads/ai-lab/Deployment/interactive-inference"));
+      return;
+    }
+    KeyQueryMetadata md =
+        streams.queryMetadataForKey(
+            TimelineTopology.PUBLISHED_WORKLOADS_STORE, key, new StringSerializer());
+    String owner =
+        md == null || md.activeHost() == null
+            ? self
+            : md.activeHost().host() + ":" + md.activeHost().port();
+    if (!query.containsKey("local")
+        && !owner.equals(self)
+        && md != KeyQueryMetadata.NOT_AVAILABLE) {
+      proxy(exchange, "http://" + owner + "/api/workloads/" + key + "?local=true");
+      return;
+    }
+    WorkloadTimeline t = localWorkloads().get(key);
+    if (t == null) {
+      HttpEndpoint.respondJson(
+          exchange,
+          404,
+          Map.of(
+              "error",
+              "no timeline for workload "
+                  + key
+                  + " (kind is Deployment, StatefulSet, Job, DaemonSet or Pod, spelt as"
+                  + " Kubernetes does; none of its pods seen yet?)"));
+    } else {
+      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t) + "\n");
+    }
+  }
+
+  /** {@code GET /api/workloads?namespace=&kind=&arm=&interrupted=true}: across instances. */
+  private void listWorkloads(HttpExchange exchange, Map<String, String> query) throws IOException {
+    List<ObjectNode> found = new ArrayList<>();
+    List<WorkloadTimeline> local = new ArrayList<>();
+    try (KeyValueIterator<String, WorkloadTimeline> it = localWorkloads().all()) {
+      it.forEachRemaining(kv -> local.add(kv.value));
+    }
+    for (WorkloadTimeline t : local) {
+      if (workloadMatches(t, query)) {
+        found.add(AvroJson.toJson(t));
+      }
+    }
+    if (!query.containsKey("local")) {
+      StringBuilder forwarded = new StringBuilder();
+      for (String k : List.of("namespace", "kind", "arm", "interrupted")) {
+        String v = query.get(k);
+        if (v != null && !v.isEmpty()) {
+          forwarded
+              .append('&')
+              .append(k)
+              .append('=')
+              .append(URLEncoder.encode(v, StandardCharsets.UTF_8));
+        }
+      }
+      for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+        String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+        if (host.equals(self)) {
+          continue;
+        }
+        try {
+          HttpResponse<String> r =
+              http.send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://" + host + "/api/workloads?local=true" + forwarded))
+                      .timeout(Duration.ofSeconds(10))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString());
+          for (var node : JSON.readTree(r.body()).path("workloads")) {
+            found.add((ObjectNode) node);
+          }
+        } catch (Exception e) {
+          HttpEndpoint.respondJson(
+              exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
+          return;
+        }
+      }
+    }
+    found.sort(
+        Comparator.comparing(
+            (ObjectNode n) ->
+                n.path("namespace").asText()
+                    + "/"
+                    + n.path("kind").asText()
+                    + "/"
+                    + n.path("name").asText()));
+    ObjectNode answer = JsonNodeFactory.instance.objectNode();
+    answer.put("count", found.size());
+    ArrayNode workloads = answer.putArray("workloads");
+    found.stream().limit(parseLimit(query.get("limit"))).forEach(workloads::add);
+    HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
+  }
+
+  static boolean workloadMatches(WorkloadTimeline t, Map<String, String> query) {
+    return matches(query.get("namespace"), t.getNamespace())
+        && matches(query.get("kind"), t.getKind())
+        && matches(query.get("arm"), t.getArm())
+        && (!"true".equals(query.get("interrupted")) || t.getDesired() >= 1 && t.getReady() == 0);
+  }
+
+  private static boolean matches(String wanted, String actual) {
+    return wanted == null || wanted.isEmpty() || wanted.equals(actual);
   }
 
   private void list(HttpExchange exchange, Map<String, String> query) throws IOException {

@@ -44,6 +44,14 @@ public final class StreamsMetrics {
   public final Counter deadLetters;
   public final Counter lateRecords;
   public final Histogram eventToMetricLag;
+  public final Counter workloadInterruptionSeconds;
+  public final Counter workloadDegradedSeconds;
+  public final Histogram workloadRecovery;
+
+  /** Label names of the per-workload figures (no workload name: unbounded). */
+  public static final String[] WORKLOAD_LABELS = {
+    "namespace", "priority_class", "workload_kind", "arm", "repeat"
+  };
 
   public StreamsMetrics() {
     this(new PrometheusRegistry());
@@ -108,6 +116,33 @@ public final class StreamsMetrics {
         podCounter(
             "schedlens_slo_breaches_total",
             "Requests slower than the SLO of their service or priority class.");
+    workloadInterruptionSeconds =
+        Counter.builder()
+            .name("schedlens_workload_interruption_seconds_total")
+            .help(
+                "Seconds of service interruption (no Ready replica while one is wanted) of"
+                    + " workloads, counted when the interruption ends.")
+            .labelNames(WORKLOAD_LABELS)
+            .register(registry);
+    workloadDegradedSeconds =
+        Counter.builder()
+            .name("schedlens_workload_degraded_seconds_total")
+            .help(
+                "Seconds workloads ran with some but fewer Ready replicas than wanted, counted"
+                    + " when the interval ends.")
+            .labelNames(WORKLOAD_LABELS)
+            .register(registry);
+    workloadRecovery =
+        Histogram.builder()
+            .name("schedlens_workload_recovery_seconds")
+            .help(
+                "Time from a pod's disruption to its replacement's stage: scheduled, ready,"
+                    + " first_ok (first successful request), by disruption cause.")
+            .labelNames(
+                "namespace", "priority_class", "workload_kind", "arm", "repeat", "cause", "stage")
+            .classicUpperBounds(DURATION_BUCKETS)
+            .classicOnly()
+            .register(registry);
     recordsIn =
         Counter.builder()
             .name("schedlens_records_in_total")

@@ -12,6 +12,7 @@ import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadEvent;
+import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Change;
@@ -19,6 +20,7 @@ import io.schedlens.streams.timeline.Outbound;
 import io.schedlens.streams.timeline.TimelineReducer;
 import io.schedlens.streams.timeline.TimelineSettings;
 import io.schedlens.streams.timeline.TimelineView;
+import io.schedlens.streams.timeline.WorkloadService;
 import io.schedlens.streams.timeline.Workloads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -286,10 +288,33 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     context.forward(
         new Record<>(s.getUid(), (Object) t, Math.max(s.getUpdatedAt(), 0)),
         TimelineTopology.POD_TIMELINES_SINK);
+    tellWorkloadMember(s, t);
     if (isFinal) {
       finish(s, t);
       tellWorkload(s, "final", now);
     }
+  }
+
+  /** Tells the pod's workload its facts when they changed since last told. */
+  private void tellWorkloadMember(TimelineState s, PodTimeline t) {
+    WorkloadMember m = WorkloadService.memberOf(t, s.getDeletionRequestedAt());
+    if (m.equals(s.getMemberSent())) {
+      return;
+    }
+    s.setMemberSent(m);
+    WorkloadEvent e = new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m);
+    forwardToWorkload(s, e, s.getUpdatedAt());
+  }
+
+  private void forwardToWorkload(TimelineState s, WorkloadEvent e, long timestamp) {
+    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    if (w == null || s.getNamespace() == null) {
+      return;
+    }
+    String key = Workloads.key(s.getNamespace(), w, s.getOwnerUid());
+    context.forward(
+        new Record<>(key, (Object) new RoutedInput(e), Math.max(0, timestamp)),
+        TimelineTopology.BY_WORKLOAD_SINK);
   }
 
   /** Tells the pod's workload each fact it counts, once. */
@@ -315,14 +340,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     List<String> facts = new ArrayList<>(s.getWorkloadFacts());
     facts.add(fact);
     s.setWorkloadFacts(facts);
-    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
-    String key = Workloads.key(s.getNamespace(), w, s.getOwnerUid());
-    context.forward(
-        new Record<>(
-            key,
-            (Object) new RoutedInput(new WorkloadEvent(s.getUid(), fact, timestamp)),
-            Math.max(0, timestamp)),
-        TimelineTopology.BY_WORKLOAD_SINK);
+    forwardToWorkload(s, new WorkloadEvent(s.getUid(), fact, timestamp, null), timestamp);
   }
 
   private void flushDirty() {
@@ -330,6 +348,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
       TimelineState s = load(uid);
       if (s != null) {
         emit(s, false);
+        store(uid, s); // emitting may have told the workload (memberSent)
       }
     }
     dirty.clear();
@@ -399,8 +418,8 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
         && TimelineView.scheduledAt(s) == null
         && !s.getStarvingFlagged()) {
       s.setStarvingFlagged(true);
-      store(uid, s);
       emit(s, false);
+      store(uid, s);
     }
   }
 
@@ -553,10 +572,13 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
     metrics.requests.labelValues(labels).inc();
     if (TimelineReducer.isError(r)) {
       metrics.requestErrors.labelValues(labels).inc();
+      forwardToWorkload(s, new WorkloadEvent(s.getUid(), "error", r.getTime(), null), r.getTime());
     }
     Double slo = reducer.slo(s, r);
     if (slo != null && r.getLatencyMs() != null && r.getLatencyMs() > slo) {
       metrics.sloBreaches.labelValues(labels).inc();
+      forwardToWorkload(
+          s, new WorkloadEvent(s.getUid(), "slo-breach", r.getTime(), null), r.getTime());
     }
   }
 

@@ -1,6 +1,7 @@
 package io.schedlens.streams.topology;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.PodIdentity;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.TimelineState;
@@ -30,9 +31,11 @@ import org.apache.kafka.streams.state.Stores;
  *        internal.by-name (new pod names; victim links by name), internal.by-uid (links, answers),
  *        internal.by-workload (pod facts: member, preempted, succeeded, final)
  * workload stage, keyed by namespace/kind/name:
- *   internal.by-workload -> workloads [workloads] -> internal.by-uid (workload status to its pods)
+ *   internal.by-workload (pod facts, request errors and breaches) -> workloads [workloads]
+ *     -> internal.by-uid (workload status to its pods), workload-timelines
  * query stage:
  *   pod-timelines -> publish [published-timelines] (the API and the gauges read it)
+ *   workload-timelines -> publish-workloads [published-workloads] (the API reads it)
  * </pre>
  *
  * The stages feed each other through topics (a victim tells its preemptor, which answers; a pod
@@ -50,6 +53,7 @@ public final class TimelineTopology {
   public static final String FINALIZED_STORE = "finalized";
   public static final String WORKLOADS_STORE = "workloads";
   public static final String PUBLISHED_STORE = "published-timelines";
+  public static final String PUBLISHED_WORKLOADS_STORE = "published-workloads";
 
   static final String RESOLVED_SINK = "resolved-by-uid-sink";
   static final String RESOLVER_DLQ_SINK = "resolve-names-dlq-sink";
@@ -59,6 +63,7 @@ public final class TimelineTopology {
   static final String PREEMPTIONS_SINK = "preemptions-sink";
   static final String POD_TIMELINES_SINK = "pod-timelines-sink";
   static final String WORKLOAD_BY_UID_SINK = "workload-by-uid-sink";
+  static final String WORKLOAD_TIMELINES_SINK = "workload-timelines-sink";
   static final String TIMELINE_DLQ_SINK = "timeline-dlq-sink";
 
   private TimelineTopology() {}
@@ -165,7 +170,9 @@ public final class TimelineTopology {
         topics.byWorkload.valueSerde().deserializer(),
         topics.byWorkload.name());
     t.addProcessor(
-        "workloads", () -> new WorkloadProcessor(settings.idleTimeout()), "by-workload-source");
+        "workloads",
+        () -> new WorkloadProcessor(settings.idleTimeout(), settings.emitInterval(), metrics),
+        "by-workload-source");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(WORKLOADS_STORE),
@@ -174,6 +181,7 @@ public final class TimelineTopology {
             .withCachingEnabled(),
         "workloads");
     sinkBroadcastingWatermarks(t, WORKLOAD_BY_UID_SINK, topics.byUid, keyOut, "workloads");
+    sink(t, WORKLOAD_TIMELINES_SINK, topics.workloadTimelines, keyOut, "workloads");
 
     // query stage: the published topic is the store's changelog (a read-only store), so keeping
     // it costs no second copy of every timeline.
@@ -189,6 +197,18 @@ public final class TimelineTopology {
         topics.podTimelines.name(),
         "publish",
         () -> new PublishedTimelines(settings.apiRetention()));
+    t.addReadOnlyStateStore(
+        Stores.keyValueStoreBuilder(
+                Stores.persistentKeyValueStore(PUBLISHED_WORKLOADS_STORE),
+                Serdes.String(),
+                AvroSerde.of(WorkloadTimeline.class))
+            .withLoggingDisabled(),
+        "workload-timelines-source",
+        keys,
+        topics.workloadTimelines.valueSerde().deserializer(),
+        topics.workloadTimelines.name(),
+        "publish-workloads",
+        PublishedWorkloads::new);
     return t;
   }
 

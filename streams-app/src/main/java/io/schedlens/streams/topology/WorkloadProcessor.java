@@ -1,12 +1,21 @@
 package io.schedlens.streams.topology;
 
+import io.schedlens.avro.Recovery;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadEvent;
+import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
+import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.WorkloadService;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -20,16 +29,27 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * completed, and tells every live pod of the workload when that changes (they show it as {@code
  * preemptionsOfWorkload} and workload starvation). A Job preempted three times is one workload with
  * three pod timelines.
+ *
+ * <p>It also keeps each pod's facts (sent by its timeline when they change) and the times of the
+ * workload's request errors and SLO breaches, and emits the workload's timeline ({@link
+ * WorkloadService}): at once when a pod's facts change, at the next flush for errors and breaches.
  */
 final class WorkloadProcessor implements Processor<String, Object, String, Object> {
 
+  static final int MAX_REQUEST_TIMES = 2000;
+
   private final long idleMs;
+  private final Duration emitInterval;
+  private final StreamsMetrics metrics;
+  private final Set<String> dirty = new LinkedHashSet<>();
   private ProcessorContext<String, Object> context;
   private KeyValueStore<String, WorkloadState> workloads;
   private long lastInputWallMs;
 
-  WorkloadProcessor(Duration idleTimeout) {
+  WorkloadProcessor(Duration idleTimeout, Duration emitInterval, StreamsMetrics metrics) {
     this.idleMs = idleTimeout.toMillis();
+    this.emitInterval = emitInterval;
+    this.metrics = metrics;
   }
 
   @Override
@@ -40,6 +60,7 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
         TopologySettings.WATERMARK_INTERVAL,
         PunctuationType.WALL_CLOCK_TIME,
         this::broadcastWatermark);
+    context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
     lastInputWallMs = context.currentSystemTimeMs();
   }
 
@@ -79,6 +100,25 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       }
       case "succeeded" -> w.setCompleted(true);
       case "final" -> members.remove(e.getUid());
+      case "pod" -> {
+        if (e.getPod() != null) {
+          w.setPods(upsert(w.getPods(), e.getPod()));
+          w.setUpdatedAt(
+              Math.max(w.getUpdatedAt(), Math.max(record.timestamp(), latestTime(e.getPod()))));
+          emit(record.key(), w);
+          dirty.remove(record.key());
+        }
+      }
+      case "error" -> {
+        w.setErrorTimes(appendBounded(w.getErrorTimes(), e.getAt()));
+        w.setUpdatedAt(Math.max(w.getUpdatedAt(), e.getAt()));
+        dirty.add(record.key());
+      }
+      case "slo-breach" -> {
+        w.setBreachTimes(appendBounded(w.getBreachTimes(), e.getAt()));
+        w.setUpdatedAt(Math.max(w.getUpdatedAt(), e.getAt()));
+        dirty.add(record.key());
+      }
       default -> {}
     }
     w.setMembers(new ArrayList<>(members));
@@ -96,5 +136,132 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
     context.forward(
         new Record<>(uid, (Object) new RoutedInput(status), timestamp),
         TimelineTopology.WORKLOAD_BY_UID_SINK);
+  }
+
+  private void flushDirty() {
+    for (String key : new ArrayList<>(dirty)) {
+      WorkloadState w = workloads.get(key);
+      if (w != null) {
+        emit(key, w);
+        workloads.put(key, w);
+      }
+    }
+    dirty.clear();
+  }
+
+  /** Emits the workload's timeline and adds what newly closed or recovered to the metrics. */
+  private void emit(String key, WorkloadState w) {
+    if (w.getPods().isEmpty()) {
+      return;
+    }
+    WorkloadService.Identity id = WorkloadService.Identity.ofKey(key);
+    WorkloadTimeline t =
+        WorkloadService.view(
+            id,
+            w.getPods(),
+            w.getDesiredSteps(),
+            w.getErrorTimes(),
+            w.getBreachTimes(),
+            w.getUpdatedAt());
+    context.forward(
+        new Record<>(id.topicKey(), (Object) t, Math.max(0, w.getUpdatedAt())),
+        TimelineTopology.WORKLOAD_TIMELINES_SINK);
+    String[] labels = {
+      id.namespace(),
+      orEmpty(t.getPriorityClass()),
+      id.kind(),
+      orEmpty(t.getArm()),
+      orEmpty(t.getRepeat())
+    };
+    long interrupted = WorkloadService.closedMs(t.getInterruptions());
+    if (interrupted > w.getCountedInterruptionMs()) {
+      metrics
+          .workloadInterruptionSeconds
+          .labelValues(labels)
+          .inc((interrupted - w.getCountedInterruptionMs()) / 1000.0);
+      w.setCountedInterruptionMs(interrupted);
+    }
+    long degraded = WorkloadService.closedMs(t.getDegraded());
+    if (degraded > w.getCountedDegradedMs()) {
+      metrics
+          .workloadDegradedSeconds
+          .labelValues(labels)
+          .inc((degraded - w.getCountedDegradedMs()) / 1000.0);
+      w.setCountedDegradedMs(degraded);
+    }
+    List<String> counted = new ArrayList<>(w.getCountedRecoveries());
+    for (Recovery r : t.getRecoveries()) {
+      observe(counted, labels, r, "scheduled", r.getToScheduledMs());
+      observe(counted, labels, r, "ready", r.getToReadyMs());
+      observe(counted, labels, r, "first_ok", r.getToFirstOkMs());
+    }
+    // Only the recoveries of pods still kept can come again.
+    Set<String> kept = new TreeSet<>();
+    w.getPods().forEach(p -> kept.add(p.getUid()));
+    counted.removeIf(c -> !kept.contains(c.substring(0, c.indexOf(':'))));
+    w.setCountedRecoveries(counted);
+  }
+
+  private void observe(List<String> counted, String[] labels, Recovery r, String stage, Long ms) {
+    String mark = r.getPod() + ":" + stage;
+    if (ms == null || counted.contains(mark)) {
+      return;
+    }
+    counted.add(mark);
+    metrics
+        .workloadRecovery
+        .labelValues(labels[0], labels[1], labels[2], labels[3], labels[4], r.getCause(), stage)
+        .observe(ms / 1000.0);
+  }
+
+  /** The pod's latest facts replace its earlier ones; the oldest pods beyond the bound go. */
+  static List<WorkloadMember> upsert(List<WorkloadMember> pods, WorkloadMember pod) {
+    List<WorkloadMember> out = new ArrayList<>(pods.size() + 1);
+    for (WorkloadMember p : pods) {
+      if (!p.getUid().equals(pod.getUid())) {
+        out.add(p);
+      }
+    }
+    out.add(pod);
+    if (out.size() > WorkloadService.MAX_PODS) {
+      out.sort(
+          Comparator.comparing(
+              (WorkloadMember p) -> p.getCreatedAt() == null ? Long.MAX_VALUE : p.getCreatedAt()));
+      out = new ArrayList<>(out.subList(out.size() - WorkloadService.MAX_PODS, out.size()));
+    }
+    return out;
+  }
+
+  private static List<Long> appendBounded(List<Long> times, long at) {
+    List<Long> out = new ArrayList<>(times);
+    out.add(at);
+    if (out.size() > MAX_REQUEST_TIMES) {
+      out.sort(null);
+      out = new ArrayList<>(out.subList(out.size() - MAX_REQUEST_TIMES, out.size()));
+    }
+    return out;
+  }
+
+  private static long latestTime(WorkloadMember p) {
+    long t = 0;
+    for (Long x :
+        new Long[] {
+          p.getCreatedAt(),
+          p.getScheduledAt(),
+          p.getReadyAt(),
+          p.getReadyEndAt(),
+          p.getStoppedAt(),
+          p.getFirstOkAt(),
+          p.getDisruptionAt()
+        }) {
+      if (x != null) {
+        t = Math.max(t, x);
+      }
+    }
+    return t;
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
   }
 }

@@ -12,6 +12,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
@@ -357,6 +358,127 @@ class TimelineTopologyTest {
     assertThat(latest.get("u-asr-3").getPreemptionsOfWorkload()).isEqualTo(3);
     assertThat(latest.get("u-asr-3").getStarving()).isTrue();
     assertThat(latest.get("u-chat-0").getStarving()).isFalse();
+  }
+
+  /**
+   * A drain evicts the only replica of a Deployment (DisruptionTarget EvictionByEvictionAPI, then a
+   * graceful deletion); the ReplicaSet creates a replacement at once, which waits for the node, is
+   * scheduled, loads its model and serves. Users had no server from the eviction to the
+   * replacement's Ready; a request the terminating pod failed falls inside.
+   */
+  @Test
+  void shouldEmitTheWorkloadTimelineWithTheInterruptionAndRecoveryOfAnEvictedReplica() {
+    start();
+    TestOutputTopic<String, WorkloadTimeline> workloads =
+        driver.createOutputTopic(
+            TOPICS.workloadTimelines.name(),
+            new StringDeserializer(),
+            TOPICS.workloadTimelines.valueSerde().deserializer());
+    Inputs.Pod a =
+        new Inputs.Pod(
+                "u-chat-a",
+                "ai-lab",
+                "chat-5d8f7-aaaaa",
+                "ReplicaSet",
+                "chat-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .label("pod-template-hash", "5d8f7")
+            .label("schedlens.io/arm", "treatment")
+            .label("schedlens.io/repeat", "2");
+    List<Object> in = new ArrayList<>();
+    in.add(a.seen(ChangeType.ADDED, 0.2));
+    a.condition("PodScheduled", "True", 1, null, null)
+        .node("gpu-node-1")
+        .phase("Running")
+        .running("model", 10, 0, true)
+        .condition("Ready", "True", 60, null, null);
+    in.add(a.seen(ChangeType.MODIFIED, 60.3));
+    in.add(Inputs.request("ai-lab", "chat-5d8f7-aaaaa", "chat", at(61), 200, 300));
+    a.condition("DisruptionTarget", "True", 600, "EvictionByEvictionAPI", "Eviction API: evicting")
+        .deleting(600, 30);
+    in.add(a.seen(ChangeType.MODIFIED, 600.2));
+    in.add(Inputs.request("ai-lab", "chat-5d8f7-aaaaa", "chat", at(601), 503, 5));
+    a.terminated("model", 10, 604, 0, "Completed").phase("Succeeded");
+    in.add(a.seen(ChangeType.MODIFIED, 604.3));
+    in.add(a.seen(ChangeType.DELETED, 605));
+    Inputs.Pod b =
+        new Inputs.Pod(
+                "u-chat-b",
+                "ai-lab",
+                "chat-5d8f7-bbbbb",
+                "ReplicaSet",
+                "chat-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .created(600)
+            .label("pod-template-hash", "5d8f7")
+            .label("schedlens.io/arm", "treatment")
+            .label("schedlens.io/repeat", "2");
+    in.add(b.seen(ChangeType.ADDED, 600.4));
+    b.condition("PodScheduled", "True", 840, null, null)
+        .node("gpu-node-1")
+        .phase("Running")
+        .running("model", 860, 0, true)
+        .condition("Ready", "True", 950, null, null);
+    in.add(b.seen(ChangeType.MODIFIED, 950.2));
+    in.add(Inputs.request("ai-lab", "chat-5d8f7-bbbbb", "chat", at(951.5), 200, 300));
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    in.forEach(this::pipe);
+    finish(1300);
+
+    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
+    workloads.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
+    latest.remove("kube-system/Pod/clock");
+    assertThat(latest).containsOnlyKeys("ai-lab/Deployment/chat");
+    WorkloadTimeline t = latest.get("ai-lab/Deployment/chat");
+    assertThat(t.getInterruptions())
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.getStart()).isEqualTo(at(600));
+              assertThat(i.getEnd()).isEqualTo(at(950));
+              assertThat(i.getCause()).isEqualTo("eviction-api");
+              assertThat(i.getPod()).isEqualTo("u-chat-a");
+              assertThat(i.getArm()).isEqualTo("treatment");
+              assertThat(i.getRepeat()).isEqualTo("2");
+              assertThat(i.getErrors()).isEqualTo(1);
+            });
+    assertThat(t.getRecoveries())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getReplacement()).isEqualTo("u-chat-b");
+              assertThat(r.getToScheduledMs()).isEqualTo(240_000L);
+              assertThat(r.getToReadyMs()).isEqualTo(350_000L);
+              assertThat(r.getToFirstOkMs()).isEqualTo(351_500L);
+            });
+    assertThat(t.getDesired()).isEqualTo(1);
+    assertThat(t.getReady()).isEqualTo(1);
+    assertThat(t.getEvictions()).isEqualTo(1);
+    assertThat(t.getRequests()).isEqualTo(3);
+    assertThat(t.getErrors()).isEqualTo(1);
+
+    assertThat(
+            metrics
+                .workloadInterruptionSeconds
+                .labelValues("ai-lab", "interactive", "Deployment", "treatment", "2")
+                .get())
+        .isEqualTo(350.0);
+    var recovery =
+        metrics.workloadRecovery.collect().getDataPoints().stream()
+            .filter(d -> "first_ok".equals(d.getLabels().get("stage")))
+            .toList();
+    assertThat(recovery)
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.getCount()).isEqualTo(1);
+              assertThat(d.getSum()).isEqualTo(351.5);
+              assertThat(d.getLabels().get("cause")).isEqualTo("eviction-api");
+            });
   }
 
   @Test
