@@ -3,7 +3,14 @@ package io.schedlens.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Recovery;
+import io.schedlens.avro.ServiceInterval;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -103,5 +110,123 @@ public final class GroundTruth {
       }
     }
     soft.assertAll();
+  }
+
+  /**
+   * Holds the Deployments' workload timelines against the simulator's service interruptions
+   * (tracked live by its ReplicaSet controllers) and every evicted or preempted serving pod's
+   * recovery against its replacement's exact times: each within a second, the granularity of the
+   * DisruptionTarget and Ready conditions' times.
+   */
+  public static void assertServiceMatches(
+      List<ClusterRun.ServiceInterruption> interruptions,
+      List<PodTruth> pods,
+      Collection<WorkloadTimeline> workloads) {
+    SoftAssertions soft = new SoftAssertions();
+    Map<String, WorkloadTimeline> deployments = new HashMap<>();
+    for (WorkloadTimeline w : workloads) {
+      if (w.getKind().equals("Deployment")) {
+        deployments.put(w.getName(), w);
+      }
+    }
+    Set<String> serving = new HashSet<>();
+    pods.stream()
+        .filter(p -> p.workloadKind().equals("Deployment"))
+        .forEach(p -> serving.add(p.workload()));
+    for (String name : serving) {
+      WorkloadTimeline w = deployments.get(name);
+      soft.assertThat(w).as("a workload timeline for Deployment " + name).isNotNull();
+      if (w == null) {
+        continue;
+      }
+      List<ClusterRun.ServiceInterruption> expected =
+          interruptions.stream().filter(i -> i.workload().equals(name)).toList();
+      soft.assertThat(w.getInterruptions())
+          .as(name + ": as many interruptions as the simulator lived")
+          .hasSize(expected.size());
+      for (ClusterRun.ServiceInterruption truth : expected) {
+        String what = name + " interruption of " + truth.arm() + " r" + truth.repeat();
+        ServiceInterval found =
+            w.getInterruptions().stream()
+                .filter(
+                    i ->
+                        truth.arm().equals(i.getArm())
+                            && Integer.toString(truth.repeat()).equals(i.getRepeat())
+                            && Math.abs(i.getStart() - truth.start()) <= SECOND)
+                .findFirst()
+                .orElse(null);
+        soft.assertThat(found).as(what + " starting at " + truth.start()).isNotNull();
+        if (found == null) {
+          continue;
+        }
+        soft.assertThat(found.getCause()).as(what + " cause").isEqualTo(truth.cause());
+        if (truth.end() == null) {
+          soft.assertThat(found.getEnd()).as(what + " still open").isNull();
+        } else {
+          soft.assertThat(found.getEnd()).as(what + " end").isNotNull();
+          if (found.getEnd() != null) {
+            soft.assertThat(found.getEnd() - truth.end())
+                .as(what + " end")
+                .isBetween(-SECOND, SECOND);
+            soft.assertThat(found.getDurationMs() - (truth.end() - truth.start()))
+                .as(what + " duration")
+                .isBetween(-SECOND, SECOND);
+          }
+        }
+      }
+      // Recoveries: every serving pod ended early, to its replacement's Ready and first OK.
+      List<PodTruth> mine = pods.stream().filter(p -> p.workload().equals(name)).toList();
+      for (PodTruth d : mine) {
+        if (!d.outcome().equals("Evicted") && !d.outcome().equals("Preempted")) {
+          continue;
+        }
+        String what =
+            name + " recovery from " + d.name() + " (" + d.arm() + " r" + d.repeat() + ")";
+        PodTruth replacement =
+            mine.stream()
+                .filter(
+                    p ->
+                        p.arm().equals(d.arm())
+                            && p.repeat() == d.repeat()
+                            && !p.uid().equals(d.uid())
+                            && p.createdAt() >= d.deletionRequestedAt())
+                .min(java.util.Comparator.comparingLong(PodTruth::createdAt))
+                .orElse(null);
+        Recovery r =
+            w.getRecoveries().stream()
+                .filter(x -> x.getPod().equals(d.uid()))
+                .findFirst()
+                .orElse(null);
+        soft.assertThat(r).as(what).isNotNull();
+        if (r == null || replacement == null) {
+          continue;
+        }
+        soft.assertThat(r.getReplacement()).as(what + " replacement").isEqualTo(replacement.uid());
+        within(
+            soft,
+            what + " to Ready",
+            r.getToReadyMs(),
+            d.deletionRequestedAt(),
+            replacement.readyAt());
+        within(
+            soft,
+            what + " to first OK",
+            r.getToFirstOkMs(),
+            d.deletionRequestedAt(),
+            replacement.firstOkRequestAt());
+      }
+    }
+    soft.assertAll();
+  }
+
+  private static void within(SoftAssertions soft, String what, Long actual, long from, Long to) {
+    if (to == null) {
+      soft.assertThat(actual).as(what).isNull();
+      return;
+    }
+    soft.assertThat(actual).as(what).isNotNull();
+    if (actual != null) {
+      soft.assertThat(actual - (to - from)).as(what).isBetween(-SECOND, SECOND);
+    }
   }
 }

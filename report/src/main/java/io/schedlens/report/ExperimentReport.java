@@ -68,6 +68,7 @@ public final class ExperimentReport {
   private final List<String> repeats;
   private final List<Row> rows;
   private final List<String> findings;
+  private final List<ServiceContinuity.Row> continuity;
 
   private ExperimentReport(
       String experiment,
@@ -75,13 +76,15 @@ public final class ExperimentReport {
       List<String> arms,
       List<String> repeats,
       List<Row> rows,
-      List<String> findings) {
+      List<String> findings,
+      List<ServiceContinuity.Row> continuity) {
     this.experiment = experiment;
     this.control = control;
     this.arms = arms;
     this.repeats = repeats;
     this.rows = rows;
     this.findings = findings;
+    this.continuity = continuity;
   }
 
   public String experiment() {
@@ -109,6 +112,18 @@ public final class ExperimentReport {
     return findings;
   }
 
+  /** Service continuity per arm and workload; empty without workload timelines. */
+  public List<ServiceContinuity.Row> continuity() {
+    return continuity;
+  }
+
+  public ServiceContinuity.Row continuity(String arm, String workload) {
+    return continuity.stream()
+        .filter(r -> r.arm().equals(arm) && r.workload().equals(workload))
+        .findFirst()
+        .orElse(null);
+  }
+
   public Row row(String arm, String workload) {
     return rows.stream()
         .filter(r -> r.arm().equals(arm) && r.workload().equals(workload))
@@ -124,6 +139,18 @@ public final class ExperimentReport {
    */
   public static ExperimentReport of(
       String experiment, Collection<PodFacts> pods, long starvationPendingMs) {
+    return of(experiment, pods, starvationPendingMs, List.of());
+  }
+
+  /**
+   * Builds the report with service continuity from the workload timelines ({@code
+   * workloads.jsonl}).
+   */
+  public static ExperimentReport of(
+      String experiment,
+      Collection<PodFacts> pods,
+      long starvationPendingMs,
+      Collection<io.schedlens.avro.WorkloadTimeline> workloadTimelines) {
     List<String> arms =
         new ArrayList<>(new LinkedHashSet<>(pods.stream().map(PodFacts::arm).toList()));
     arms.sort((a, b) -> a.equals("control") ? -1 : b.equals("control") ? 1 : a.compareTo(b));
@@ -176,14 +203,15 @@ public final class ExperimentReport {
       }
     }
     ExperimentReport draft =
-        new ExperimentReport(experiment, control, arms, repeats, rows, List.of());
+        new ExperimentReport(experiment, control, arms, repeats, rows, List.of(), List.of());
     return new ExperimentReport(
         experiment,
         control,
         arms,
         repeats,
         rows,
-        Findings.of(draft, workloads, kinds, starvationPendingMs));
+        Findings.of(draft, workloads, kinds, starvationPendingMs),
+        ServiceContinuity.of(rows, pods, workloadTimelines));
   }
 
   static int compareRepeats(String a, String b) {

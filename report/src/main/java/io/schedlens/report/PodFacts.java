@@ -24,7 +24,8 @@ public record PodFacts(
     long requests,
     long sloBreaches,
     boolean starving,
-    String outcome) {
+    String outcome,
+    int restarts) {
 
   /**
    * From a final timeline. Its row is its application (the {@code app.kubernetes.io/name} label),
@@ -47,6 +48,7 @@ public record PodFacts(
         t.getRequests(),
         t.getSloBreaches(),
         t.getStarving(),
-        t.getOutcome());
+        t.getOutcome(),
+        t.getRestarts());
   }
 }

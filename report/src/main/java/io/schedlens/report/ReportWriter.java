@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -36,7 +37,56 @@ public final class ReportWriter {
           new Column("SLO breaches", Row::sloBreaches, false, ""),
           new Column("starving", Row::starvingPods, false, ""));
 
+  private record ServiceColumn(
+      String title, Function<ServiceContinuity.Row, Stat> stat, boolean seconds) {}
+
+  private static final List<ServiceColumn> SERVICE_COLUMNS =
+      List.of(
+          new ServiceColumn("interrupted", ServiceContinuity.Row::interruptionSeconds, true),
+          new ServiceColumn("degraded", ServiceContinuity.Row::degradedSeconds, true),
+          new ServiceColumn("disruptions", ServiceContinuity.Row::disruptions, false),
+          new ServiceColumn(
+              "recovery to Ready", ServiceContinuity.Row::recoveryToReadySeconds, true),
+          new ServiceColumn(
+              "recovery to 1st OK", ServiceContinuity.Row::recoveryToFirstOkSeconds, true),
+          new ServiceColumn(
+              "errors while interrupted", ServiceContinuity.Row::errorsInInterruptions, false),
+          new ServiceColumn("restarts", ServiceContinuity.Row::restarts, false));
+
   private ReportWriter() {}
+
+  /** The service-continuity table for the terminal; empty without workload timelines. */
+  public static String continuityTable(ExperimentReport r) {
+    if (r.continuity().isEmpty()) {
+      return "";
+    }
+    List<String[]> lines = new ArrayList<>();
+    List<String> head = new ArrayList<>(List.of("arm", "workload"));
+    SERVICE_COLUMNS.forEach(c -> head.add(c.title()));
+    lines.add(head.toArray(String[]::new));
+    for (ServiceContinuity.Row row : r.continuity()) {
+      List<String> cells = new ArrayList<>(List.of(row.arm(), row.workload()));
+      for (ServiceColumn c : SERVICE_COLUMNS) {
+        cells.add(serviceCell(c, row));
+      }
+      lines.add(cells.toArray(String[]::new));
+    }
+    return fixedWidth(lines, 2);
+  }
+
+  private static String serviceCell(ServiceColumn c, ServiceContinuity.Row row) {
+    Stat st = c.stat().apply(row);
+    if (st == null) {
+      return "–";
+    }
+    if (!c.seconds()) {
+      return cell(st, false);
+    }
+    // Seconds to the compact duration form the pod table uses (it takes milliseconds).
+    Map<String, Double> ms = new java.util.LinkedHashMap<>();
+    st.byRepeat().forEach((k, v) -> ms.put(k, v * 1000));
+    return cell(Stat.of(ms), true);
+  }
 
   /** A fixed-width table for the terminal. */
   public static String table(ExperimentReport r) {
@@ -51,7 +101,12 @@ public final class ReportWriter {
       }
       lines.add(cells.toArray(String[]::new));
     }
-    int[] width = new int[head.size()];
+    return fixedWidth(lines, 3);
+  }
+
+  /** Columns padded to their widest cell: the first {@code textColumns} left, numbers right. */
+  private static String fixedWidth(List<String[]> lines, int textColumns) {
+    int[] width = new int[lines.get(0).length];
     for (String[] l : lines) {
       for (int i = 0; i < l.length; i++) {
         width[i] = Math.max(width[i], l[i].length());
@@ -61,7 +116,7 @@ public final class ReportWriter {
     for (int n = 0; n < lines.size(); n++) {
       String[] l = lines.get(n);
       for (int i = 0; i < l.length; i++) {
-        b.append(i < 3 ? pad(l[i], width[i]) : padLeft(l[i], width[i]));
+        b.append(i < textColumns ? pad(l[i], width[i]) : padLeft(l[i], width[i]));
         b.append(i == l.length - 1 ? "" : "  ");
       }
       b.append('\n');
@@ -170,6 +225,27 @@ public final class ReportWriter {
       }
       b.append('\n');
     }
+    if (!r.continuity().isEmpty()) {
+      b.append("\n## Service continuity per arm and workload\n\n| arm | workload |");
+      SERVICE_COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
+      b.append("\n|---|---|");
+      SERVICE_COLUMNS.forEach(c -> b.append("---:|"));
+      b.append('\n');
+      for (ServiceContinuity.Row row : r.continuity()) {
+        b.append("| ").append(row.arm()).append(" | ").append(row.workload()).append(" |");
+        for (ServiceColumn c : SERVICE_COLUMNS) {
+          b.append(' ').append(serviceCell(c, row)).append(" |");
+        }
+        b.append('\n');
+      }
+      b.append(
+          "\ninterrupted: no Ready replica while one was wanted, from the loss of a Ready replica"
+              + " (a cold start or scale-up is not one); degraded: some but fewer Ready than wanted;"
+              + " both per repeat. disruptions: pods ended early (preemption, eviction, ...)."
+              + " recovery: from the disruption to its replacement's Ready and first OK request"
+              + " (mean over the repeat's disruptions). errors while interrupted: request errors"
+              + " of the workload's pods inside interruptions.\n\n");
+    }
     b.append(
         "\nPending: creation to scheduling (a pod never scheduled: its whole life). to Ready, to 1st"
             + " OK: from creation. preempted: pods preempted as victims. wasted GPU-s: GPU time"
@@ -208,6 +284,20 @@ public final class ReportWriter {
       stat(o, "requests", row.requests());
       stat(o, "sloBreaches", row.sloBreaches());
       stat(o, "starvingPods", row.starvingPods());
+    }
+    ArrayNode continuity = root.putArray("continuity");
+    for (ServiceContinuity.Row row : r.continuity()) {
+      ObjectNode o = continuity.addObject();
+      o.put("arm", row.arm());
+      o.put("workload", row.workload());
+      o.put("workloadKind", row.workloadKind());
+      stat(o, "interruptionSeconds", row.interruptionSeconds());
+      stat(o, "degradedSeconds", row.degradedSeconds());
+      stat(o, "disruptions", row.disruptions());
+      stat(o, "recoveryToReadySeconds", row.recoveryToReadySeconds());
+      stat(o, "recoveryToFirstOkSeconds", row.recoveryToFirstOkSeconds());
+      stat(o, "errorsInInterruptions", row.errorsInInterruptions());
+      stat(o, "restarts", row.restarts());
     }
     root.set("findings", JSON.valueToTree(r.findings()));
     ArrayNode rails = root.putArray("guardrails");

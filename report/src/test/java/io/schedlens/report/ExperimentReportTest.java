@@ -28,7 +28,8 @@ class ExperimentReportTest {
         100,
         breaches,
         false,
-        "Deleted");
+        "Deleted",
+        0);
   }
 
   static PodFacts job(
@@ -53,7 +54,8 @@ class ExperimentReportTest {
         0,
         0,
         starving,
-        preempted ? "Preempted" : "Succeeded");
+        preempted ? "Preempted" : "Succeeded",
+        0);
   }
 
   static List<PodFacts> experiment() {

@@ -1,6 +1,8 @@
 package io.schedlens.cli.demo;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -9,6 +11,7 @@ import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
+import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
@@ -51,7 +54,9 @@ public final class Demo {
   public record Result(
       Scenario scenario,
       List<PodTruth> truth,
+      List<ClusterRun> runs,
       Map<String, PodTimeline> finals,
+      Map<String, WorkloadTimeline> workloads,
       ExperimentReport report,
       Path out) {
 
@@ -187,21 +192,30 @@ public final class Demo {
             timelines.awaitFinals(
                 expected, config.getDuration(DemoConfig.FINALS_TIMEOUT), m -> say("%s", m));
       }
+      Map<String, WorkloadTimeline> workloads =
+          WorkloadTimelineReader.readUntilQuiet(
+              Map.of("bootstrap.servers", broker.bootstrapServers()),
+              topics,
+              Duration.ofSeconds(3),
+              Duration.ofSeconds(60));
+      WorkloadsFile.write(outDir, workloads.values());
       List<String> missing = expected.stream().filter(u -> !finals.containsKey(u)).toList();
       if (!missing.isEmpty()) {
         say(
             "WARNING: %d of %d pods have no final timeline yet (%s...): the report covers the others",
             missing.size(), expected.size(), missing.get(0));
       }
-      ExperimentReport report = write(scenario, truth, finals, outDir);
+      ExperimentReport report = write(scenario, truth, finals, workloads.values(), outDir);
       out.println();
       out.print(ReportWriter.table(report));
+      out.print(ReportWriter.continuityTable(report));
       out.println();
       report.findings().forEach(f -> out.println("  - " + f));
       out.println();
       say(
-          "wrote %s/timelines.jsonl (%d final timelines), report.md, report.json, simulator-truth.jsonl in %.0f s",
-          outDir, finals.size(), seconds(t0));
+          "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
+              + " report.md, report.json, simulator-truth.jsonl in %.0f s",
+          outDir, finals.size(), workloads.size(), seconds(t0));
       if (config.getBoolean(DemoConfig.KEEP_RUNNING)) {
         say(
             "keeping everything up (--keep-running): Prometheus can scrape %s/metrics and %s/metrics; Ctrl-C stops",
@@ -210,7 +224,7 @@ public final class Demo {
         Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
         forever.await();
       }
-      return new Result(scenario, truth, finals, report, outDir);
+      return new Result(scenario, truth, simulator.runs(), finals, workloads, report, outDir);
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
         try {
@@ -270,7 +284,11 @@ public final class Demo {
 
   /** Writes timelines.jsonl, the report and the ground truth; returns the report. */
   static ExperimentReport write(
-      Scenario scenario, List<PodTruth> truth, Map<String, PodTimeline> finals, Path dir)
+      Scenario scenario,
+      List<PodTruth> truth,
+      Map<String, PodTimeline> finals,
+      java.util.Collection<WorkloadTimeline> workloads,
+      Path dir)
       throws IOException {
     List<PodTimeline> ordered = TimelinesFile.write(dir, finals.values());
     Files.writeString(
@@ -280,7 +298,8 @@ public final class Demo {
         ExperimentReport.of(
             scenario.experiment(),
             ordered.stream().map(PodFacts::of).toList(),
-            Duration.ofMinutes(10).toMillis());
+            Duration.ofMinutes(10).toMillis(),
+            workloads);
     ReportWriter.writeAll(
         dir,
         report,
@@ -288,8 +307,9 @@ public final class Demo {
             + scenario.name()
             + "`: "
             + scenario.description()
-            + "\n\nFrom the final pod timelines schedlens computed (`timelines.jsonl`), through"
-            + " the collector, Kafka and the streams app.");
+            + "\n\nFrom the final pod timelines (`timelines.jsonl`) and workload timelines"
+            + " (`workloads.jsonl`) schedlens computed, through the collector, Kafka and the"
+            + " streams app.");
     return report;
   }
 

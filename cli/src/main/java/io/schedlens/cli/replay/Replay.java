@@ -5,6 +5,8 @@ import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.collector.intake.FieldMapping;
 import io.schedlens.collector.intake.RequestLogParser;
@@ -20,6 +22,7 @@ import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
+import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
@@ -64,6 +67,7 @@ public final class Replay {
   /** What a replay produced. */
   public record Result(
       Map<String, PodTimeline> timelines,
+      Map<String, WorkloadTimeline> workloads,
       Map<String, Integer> produced,
       Unusable unusable,
       Map<String, Integer> deadLetters,
@@ -104,12 +108,16 @@ public final class Replay {
       Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());
       StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, broker.bootstrapServers()));
       Map<String, PodTimeline> timelines;
+      Map<String, WorkloadTimeline> workloads;
       Map<String, Integer> deadLetters;
       Map<String, String> deadLetterExamples = new TreeMap<>();
       try {
         produce(kafka, topics, inputs, config.getDuration(StreamsAppConfig.GRACE));
         say("produced %,d records; waiting for the last timelines", inputs.size());
         timelines = awaitTimelines(kafka, topics, config.getDuration(ReplayConfig.TIMEOUT));
+        workloads =
+            WorkloadTimelineReader.readUntilQuiet(
+                kafka, topics, Duration.ofSeconds(3), Duration.ofSeconds(60));
         deadLetters = deadLetters(kafka, topics, deadLetterExamples);
         if (!deadLetters.isEmpty()) {
           say("dead-lettered by the streams app: %s; e.g. %s", deadLetters, deadLetterExamples);
@@ -117,19 +125,24 @@ public final class Replay {
       } finally {
         streams.close();
       }
-      ExperimentReport report = write(timelines, produced, unusable, deadLetters, outDir);
+      WorkloadsFile.write(outDir, workloads.values());
+      ExperimentReport report =
+          write(timelines, workloads, produced, unusable, deadLetters, outDir);
       out.println();
       out.print(ReportWriter.table(report));
+      out.print(ReportWriter.continuityTable(report));
       out.println();
       report.findings().forEach(f -> out.println("  - " + f));
       out.println();
       say(
-          "wrote %s/timelines.jsonl (%d pods, %d final), report.md, report.json, replay-summary.json in %.0f s",
+          "wrote %s/timelines.jsonl (%d pods, %d final), workloads.jsonl (%d), report.md,"
+              + " report.json, replay-summary.json in %.0f s",
           outDir,
           timelines.size(),
           timelines.values().stream().filter(PodTimeline::getFinal$).count(),
+          workloads.size(),
           (System.nanoTime() - t0) / 1e9);
-      return new Result(timelines, produced, unusable, deadLetters, report, outDir);
+      return new Result(timelines, workloads, produced, unusable, deadLetters, report, outDir);
     } finally {
       deleteTree(stateDir);
     }
@@ -400,6 +413,7 @@ public final class Replay {
 
   private ExperimentReport write(
       Map<String, PodTimeline> timelines,
+      Map<String, WorkloadTimeline> workloads,
       Map<String, Integer> produced,
       Unusable unusable,
       Map<String, Integer> deadLetters,
@@ -416,7 +430,8 @@ public final class Replay {
         ExperimentReport.of(
             experiment,
             ordered.stream().map(PodFacts::of).toList(),
-            config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis());
+            config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis(),
+            workloads.values());
     StringBuilder intro = new StringBuilder("Replay of recorded data: ");
     intro.append(String.join(", ", config.getList(ReplayConfig.PODS)));
     if (!config.getList(ReplayConfig.EVENTS).isEmpty()) {

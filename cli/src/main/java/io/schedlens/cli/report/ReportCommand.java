@@ -1,6 +1,7 @@
 package io.schedlens.cli.report;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
@@ -9,6 +10,7 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.Verdict;
+import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
@@ -113,6 +115,10 @@ public final class ReportCommand {
         from.equals("kafka")
             ? fromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
             : fromFile(from);
+    List<WorkloadTimeline> workloads =
+        from.equals("kafka")
+            ? workloadsFromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
+            : workloadsFromFile(from);
     Map<String, List<PodTimeline>> byExperiment = new TreeMap<>();
     String only = config.getString(EXPERIMENT);
     for (PodTimeline t : timelines) {
@@ -136,7 +142,19 @@ public final class ReportCommand {
       List<PodTimeline> mine = e.getValue();
       long notFinal = mine.stream().filter(t -> !t.getFinal$()).count();
       ExperimentReport report =
-          ExperimentReport.of(e.getKey(), mine.stream().map(PodFacts::of).toList(), starvationMs);
+          ExperimentReport.of(
+              e.getKey(),
+              mine.stream().map(PodFacts::of).toList(),
+              starvationMs,
+              workloads.stream()
+                  .filter(
+                      w ->
+                          e.getKey()
+                              .equals(
+                                  w.getExperiment() == null
+                                      ? "(no experiment)"
+                                      : w.getExperiment()))
+                  .toList());
       String intro =
           "From "
               + mine.size()
@@ -148,6 +166,7 @@ public final class ReportCommand {
       List<Guardrails.Result> checked = ReportWriter.writeAll(dir, report, intro, guardrails);
       out.println();
       out.print(ReportWriter.table(report));
+      out.print(ReportWriter.continuityTable(report));
       out.println();
       for (Verdict v : Verdict.of(report)) {
         out.println("  verdict: " + v.summary());
@@ -188,6 +207,27 @@ public final class ReportCommand {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
+  }
+
+  /** The workload timelines beside the pod timelines: none when the file is not there. */
+  static List<WorkloadTimeline> workloadsFromFile(String from) throws IOException {
+    Path p = Path.of(from);
+    Path dir = Files.isDirectory(p) ? p : p.toAbsolutePath().getParent();
+    try {
+      return WorkloadsFile.read(dir.resolve(WorkloadsFile.NAME));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  /** The latest timeline of every workload on its topic, read to its current end. */
+  static List<WorkloadTimeline> workloadsFromTopic(Config config, Topics topics) {
+    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
+    try (KafkaConsumer<String, WorkloadTimeline> consumer =
+        TopicConsumers.fromBeginning(config.kafkaClientSettings(), topics.workloadTimelines)) {
+      TopicConsumers.readToEnd(consumer, r -> WorkloadsFile.keepLatest(latest, r.value()));
+    }
+    return new ArrayList<>(latest.values());
   }
 
   /** The latest timeline of every pod on the topic (read_committed), read to its current end. */

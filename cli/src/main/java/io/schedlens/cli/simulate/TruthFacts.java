@@ -55,7 +55,8 @@ public final class TruthFacts {
               t.requests(),
               t.sloBreaches(),
               starving,
-              t.outcome()));
+              t.outcome(),
+              0)); // the simulator restarts no container
     }
     return out;
   }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.ExperimentReport;
 import io.schedlens.simulator.Simulator;
+import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
@@ -42,7 +44,11 @@ class ReplayIT {
     return r;
   }
 
-  record Recorded(List<PodTruth> truth, Replay.Result result, Path out) {}
+  record Recorded(
+      List<PodTruth> truth,
+      List<ClusterRun.ServiceInterruption> interruptions,
+      Replay.Result result,
+      Path out) {}
 
   /** Simulates a bundled scenario, records it as from a cluster, replays the recording. */
   Recorded recordAndReplay(String scenarioName) throws Exception {
@@ -65,7 +71,9 @@ class ReplayIT {
                 "--requests", rec.resolve(ClusterRecorder.REQUESTS).toString(),
                 "--slo", "chat=1000",
                 "--out", out.toString()));
-    return new Recorded(truth, r, out);
+    List<ClusterRun.ServiceInterruption> interruptions = new ArrayList<>();
+    sim.runs().forEach(run -> interruptions.addAll(run.interruptions()));
+    return new Recorded(truth, interruptions, r, out);
   }
 
   @Test
@@ -105,6 +113,24 @@ class ReplayIT {
     assertThat(rec.result().timelines().values())
         .as("replacements waited on the cordoned node")
         .anyMatch(t -> t.getPendingReasons().containsKey("unschedulable node"));
+
+    // What users felt: every drain interrupted the inference service until a replacement loaded
+    // its model after the node re-joined.
+    assertThat(rec.interruptions()).as("the simulator lived interruptions").isNotEmpty();
+    GroundTruth.assertServiceMatches(
+        rec.interruptions(), rec.truth(), rec.result().workloads().values());
+    assertThat(Files.readAllLines(rec.out().resolve("workloads.jsonl")))
+        .hasSize(rec.result().workloads().size());
+    ExperimentReport report = rec.result().report();
+    for (String arm : List.of("control", "treatment")) {
+      var row = report.continuity(arm, "interactive-inference");
+      assertThat(row).as(arm).isNotNull();
+      if (rec.interruptions().stream().anyMatch(i -> i.arm().equals(arm))) {
+        assertThat(row.interruptionSeconds().max()).as(arm + " interrupted").isPositive();
+      }
+    }
+    assertThat(Files.readString(rec.out().resolve("report.md")))
+        .contains("## Service continuity per arm and workload");
   }
 
   @Test

@@ -74,6 +74,7 @@ public final class ClusterRun {
   private final Map<String, SimPod> pods = new LinkedHashMap<>();
   private final Map<String, Truth> truth = new LinkedHashMap<>();
   private final List<ReplicaSetController> replicaSets = new ArrayList<>();
+  private final List<ServiceInterruption> interruptions = new ArrayList<>();
   private final List<JobController> jobs = new ArrayList<>();
   private boolean passScheduled;
   private long passAt = Long.MAX_VALUE;
@@ -228,6 +229,22 @@ public final class ClusterRun {
     return ended && pods.values().stream().allMatch(p -> p.gone);
   }
 
+  /**
+   * A Deployment's service interruption as the simulator lived it: from the moment its last Ready
+   * pod stopped serving (deletion asked for) while it wanted a replica, to the moment a pod was
+   * Ready again or none was wanted.
+   *
+   * @param cause eviction-api, preemption or deletion: what ended the pod whose loss began it
+   * @param end null when the run ended first
+   */
+  public record ServiceInterruption(
+      String workload, String arm, int repeat, long start, Long end, String cause) {}
+
+  /** The service interruptions of this run's Deployments, in order. */
+  public List<ServiceInterruption> interruptions() {
+    return List.copyOf(interruptions);
+  }
+
   /** The ground truth of every pod of this run. */
   public List<PodTruth> truth() {
     List<PodTruth> out = new ArrayList<>();
@@ -264,6 +281,7 @@ public final class ClusterRun {
               p.readyAt,
               p.firstOkAt,
               p.containerFinishedAt,
+              p.deletionRequestedAt,
               t.deletedAt,
               t.preemptedAt,
               t.preemptorUid,
@@ -631,6 +649,7 @@ public final class ClusterRun {
             condition(p, "Ready", "True", null, null);
             writeStatus(p);
             publishGpus();
+            notifyOwner(p);
           });
     }
     publishGpus();
@@ -744,6 +763,7 @@ public final class ClusterRun {
     for (ReplicaSetController rs : replicaSets) {
       if (rs.uid.equals(p.ownerUid)) {
         rs.reconcile();
+        rs.serviceCheck(p);
       }
     }
     for (JobController j : jobs) {
@@ -827,6 +847,35 @@ public final class ClusterRun {
       }
       desired = replicas;
       reconcile();
+      serviceCheck(null);
+    }
+
+    // The service as users feel it, tracked live (not reconstructed from the pods afterwards).
+    int lastReady;
+    Long interruptedSince;
+    String interruptionCause;
+
+    /** After any change: opens or closes an interruption; {@code changed} is the pod concerned. */
+    void serviceCheck(SimPod changed) {
+      int r = ready();
+      int want = ended ? 0 : desired;
+      long now = queue.now();
+      if (interruptedSince != null && (r >= 1 || want == 0)) {
+        interruptions.add(
+            new ServiceInterruption(
+                w.name(), arm.name(), repeat, interruptedSince, now, interruptionCause));
+        interruptedSince = null;
+      } else if (interruptedSince == null && want >= 1 && r == 0 && lastReady >= 1) {
+        interruptedSince = now;
+        Truth t = changed == null ? null : truth.get(changed.uid);
+        interruptionCause =
+            t == null
+                ? "deletion"
+                : t.preemptedAt != null
+                    ? "preemption"
+                    : "Evicted".equals(t.outcome) ? "eviction-api" : "deletion";
+      }
+      lastReady = r;
     }
 
     void reconcile() {
@@ -1112,6 +1161,7 @@ public final class ClusterRun {
     ended = true;
     for (ReplicaSetController rs : replicaSets) {
       rs.reconcile();
+      rs.serviceCheck(null);
     }
     for (SimPod p : List.copyOf(pods.values())) {
       if (!p.gone && p.workload.isJob()) {

@@ -7,6 +7,7 @@ import java.util.List;
  * second granularity): the reference the end-to-end test holds schedlens' timelines against.
  *
  * @param outcome Succeeded, Preempted, Deleted or Failed
+ * @param deletionRequestedAt when its deletion was asked for (it left its Service's endpoints)
  * @param wastedGpuSeconds for a Job pod stopped before it completed: GPUs × time from its last
  *     checkpoint (else its container start) to its container's end; null otherwise
  */
@@ -28,6 +29,7 @@ public record PodTruth(
     Long readyAt,
     Long firstOkRequestAt,
     Long terminatedAt,
+    Long deletionRequestedAt,
     Long deletedAt,
     Long preemptedAt,
     String preemptorUid,

@@ -181,6 +181,7 @@ public final class WorkloadService {
             .setExperiment(latest == null ? null : latest.getExperiment())
             .setArm(latest == null ? null : latest.getArm())
             .setRepeat(latest == null ? null : latest.getRepeat())
+            .setApplication(latest == null ? null : latest.getApplication())
             .setDesiredSource(steps.isEmpty() ? INFERRED : OBSERVED)
             .setDesired(wanted.at(now))
             .setReady(ready(byCreation, now))
@@ -226,7 +227,9 @@ public final class WorkloadService {
    * (the timeline shows the deletion only once the pod is gone).
    */
   public static WorkloadMember memberOf(PodTimeline t, Long deletionRequestedAt) {
-    Long stopped = deletionRequestedAt != null ? deletionRequestedAt : t.getTerminatedAt();
+    // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
+    // it finished; a deleted one when its deletion was asked for.
+    Long stopped = TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt());
     Long readyEnd =
         t.getReadyAt() == null
             ? null
@@ -253,6 +256,7 @@ public final class WorkloadService {
         .setExperiment(t.getExperiment())
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
+        .setApplication(t.getApplication())
         .setFinal$(t.getFinal$())
         .build();
   }

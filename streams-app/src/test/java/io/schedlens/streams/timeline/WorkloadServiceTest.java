@@ -260,6 +260,34 @@ class WorkloadServiceTest {
   }
 
   @Test
+  void shouldNotCallAJobThatCompletedAndWasCleanedUpByItsTtlInterrupted() {
+    // The Job's pod succeeds at 900 s; ttlSecondsAfterFinished deletes it 60 s later.
+    PodTimeline t =
+        PodTimeline.newBuilder()
+            .setUid("j")
+            .setCreatedAt(at(0))
+            .setScheduledAt(at(1))
+            .setReadyAt(at(30))
+            .setTerminatedAt(at(900))
+            .setOutcome("Succeeded")
+            .setUpdatedAt(at(961))
+            .build();
+    WorkloadMember m = WorkloadService.memberOf(t, at(960));
+
+    assertThat(m.getStoppedAt()).isEqualTo(at(900));
+    WorkloadTimeline w =
+        WorkloadService.view(
+            WorkloadService.Identity.ofKey("ai-lab/Job/embed/u-1"),
+            List.of(m),
+            List.of(),
+            List.of(),
+            List.of(),
+            at(1000));
+    assertThat(w.getInterruptions()).isEmpty();
+    assertThat(w.getDesired()).isZero();
+  }
+
+  @Test
   void shouldEndAPodsReadinessAtItsDeletionRequestNotAtItsContainersEnd() {
     // A terminating pod leaves the Service's endpoints when its deletion is asked for; its
     // container may drain for the grace period after that.

@@ -1,0 +1,39 @@
+package io.schedlens.cli.common;
+
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.report.WorkloadsFile;
+import io.schedlens.schemas.TopicConsumers;
+import io.schedlens.schemas.Topics;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+
+/**
+ * Reads {@code schedlens.workload-timelines} whole (read_committed) once the pods' finals are in:
+ * the workload stage hears of each final one hop later, and emits errors and breaches at its next
+ * flush, so reading goes on until the topic has been quiet for a while.
+ */
+public final class WorkloadTimelineReader {
+
+  private WorkloadTimelineReader() {}
+
+  /** The latest timeline of each workload, once nothing new came for {@code quiet}. */
+  public static Map<String, WorkloadTimeline> readUntilQuiet(
+      Map<String, Object> kafka, Topics topics, Duration quiet, Duration timeout) {
+    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long lastNews = System.nanoTime();
+    try (KafkaConsumer<String, WorkloadTimeline> consumer =
+        TopicConsumers.fromBeginning(kafka, topics.workloadTimelines)) {
+      while (System.nanoTime() < deadline && System.nanoTime() - lastNews < quiet.toNanos()) {
+        for (ConsumerRecord<String, WorkloadTimeline> r : consumer.poll(Duration.ofMillis(200))) {
+          WorkloadsFile.keepLatest(latest, r.value());
+          lastNews = System.nanoTime();
+        }
+      }
+    }
+    return latest;
+  }
+}
