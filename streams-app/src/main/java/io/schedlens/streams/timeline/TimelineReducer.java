@@ -476,6 +476,11 @@ public final class TimelineReducer {
 
   /** The workload stage says how its pods fare together. */
   public Change apply(TimelineState s, WorkloadStatus w) {
+    if (w.getRolledOutAt() != null) {
+      String cause = s.getDisruptionCause();
+      disrupt(s, Disruptions.ROLLOUT, w.getRolledOutAt(), "deployment-controller");
+      return Objects.equals(cause, s.getDisruptionCause()) ? Change.NONE : Change.story(List.of());
+    }
     if (s.getWorkloadPreemptions() == w.getPreemptions()
         && s.getWorkloadCompleted() == w.getCompleted()) {
       return Change.NONE;

@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -39,8 +40,9 @@ import java.util.TreeSet;
  *       Ready count it had before the loss, or to what it wants now if that is less; an
  *       interruption partly recovered goes on as a degraded interval.
  *   <li>A recovery follows each pod ended early (every cause but a plain deletion): its replacement
- *       (the first pod created at or after the disruption), and the times from the disruption to
- *       the replacement's scheduling, Ready and first OK request.
+ *       (the first pod created at or after the disruption; for a rollout, the first newer pod of
+ *       the new ReplicaSet, which may come first), and the times from the disruption to the
+ *       replacement's scheduling, Ready and first OK request.
  * </ul>
  */
 public final class WorkloadService {
@@ -83,7 +85,7 @@ public final class WorkloadService {
       List<Long> errorTimes,
       List<Long> breachTimes,
       long now) {
-    List<WorkloadMember> byCreation = new ArrayList<>(pods);
+    List<WorkloadMember> byCreation = withRollouts(pods);
     byCreation.sort(
         Comparator.comparing(
                 (WorkloadMember p) -> p.getCreatedAt() == null ? Long.MAX_VALUE : p.getCreatedAt())
@@ -226,7 +228,8 @@ public final class WorkloadService {
    * What the workload needs of a pod, from its timeline and the deletion request its state holds
    * (the timeline shows the deletion only once the pod is gone).
    */
-  public static WorkloadMember memberOf(PodTimeline t, Long deletionRequestedAt) {
+  public static WorkloadMember memberOf(
+      PodTimeline t, Long deletionRequestedAt, String templateHash) {
     // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
     // it finished; a deleted one when its deletion was asked for.
     Long stopped = TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt());
@@ -257,8 +260,58 @@ public final class WorkloadService {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
+        .setTemplateHash(templateHash)
         .setFinal$(t.getFinal$())
         .build();
+  }
+
+  /**
+   * The pods a rollout deleted, with when: a Deployment's pod deleted (no other cause) while a pod
+   * of another ReplicaSet (another pod-template-hash) had been created after it, up to the deletion
+   * (a rollout with maxSurge creates the new pod first; one with maxUnavailable deletes the old pod
+   * first, and its ReplicaSet creates the new one at once). Kubernetes marks such a pod with
+   * nothing of its own: the ReplicaSet's SuccessfulDelete event regards the ReplicaSet.
+   */
+  public static Map<String, Long> rolledOut(List<WorkloadMember> pods) {
+    Map<String, Long> out = new HashMap<>();
+    for (WorkloadMember p : pods) {
+      boolean plainDeletion =
+          p.getDisruptionCause() == null || Disruptions.DELETION.equals(p.getDisruptionCause());
+      if (!plainDeletion
+          || p.getTemplateHash() == null
+          || p.getStoppedAt() == null
+          || p.getCreatedAt() == null
+          || "Succeeded".equals(p.getOutcome())) {
+        continue;
+      }
+      for (WorkloadMember q : pods) {
+        if (q.getTemplateHash() != null
+            && !q.getTemplateHash().equals(p.getTemplateHash())
+            && q.getCreatedAt() != null
+            && q.getCreatedAt() > p.getCreatedAt()
+            && q.getCreatedAt() <= p.getStoppedAt() + REPLACEMENT_SLACK_MS) {
+          out.put(p.getUid(), p.getStoppedAt());
+          break;
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<WorkloadMember> withRollouts(List<WorkloadMember> pods) {
+    Map<String, Long> rolled = rolledOut(pods);
+    List<WorkloadMember> out = new ArrayList<>(pods.size());
+    for (WorkloadMember p : pods) {
+      Long at = rolled.get(p.getUid());
+      out.add(
+          at == null
+              ? p
+              : WorkloadMember.newBuilder(p)
+                  .setDisruptionCause(Disruptions.ROLLOUT)
+                  .setDisruptionAt(at)
+                  .build());
+    }
+    return out;
   }
 
   /** Closed interval time, for counters that must only grow. */
@@ -312,12 +365,16 @@ public final class WorkloadService {
     Set<String> taken = new HashSet<>();
     for (WorkloadMember d : disrupted) {
       long at = disruptedAt(d);
+      // A rollout's new pod may come first (maxSurge): any newer pod of the new ReplicaSet.
+      boolean rollout = Disruptions.ROLLOUT.equals(d.getDisruptionCause());
       for (WorkloadMember r : byCreation) {
         if (r.getUid().equals(d.getUid())
             || taken.contains(r.getUid())
             || r.getCreatedAt() == null
             || d.getCreatedAt() != null && r.getCreatedAt() < d.getCreatedAt()
-            || r.getCreatedAt() < at - REPLACEMENT_SLACK_MS) {
+            || (rollout
+                ? Objects.equals(r.getTemplateHash(), d.getTemplateHash())
+                : r.getCreatedAt() < at - REPLACEMENT_SLACK_MS)) {
           continue;
         }
         out.put(d.getUid(), r);

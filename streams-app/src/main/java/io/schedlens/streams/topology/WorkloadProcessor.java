@@ -85,7 +85,7 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
     if (w == null) {
       w = WorkloadState.newBuilder().build();
     }
-    WorkloadStatus before = new WorkloadStatus(w.getPreempted().size(), w.getCompleted());
+    WorkloadStatus before = new WorkloadStatus(w.getPreempted().size(), w.getCompleted(), null);
     TreeSet<String> members = new TreeSet<>(w.getMembers());
     switch (e.getFact()) {
       case "member" -> {
@@ -103,6 +103,7 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       case "pod" -> {
         if (e.getPod() != null) {
           w.setPods(upsert(w.getPods(), e.getPod()));
+          tellRollouts(w, record.timestamp());
           w.setUpdatedAt(
               Math.max(w.getUpdatedAt(), Math.max(record.timestamp(), latestTime(e.getPod()))));
           emit(record.key(), w);
@@ -122,7 +123,7 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       default -> {}
     }
     w.setMembers(new ArrayList<>(members));
-    WorkloadStatus after = new WorkloadStatus(w.getPreempted().size(), w.getCompleted());
+    WorkloadStatus after = new WorkloadStatus(w.getPreempted().size(), w.getCompleted(), null);
     if (!after.equals(before)) {
       for (String uid : members) {
         tell(uid, after, record.timestamp());
@@ -136,6 +137,26 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
     context.forward(
         new Record<>(uid, (Object) new RoutedInput(status), timestamp),
         TimelineTopology.WORKLOAD_BY_UID_SINK);
+  }
+
+  /** Tells each pod a rollout deleted that it was (once): it shows on its own timeline. */
+  private void tellRollouts(WorkloadState w, long timestamp) {
+    List<String> told = new ArrayList<>(w.getRolloutTold());
+    WorkloadService.rolledOut(w.getPods())
+        .forEach(
+            (uid, at) -> {
+              if (!told.contains(uid)) {
+                told.add(uid);
+                tell(
+                    uid,
+                    new WorkloadStatus(w.getPreempted().size(), w.getCompleted(), at),
+                    timestamp);
+              }
+            });
+    Set<String> kept = new TreeSet<>();
+    w.getPods().forEach(p -> kept.add(p.getUid()));
+    told.removeIf(uid -> !kept.contains(uid));
+    w.setRolloutTold(told);
   }
 
   private void flushDirty() {

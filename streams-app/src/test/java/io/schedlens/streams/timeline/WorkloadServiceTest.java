@@ -272,7 +272,7 @@ class WorkloadServiceTest {
             .setOutcome("Succeeded")
             .setUpdatedAt(at(961))
             .build();
-    WorkloadMember m = WorkloadService.memberOf(t, at(960));
+    WorkloadMember m = WorkloadService.memberOf(t, at(960), null);
 
     assertThat(m.getStoppedAt()).isEqualTo(at(900));
     WorkloadTimeline w =
@@ -285,6 +285,79 @@ class WorkloadServiceTest {
             at(1000));
     assertThat(w.getInterruptions()).isEmpty();
     assertThat(w.getDesired()).isZero();
+  }
+
+  /** A plain deletion, as the ReplicaSet controller deletes a pod: no DisruptionTarget. */
+  static WorkloadMember.Builder deleted(WorkloadMember.Builder p, double at) {
+    return p.setReadyEndAt(at(at))
+        .setStoppedAt(at(at))
+        .setDisruptionCause("deletion")
+        .setDisruptionAt(at(at))
+        .setOutcome("Deleted");
+  }
+
+  @Test
+  void shouldCallARolloutWithMaxUnavailableAnInterruptionCausedByTheRollout() {
+    // One GPU, one replica: maxSurge 0, maxUnavailable 1. The old ReplicaSet's pod is deleted at
+    // 600 s, the new ReplicaSet's pod created at once, Ready at 750 s.
+    WorkloadMember old =
+        deleted(servedFrom(pod("old", 0), 1, 50).setTemplateHash("5d8f7"), 600).build();
+    WorkloadMember fresh =
+        servedFrom(pod("new", 600.2).setTemplateHash("6c9a1"), 640, 750)
+            .setFirstOkAt(at(751))
+            .build();
+
+    assertThat(WorkloadService.rolledOut(List.of(old, fresh))).containsOnlyKeys("old");
+    WorkloadTimeline t = view(List.of(old, fresh), 1000);
+
+    assertThat(t.getInterruptions())
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.getCause()).isEqualTo("rollout");
+              assertThat(i.getDurationMs()).isEqualTo(150_000L);
+            });
+    assertThat(t.getRecoveries())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getCause()).isEqualTo("rollout");
+              assertThat(r.getReplacement()).isEqualTo("new");
+              assertThat(r.getToFirstOkMs()).isEqualTo(151_000L);
+            });
+  }
+
+  @Test
+  void shouldSeeNoInterruptionInARolloutWithMaxSurgeAndTheNewPodFirst() {
+    // maxSurge 1, maxUnavailable 0: the new pod is created at 500 s and Ready at 650 s; only then
+    // is the old one deleted.
+    WorkloadMember old =
+        deleted(servedFrom(pod("old", 0), 1, 50).setTemplateHash("5d8f7"), 651).build();
+    WorkloadMember fresh = servedFrom(pod("new", 500).setTemplateHash("6c9a1"), 501, 650).build();
+
+    WorkloadTimeline t = view(List.of(old, fresh), 1000);
+
+    assertThat(t.getInterruptions()).isEmpty();
+    assertThat(t.getDegraded()).isEmpty();
+    assertThat(t.getRecoveries())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getReplacement()).isEqualTo("new");
+              assertThat(r.getToReadyMs()).as("Ready before the old pod went").isZero();
+            });
+  }
+
+  @Test
+  void shouldNotCallAScaleDownAndALaterScaleUpOfTheSameTemplateARollout() {
+    WorkloadMember a =
+        deleted(servedFrom(pod("a", 0), 1, 50).setTemplateHash("5d8f7"), 600).build();
+    WorkloadMember b = servedFrom(pod("b", 900).setTemplateHash("5d8f7"), 901, 1000).build();
+    WorkloadMember c = pod("c", 1500).setTemplateHash("6c9a1").build();
+
+    assertThat(WorkloadService.rolledOut(List.of(a, b, c)))
+        .as("c came long after a's deletion; b has a's template")
+        .isEmpty();
   }
 
   @Test
@@ -302,11 +375,11 @@ class WorkloadServiceTest {
             .setUpdatedAt(at(631))
             .build();
 
-    WorkloadMember m = WorkloadService.memberOf(t, at(600));
+    WorkloadMember m = WorkloadService.memberOf(t, at(600), null);
 
     assertThat(m.getReadyEndAt()).isEqualTo(at(600));
     assertThat(m.getStoppedAt()).isEqualTo(at(600));
-    assertThat(WorkloadService.memberOf(t, null).getReadyEndAt())
+    assertThat(WorkloadService.memberOf(t, null, null).getReadyEndAt())
         .as("without the deletion request: the disruption's time")
         .isEqualTo(at(600));
   }

@@ -481,6 +481,62 @@ class TimelineTopologyTest {
             });
   }
 
+  /**
+   * A rollout (maxUnavailable 1) deletes the old ReplicaSet's pod, with nothing on the pod itself
+   * to say why; the workload stage sees the new ReplicaSet's pod and tells the old pod, whose final
+   * timeline names the rollout as its disruption.
+   */
+  @Test
+  void shouldNameARolloutAsTheDisruptionOfThePodItReplaced() {
+    start();
+    Inputs.Pod old =
+        new Inputs.Pod(
+                "u-old",
+                "ai-lab",
+                "chat-5d8f7-aaaaa",
+                "ReplicaSet",
+                "chat-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .label("pod-template-hash", "5d8f7")
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", 10, 0, true)
+            .condition("Ready", "True", 60, null, null);
+    List<Object> in = new ArrayList<>();
+    in.add(old.seen(ChangeType.ADDED, 60.5));
+    old.deleting(600, 30);
+    in.add(old.seen(ChangeType.MODIFIED, 600.2));
+    Inputs.Pod fresh =
+        new Inputs.Pod(
+                "u-new",
+                "ai-lab",
+                "chat-6c9a1-bbbbb",
+                "ReplicaSet",
+                "chat-6c9a1",
+                "interactive",
+                100000,
+                1)
+            .created(600)
+            .label("pod-template-hash", "6c9a1");
+    in.add(fresh.seen(ChangeType.ADDED, 600.4));
+    old.terminated("model", 10, 604, 0, "Completed").phase("Succeeded");
+    in.add(old.seen(ChangeType.MODIFIED, 604.3));
+    in.add(old.seen(ChangeType.DELETED, 605));
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    in.forEach(this::pipe);
+    finish(1300);
+
+    PodTimeline t = latestByUid().get("u-old");
+    assertThat(t.getFinal$()).isTrue();
+    assertThat(t.getOutcome()).isEqualTo("Deleted");
+    assertThat(t.getDisruption().getCause()).isEqualTo("rollout");
+    assertThat(t.getDisruption().getBy()).isEqualTo("deployment-controller");
+    assertThat(t.getDisruption().getAt()).isEqualTo(sec(600));
+  }
+
   @Test
   void shouldKeepTheTopologyNamesPinned() throws Exception {
     String described = topology(new StreamsMetrics()).describe().toString();
