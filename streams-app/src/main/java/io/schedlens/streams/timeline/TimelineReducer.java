@@ -151,6 +151,9 @@ public final class TimelineReducer {
           if (isTrue) {
             s.setReadyAt(min(s.getReadyAt(), t));
           }
+          if (latest) {
+            s.setReadyLostAt(isTrue ? null : t);
+          }
         }
         case "DisruptionTarget" -> {
           if (isTrue) {

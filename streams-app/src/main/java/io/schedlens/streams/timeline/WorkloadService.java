@@ -6,6 +6,7 @@ import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
+import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,8 +28,10 @@ import java.util.TreeSet;
  *
  * <ul>
  *   <li>A pod is Ready from its first Ready=True until it stops taking traffic: the earliest of its
- *       disruption, its deletion request (a terminating pod leaves the Service's endpoints) and its
- *       containers' end.
+ *       disruption, its deletion request (a terminating pod leaves the Service's endpoints), a
+ *       later Ready=False (a node gone unreachable: the node controller marks its pods NotReady
+ *       long before the taint manager evicts them) and its containers' end. A pod Ready again is
+ *       Ready again; the spell it was not is then no longer shown.
  *   <li>Wanted (desired) replicas are the workload object's when observed; otherwise inferred: a
  *       pod is wanted from its creation until its deletion is asked for (a scale-down, a completed
  *       Job), and a pod ended early by a disruption stays wanted until its controller creates the
@@ -225,20 +228,25 @@ public final class WorkloadService {
   }
 
   /**
-   * What the workload needs of a pod, from its timeline and the deletion request its state holds
-   * (the timeline shows the deletion only once the pod is gone).
+   * What the workload needs of a pod, from its timeline and its state (the deletion request, which
+   * the timeline shows only once the pod is gone; a later loss of Ready; its ReplicaSet's hash).
    */
-  public static WorkloadMember memberOf(
-      PodTimeline t, Long deletionRequestedAt, String templateHash) {
+  public static WorkloadMember memberOf(PodTimeline t, TimelineState s) {
+    Long deletionRequestedAt = s.getDeletionRequestedAt();
     // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
     // it finished; a deleted one when its deletion was asked for.
     Long stopped = TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt());
+    Long lost =
+        s.getReadyLostAt() != null && t.getReadyAt() != null && s.getReadyLostAt() > t.getReadyAt()
+            ? s.getReadyLostAt()
+            : null;
     Long readyEnd =
         t.getReadyAt() == null
             ? null
             : TimelineReducer.min(
                 TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt()),
-                t.getDisruption() == null ? null : t.getDisruption().getAt());
+                TimelineReducer.min(
+                    lost, t.getDisruption() == null ? null : t.getDisruption().getAt()));
     return WorkloadMember.newBuilder()
         .setUid(t.getUid())
         .setName(t.getName())
@@ -260,7 +268,7 @@ public final class WorkloadService {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
-        .setTemplateHash(templateHash)
+        .setTemplateHash(s.getLabels().get(Workloads.TEMPLATE_HASH_LABEL))
         .setFinal$(t.getFinal$())
         .build();
   }

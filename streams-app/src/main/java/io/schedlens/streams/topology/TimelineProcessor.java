@@ -297,9 +297,7 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
 
   /** Tells the pod's workload its facts when they changed since last told. */
   private void tellWorkloadMember(TimelineState s, PodTimeline t) {
-    WorkloadMember m =
-        WorkloadService.memberOf(
-            t, s.getDeletionRequestedAt(), s.getLabels().get(Workloads.TEMPLATE_HASH_LABEL));
+    WorkloadMember m = WorkloadService.memberOf(t, s);
     if (m.equals(s.getMemberSent())) {
       return;
     }

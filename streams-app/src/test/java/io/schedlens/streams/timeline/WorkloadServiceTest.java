@@ -9,6 +9,7 @@ import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
+import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,6 +50,12 @@ class WorkloadServiceTest {
         .setReadyEndAt(at(at))
         .setStoppedAt(at(at))
         .setOutcome(cause.equals("preemption") ? "Preempted" : "Evicted");
+  }
+
+  static TimelineState deletionAskedAt(Long at) {
+    TimelineState s = TimelineReducer.empty("x");
+    s.setDeletionRequestedAt(at);
+    return s;
   }
 
   static WorkloadTimeline view(List<WorkloadMember> pods, double now) {
@@ -272,7 +279,7 @@ class WorkloadServiceTest {
             .setOutcome("Succeeded")
             .setUpdatedAt(at(961))
             .build();
-    WorkloadMember m = WorkloadService.memberOf(t, at(960), null);
+    WorkloadMember m = WorkloadService.memberOf(t, deletionAskedAt(at(960)));
 
     assertThat(m.getStoppedAt()).isEqualTo(at(900));
     WorkloadTimeline w =
@@ -361,6 +368,29 @@ class WorkloadServiceTest {
   }
 
   @Test
+  void shouldEndReadinessWhenTheNodeControllerMarksThePodNotReady() {
+    // The node went unreachable at 600 s; 40 s later the node controller set Ready=False on its
+    // pods; the taint manager evicts them only after tolerationSeconds (300 s).
+    PodTimeline t =
+        PodTimeline.newBuilder()
+            .setUid("a")
+            .setCreatedAt(at(0))
+            .setReadyAt(at(100))
+            .setOutcome("Evicted")
+            .setDisruption(new Disruption("taint-manager", at(940), "taint-eviction-controller"))
+            .setUpdatedAt(at(941))
+            .build();
+    TimelineState s = deletionAskedAt(at(940));
+    s.setReadyLostAt(at(640));
+
+    assertThat(WorkloadService.memberOf(t, s).getReadyEndAt()).isEqualTo(at(640));
+    s.setReadyLostAt(at(50));
+    assertThat(WorkloadService.memberOf(t, s).getReadyEndAt())
+        .as("a not-Ready before it was first Ready is no loss")
+        .isEqualTo(at(940));
+  }
+
+  @Test
   void shouldEndAPodsReadinessAtItsDeletionRequestNotAtItsContainersEnd() {
     // A terminating pod leaves the Service's endpoints when its deletion is asked for; its
     // container may drain for the grace period after that.
@@ -375,11 +405,11 @@ class WorkloadServiceTest {
             .setUpdatedAt(at(631))
             .build();
 
-    WorkloadMember m = WorkloadService.memberOf(t, at(600), null);
+    WorkloadMember m = WorkloadService.memberOf(t, deletionAskedAt(at(600)));
 
     assertThat(m.getReadyEndAt()).isEqualTo(at(600));
     assertThat(m.getStoppedAt()).isEqualTo(at(600));
-    assertThat(WorkloadService.memberOf(t, null, null).getReadyEndAt())
+    assertThat(WorkloadService.memberOf(t, deletionAskedAt(null)).getReadyEndAt())
         .as("without the deletion request: the disruption's time")
         .isEqualTo(at(600));
   }
