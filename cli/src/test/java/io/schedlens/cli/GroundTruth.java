@@ -41,6 +41,14 @@ public final class GroundTruth {
           .isEqualTo(Integer.toString(truth.repeat()));
       soft.assertThat(t.getPriorityClass()).as(pod + " class").isEqualTo(truth.priorityClass());
       soft.assertThat(t.getOutcome()).as(pod + " outcome").isEqualTo(truth.outcome());
+      if (truth.cause() != null) {
+        soft.assertThat(t.getDisruption()).as(pod + " disruption").isNotNull();
+        if (t.getDisruption() != null) {
+          soft.assertThat(t.getDisruption().getCause())
+              .as(pod + " disruption cause")
+              .isEqualTo(truth.cause());
+        }
+      }
       soft.assertThat(t.getNeverScheduled())
           .as(pod + " neverScheduled")
           .isEqualTo(truth.scheduledAt() == null);
@@ -177,7 +185,7 @@ public final class GroundTruth {
       // Recoveries: every serving pod ended early, to its replacement's Ready and first OK.
       List<PodTruth> mine = pods.stream().filter(p -> p.workload().equals(name)).toList();
       for (PodTruth d : mine) {
-        if (!d.outcome().equals("Evicted") && !d.outcome().equals("Preempted")) {
+        if (d.cause() == null) {
           continue;
         }
         String what =

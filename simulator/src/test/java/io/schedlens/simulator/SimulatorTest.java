@@ -1,10 +1,12 @@
 package io.schedlens.simulator;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
+import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
@@ -286,5 +288,140 @@ class SimulatorTest {
     org.assertj.core.api.Assertions.assertThatThrownBy(() -> ScenarioLoader.parse("x.yaml", yaml))
         .hasMessageContaining("actions[0].drain")
         .hasMessageContaining("no node gpu-2");
+  }
+
+  static final String ONE_GPU_SERVICE =
+      """
+      name: x
+      duration: 40m
+      gap: 5m
+      nodes: [{name: gpu, count: 1, gpus: 1}]
+      arms: [{name: a}]
+      workloads:
+        - name: chat
+          kind: Deployment
+          gpus: 1
+          pull: 10s
+          terminationGracePeriod: 30s
+          stopTime: 4s
+          modelLoad: {at: 60s}
+          replicas: [{at: 0s, replicas: 1}, {at: 39m, replicas: 0}]
+      """;
+
+  static Simulator simulate(String yaml, Recorder api) throws Exception {
+    Simulator sim = new Simulator(ScenarioLoader.parse("x.yaml", yaml), ORIGIN);
+    sim.run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+    return sim;
+  }
+
+  static long minutes(double m) {
+    return ORIGIN + Math.round(m * 60_000);
+  }
+
+  @Test
+  void shouldRollOutWithMaxUnavailableByDeletingTheOldPodFirst() throws Exception {
+    Recorder api = new Recorder();
+    Simulator sim =
+        simulate(
+            ONE_GPU_SERVICE
+                + "actions: [{at: 10m, rollout: chat, maxSurge: 0, maxUnavailable: 1}]\n",
+            api);
+    ClusterRun run = sim.runs().get(0);
+    List<PodTruth> truth = run.truth();
+
+    assertThat(truth).hasSize(2);
+    PodTruth old = truth.get(0);
+    PodTruth fresh = truth.get(1);
+    assertThat(old.cause()).isEqualTo("rollout");
+    assertThat(old.outcome()).isEqualTo("Deleted");
+    assertThat(old.deletionRequestedAt()).isEqualTo(minutes(10));
+    assertThat(fresh.createdAt()).isEqualTo(minutes(10));
+    assertThat(fresh.name()).as("another ReplicaSet").doesNotStartWith(old.name().substring(0, 11));
+    assertThat(run.interruptions())
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.cause()).isEqualTo("rollout");
+              assertThat(i.start()).isEqualTo(minutes(10));
+              assertThat(i.end()).isEqualTo(fresh.readyAt());
+            });
+  }
+
+  @Test
+  void shouldStallARolloutWithTheDefaultSurgeWhenNoGpuIsFree() throws Exception {
+    // 25% of one replica: maxSurge 1, maxUnavailable 0. The new pod waits for a GPU that the old
+    // one holds, and the old one waits for the new one to be Ready: no interruption, no progress.
+    Recorder api = new Recorder();
+    Simulator sim = simulate(ONE_GPU_SERVICE + "actions: [{at: 10m, rollout: chat}]\n", api);
+    ClusterRun run = sim.runs().get(0);
+
+    assertThat(run.interruptions()).isEmpty();
+    assertThat(run.truth()).hasSize(2);
+    assertThat(run.truth().get(1).scheduledAt()).as("never scheduled").isNull();
+    assertThat(api.schedulerEvents)
+        .anyMatch(e -> e.getNote().contains("Insufficient nvidia.com/gpu"));
+  }
+
+  @Test
+  void shouldMarkPodsOfAFailedNodeNotReadyThenEvictThemByTaintAndReplaceThemAfterItReJoins()
+      throws Exception {
+    Recorder api = new Recorder();
+    Simulator sim =
+        simulate(
+            ONE_GPU_SERVICE + "actions: [{at: 10m, fail: gpu-1}, {at: 20m, rejoin: gpu-1}]\n", api);
+    ClusterRun run = sim.runs().get(0);
+    List<PodTruth> truth = run.truth();
+
+    PodTruth lost = truth.get(0);
+    assertThat(lost.cause()).isEqualTo("taint-manager");
+    assertThat(lost.outcome()).isEqualTo("Evicted");
+    // node monitor grace 40 s, then the unreachable toleration of 300 s
+    assertThat(lost.deletionRequestedAt()).isEqualTo(minutes(10) + 340_000);
+    assertThat(lost.deletedAt()).as("gone only once the node is back").isGreaterThan(minutes(20));
+    PodTruth replacement = truth.get(1);
+    assertThat(replacement.createdAt()).isEqualTo(minutes(10) + 340_000);
+    assertThat(replacement.scheduledAt()).isGreaterThanOrEqualTo(minutes(20));
+    assertThat(run.interruptions())
+        .singleElement()
+        .satisfies(
+            i -> {
+              assertThat(i.start()).as("marked NotReady").isEqualTo(minutes(10) + 40_000);
+              assertThat(i.end()).isEqualTo(replacement.readyAt());
+              assertThat(i.cause()).isEqualTo("taint-manager");
+            });
+    assertThat(api.kubeletEvents)
+        .extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+        .contains("NodeNotReady", "TaintManagerEviction");
+    assertThat(api.podWrites)
+        .anyMatch(
+            p ->
+                p.getStatus().getConditions().stream()
+                    .anyMatch(
+                        c ->
+                            c.getType().equals("DisruptionTarget")
+                                && c.getReason().equals("DeletionByTaintManager")));
+    assertThat(api.schedulerEvents)
+        .anyMatch(
+            e ->
+                e.getNote()
+                    .contains(
+                        "1 node(s) had untolerated taint {node.kubernetes.io/unreachable: }"));
+  }
+
+  @Test
+  void shouldRefuseARejoinTheTaintManagerWouldNotHaveSeen() {
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "x.yaml",
+                    ONE_GPU_SERVICE
+                        + "actions: [{at: 10m, fail: gpu-1}, {at: 12m, rejoin: gpu-1}]\n"))
+        .hasMessageContaining("actions[1].rejoin")
+        .hasMessageContaining("340 s");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "x.yaml", ONE_GPU_SERVICE + "actions: [{at: 10m, rollout: nope}]\n"))
+        .hasMessageContaining("no Deployment nope");
   }
 }

@@ -9,6 +9,7 @@ import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.ClassOverride;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
+import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayDeque;
@@ -71,9 +72,27 @@ public final class ClusterRun {
   /** Cordoned nodes (spec.unschedulable). */
   private final java.util.Set<String> unschedulable = new java.util.HashSet<>();
 
+  /** Nodes that stopped (failed): their pods do no work and cannot be reached. */
+  private final java.util.Set<String> down = new java.util.HashSet<>();
+
+  /** Nodes the node lifecycle controller found unreachable (tainted) and not back yet. */
+  private final java.util.Set<String> unreachable = new java.util.HashSet<>();
+
+  /** A node's failures so far: a pending eviction of an earlier failure is void after a re-join. */
+  private final Map<String, Integer> failures = new java.util.HashMap<>();
+
+  /** kube-controller-manager's --node-monitor-grace-period (40 s up to Kubernetes 1.31). */
+  static final long NODE_MONITOR_GRACE_MS = 40_000;
+
+  /** The DefaultTolerationSeconds admission plugin's toleration of unreachable:NoExecute. */
+  static final long UNREACHABLE_TOLERATION_MS = 300_000;
+
+  static final Taint UNREACHABLE_NO_SCHEDULE =
+      new Taint("node.kubernetes.io/unreachable", "", "NoSchedule");
+
   private final Map<String, SimPod> pods = new LinkedHashMap<>();
   private final Map<String, Truth> truth = new LinkedHashMap<>();
-  private final List<ReplicaSetController> replicaSets = new ArrayList<>();
+  private final List<DeploymentController> deployments = new ArrayList<>();
   private final List<ServiceInterruption> interruptions = new ArrayList<>();
   private final List<JobController> jobs = new ArrayList<>();
   private boolean passScheduled;
@@ -94,6 +113,9 @@ public final class ClusterRun {
     long sloBreaches;
     Long deletedAt;
     String outcome;
+
+    /** What ended it early (preemption, eviction-api, taint-manager, rollout), if anything. */
+    String cause;
   }
 
   public ClusterRun(
@@ -151,8 +173,8 @@ public final class ClusterRun {
     SplittableRandom jitter = random.split();
     for (Workload w : scenario.workloads()) {
       if (w.isDeployment()) {
-        ReplicaSetController rs = new ReplicaSetController(w);
-        replicaSets.add(rs);
+        DeploymentController rs = new DeploymentController(w);
+        deployments.add(rs);
         for (ReplicaStep step : w.replicas()) {
           long at = start + jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
           queue.at(at, () -> rs.scale(step.replicas()));
@@ -174,15 +196,18 @@ public final class ClusterRun {
         }
       }
     }
-    for (Scenario.NodeAction a : scenario.actions()) {
+    for (Scenario.Action a : scenario.actions()) {
       long at = start + a.at().toMillis();
       queue.at(
           at,
           () -> {
-            if (a.action().equals("drain")) {
-              drain(a.node());
-            } else {
-              uncordon(a.node());
+            switch (a.action()) {
+              case "drain" -> drain(a.target());
+              case "uncordon" -> uncordon(a.target());
+              case "fail" -> fail(a.target());
+              case "rejoin" -> rejoin(a.target());
+              case "rollout" -> rollout(a);
+              default -> throw new IllegalStateException("unknown action " + a.action());
             }
           });
     }
@@ -203,6 +228,9 @@ public final class ClusterRun {
       }
       truth.get(p.uid).outcome = p.terminal() ? truth.get(p.uid).outcome : "Evicted";
       if (!p.terminal()) {
+        truth.get(p.uid).cause = "eviction-api";
+      }
+      if (!p.terminal()) {
         condition(p, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
         writeStatus(p);
       }
@@ -215,6 +243,144 @@ public final class ClusterRun {
     if (unschedulable.remove(node)) {
       nodeFreed();
     }
+  }
+
+  /**
+   * The node stops (power, kernel or network): its kubelet no longer reports and its pods do no
+   * work and serve nobody. Kubernetes finds out after the node monitor grace period: the node
+   * lifecycle controller taints the node unreachable (NoSchedule, NoExecute) and marks its pods
+   * NotReady; the taint eviction controller deletes each pod when its toleration of
+   * unreachable:NoExecute runs out (300 s, added to every pod by DefaultTolerationSeconds), with
+   * the DisruptionTarget condition DeletionByTaintManager. Those deletions cannot finish while the
+   * kubelet is away: the pods stay Terminating until the node re-joins; their controllers replace
+   * them at once.
+   */
+  private void fail(String node) {
+    if (!down.add(node)) {
+      return;
+    }
+    int failure = failures.merge(node, 1, Integer::sum);
+    publishGpus();
+    queue.after(
+        NODE_MONITOR_GRACE_MS,
+        () -> {
+          if (!down.contains(node) || failures.get(node) != failure) {
+            return;
+          }
+          unreachable.add(node);
+          for (SimPod p : new ArrayList<>(pods.values())) {
+            if (p.gone || !node.equals(p.node)) {
+              continue;
+            }
+            if (p.ready()) {
+              condition(p, "Ready", "False", null, null);
+              writeStatus(p);
+              api.kubeletEvent(
+                  PodObjects.controllerEvent(
+                      names.eventName(p.name),
+                      p,
+                      "Warning",
+                      "NodeNotReady",
+                      "Node is not ready",
+                      queue.now(),
+                      "node-controller"));
+              notifyOwner(p);
+            }
+            if (p.deletionRequestedAt == null && !p.terminal()) {
+              queue.after(UNREACHABLE_TOLERATION_MS, () -> taintEviction(p, node, failure));
+            }
+          }
+        });
+  }
+
+  private void taintEviction(SimPod p, String node, int failure) {
+    if (p.gone
+        || p.deletionRequestedAt != null
+        || !down.contains(node)
+        || failures.get(node) != failure) {
+      return;
+    }
+    Truth t = truth.get(p.uid);
+    t.outcome = "Evicted";
+    t.cause = "taint-manager";
+    condition(
+        p,
+        "DisruptionTarget",
+        "True",
+        "DeletionByTaintManager",
+        "Taint manager: deleting due to NoExecute taint");
+    writeStatus(p);
+    api.kubeletEvent(
+        PodObjects.controllerEvent(
+            names.eventName(p.name),
+            p,
+            "Normal",
+            "TaintManagerEviction",
+            "Marking for deletion Pod " + p.namespace + "/" + p.name,
+            queue.now(),
+            "taint-eviction-controller"));
+    // A graceful deletion no kubelet answers: the pod stays Terminating, its controller replaces
+    // it.
+    p.deletionRequestedAt = queue.now();
+    writeMeta(p);
+    notifyOwner(p);
+    publishGpus();
+  }
+
+  /**
+   * The node is back: Ready, untainted. Its kubelet finds its pods deleted meanwhile and stops them
+   * at once (their grace period ran out long ago).
+   */
+  private void rejoin(String node) {
+    if (!down.remove(node)) {
+      return;
+    }
+    failures.merge(node, 1, Integer::sum);
+    unreachable.remove(node);
+    for (SimPod p : new ArrayList<>(pods.values())) {
+      if (!p.gone && node.equals(p.node) && p.deletionRequestedAt != null) {
+        queue.after(
+            500 + random.nextInt(1000),
+            () -> {
+              if (p.containerStartedAt != null && p.containerFinishedAt == null) {
+                kubeletEvent(p, "Killing", "Stopping container " + PodObjects.containerName(p));
+              }
+              containerStopped(p, true);
+            });
+      }
+    }
+    publishGpus();
+    nodeFreed();
+  }
+
+  /** A new pod template for a Deployment: rolled out within maxSurge / maxUnavailable. */
+  private void rollout(Scenario.Action a) {
+    for (DeploymentController d : deployments) {
+      if (d.w.name().equals(a.target())) {
+        int replicas = Math.max(d.desired, 1);
+        d.rollout(
+            Scenario.Action.resolve(a.maxSurge(), replicas, true),
+            Scenario.Action.resolve(a.maxUnavailable(), replicas, false));
+      }
+    }
+  }
+
+  /** The nodes as the scheduler sees them: a node found unreachable carries its taint. */
+  private List<SimNode> schedulableView() {
+    if (unreachable.isEmpty()) {
+      return nodes;
+    }
+    List<SimNode> view = new ArrayList<>(nodes.size());
+    for (SimNode n : nodes) {
+      if (unreachable.contains(n.name())) {
+        List<Taint> taints = new ArrayList<>(n.taints());
+        taints.add(UNREACHABLE_NO_SCHEDULE);
+        view.add(new SimNode(n.name(), n.gpus(), n.gpuModel(), n.labels(), taints, n.gpuUuids()));
+      } else {
+        view.add(n);
+      }
+    }
+    return view;
   }
 
   private static long jittered(SplittableRandom r, long at, long jitter) {
@@ -234,7 +400,8 @@ public final class ClusterRun {
    * pod stopped serving (deletion asked for) while it wanted a replica, to the moment a pod was
    * Ready again or none was wanted.
    *
-   * @param cause eviction-api, preemption or deletion: what ended the pod whose loss began it
+   * @param cause preemption, eviction-api, taint-manager, rollout or deletion: what ended the pod
+   *     whose loss began it
    * @param end null when the run ended first
    */
   public record ServiceInterruption(
@@ -292,7 +459,8 @@ public final class ClusterRun {
               t.requests,
               t.errors,
               t.sloBreaches,
-              t.outcome));
+              t.outcome,
+              t.cause));
     }
     return out;
   }
@@ -421,7 +589,7 @@ public final class ClusterRun {
     long now = queue.now();
     p.attempts++;
     p.lastAttemptAt = now;
-    Decision d = KubeScheduler.schedule(p, nodes, livePods(), unschedulable);
+    Decision d = KubeScheduler.schedule(p, schedulableView(), livePods(), unschedulable);
     if (d instanceof Bind b) {
       bind(p, b.node());
       return;
@@ -505,6 +673,7 @@ public final class ClusterRun {
     for (SimPod v : victims) {
       Truth t = truth.get(v.uid);
       t.preemptedAt = now;
+      t.cause = "preemption";
       t.preemptorUid = preemptor.uid;
       truth.get(preemptor.uid).victims.add(v.uid);
       v.preempted = true;
@@ -554,7 +723,7 @@ public final class ClusterRun {
     queue.after(
         seen,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone) {
+          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
             return;
           }
           condition(p, "PodReadyToStartContainers", "False", null, null);
@@ -578,7 +747,7 @@ public final class ClusterRun {
     queue.after(
         sandbox,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone) {
+          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
             return;
           }
           condition(p, "PodReadyToStartContainers", "True", null, null);
@@ -589,7 +758,7 @@ public final class ClusterRun {
     queue.after(
         sandbox + pull,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone) {
+          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
             return;
           }
           kubeletEvent(
@@ -611,7 +780,7 @@ public final class ClusterRun {
   }
 
   private void containerStarted(SimPod p) {
-    if (p.deletionRequestedAt != null || p.gone) {
+    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
       return;
     }
     long now = queue.now();
@@ -640,7 +809,7 @@ public final class ClusterRun {
       queue.after(
           load,
           () -> {
-            if (p.deletionRequestedAt != null || p.gone) {
+            if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
               return;
             }
             p.containerReady = true;
@@ -685,7 +854,9 @@ public final class ClusterRun {
     }
     p.deletionRequestedAt = queue.now();
     if (p.node == null) {
-      // No kubelet is responsible for an unbound pod: the API server removes it at once.
+      // No kubelet is responsible for an unbound pod: the API server marks it deleted with grace
+      // period 0 and removes it at once.
+      writeMeta(p);
       remove(p);
       return;
     }
@@ -760,10 +931,10 @@ public final class ClusterRun {
   }
 
   private void notifyOwner(SimPod p) {
-    for (ReplicaSetController rs : replicaSets) {
-      if (rs.uid.equals(p.ownerUid)) {
-        rs.reconcile();
-        rs.serviceCheck(p);
+    for (DeploymentController d : deployments) {
+      if (d.owns(p)) {
+        d.reconcile();
+        d.serviceCheck(p);
       }
     }
     for (JobController j : jobs) {
@@ -794,7 +965,7 @@ public final class ClusterRun {
   }
 
   private void checkpoint(SimPod p, long progress) {
-    if (p.deletionRequestedAt != null || p.gone) {
+    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
       return;
     }
     long now = queue.now();
@@ -805,7 +976,7 @@ public final class ClusterRun {
   }
 
   private void completed(SimPod p) {
-    if (p.deletionRequestedAt != null || p.gone) {
+    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
       return;
     }
     long now = queue.now();
@@ -827,18 +998,31 @@ public final class ClusterRun {
 
   // ------------------------------------------------------------------ controllers
 
-  /** A Deployment's current ReplicaSet. */
-  private final class ReplicaSetController {
+  /**
+   * A Deployment: its ReplicaSets (the last is the current template's), the replicas it wants, and
+   * its rolling update, as the Deployment controller runs it: the new ReplicaSet grows while all
+   * pods stay within replicas + maxSurge, the old ones shrink while Ready pods stay at least
+   * replicas - maxUnavailable (unready old pods go first).
+   */
+  private final class DeploymentController {
     final Workload w;
-    final String hash = names.templateHash();
-    final String name;
-    final String uid = names.uid();
+    final List<ReplicaSetController> sets = new ArrayList<>();
     int desired;
-    final List<SimPod> owned = new ArrayList<>();
+    int maxSurge;
+    int maxUnavailable;
 
-    ReplicaSetController(Workload w) {
+    // The service as users feel it, tracked live (not reconstructed from the pods afterwards).
+    int lastReady;
+    Long interruptedSince;
+    String interruptedBy;
+
+    DeploymentController(Workload w) {
       this.w = w;
-      this.name = w.name() + "-" + hash;
+      sets.add(new ReplicaSetController(this));
+    }
+
+    ReplicaSetController current() {
+      return sets.get(sets.size() - 1);
     }
 
     void scale(int replicas) {
@@ -850,35 +1034,118 @@ public final class ClusterRun {
       serviceCheck(null);
     }
 
-    // The service as users feel it, tracked live (not reconstructed from the pods afterwards).
-    int lastReady;
-    Long interruptedSince;
-    String interruptionCause;
-
-    /** After any change: opens or closes an interruption; {@code changed} is the pod concerned. */
-    void serviceCheck(SimPod changed) {
-      int r = ready();
-      int want = ended ? 0 : desired;
-      long now = queue.now();
-      if (interruptedSince != null && (r >= 1 || want == 0)) {
-        interruptions.add(
-            new ServiceInterruption(
-                w.name(), arm.name(), repeat, interruptedSince, now, interruptionCause));
-        interruptedSince = null;
-      } else if (interruptedSince == null && want >= 1 && r == 0 && lastReady >= 1) {
-        interruptedSince = now;
-        Truth t = changed == null ? null : truth.get(changed.uid);
-        interruptionCause =
-            t == null
-                ? "deletion"
-                : t.preemptedAt != null
-                    ? "preemption"
-                    : "Evicted".equals(t.outcome) ? "eviction-api" : "deletion";
+    /** A new pod template: a new ReplicaSet, rolled out with these bounds. */
+    void rollout(int surge, int unavailable) {
+      if (ended) {
+        return;
       }
-      lastReady = r;
+      // Both rounded to 0 (25% of one replica): the Deployment controller lets one be unavailable.
+      maxSurge = surge;
+      maxUnavailable = surge == 0 && unavailable == 0 ? 1 : unavailable;
+      sets.add(new ReplicaSetController(this));
+      reconcile();
+      serviceCheck(null);
     }
 
     void reconcile() {
+      int want = ended ? 0 : desired;
+      ReplicaSetController fresh = current();
+      List<ReplicaSetController> old = sets.subList(0, sets.size() - 1);
+      boolean rolling = old.stream().anyMatch(r -> r.desired > 0);
+      if (!rolling || want == 0) {
+        old.forEach(r -> r.desired = 0);
+        fresh.desired = want;
+      } else {
+        int total = sets.stream().mapToInt(r -> r.desired).sum();
+        int maxTotal = want + maxSurge;
+        if (total < maxTotal && fresh.desired < want) {
+          fresh.desired = Math.min(want, fresh.desired + (maxTotal - total));
+          total = sets.stream().mapToInt(r -> r.desired).sum();
+        }
+        int minAvailable = want - maxUnavailable;
+        int newUnavailable = Math.max(0, fresh.desired - fresh.ready());
+        int canDown = total - minAvailable - newUnavailable;
+        // Unready old pods first: they cost no availability.
+        for (ReplicaSetController r : old) {
+          int unready = Math.max(0, r.desired - r.ready());
+          int down = Math.min(Math.max(0, canDown), unready);
+          r.desired -= down;
+          canDown -= down;
+        }
+        int available = sets.stream().mapToInt(ReplicaSetController::ready).sum();
+        int byAvailability = Math.min(canDown, available - minAvailable);
+        for (ReplicaSetController r : old) {
+          int down = Math.min(Math.max(0, byAvailability), r.desired);
+          r.desired -= down;
+          byAvailability -= down;
+        }
+        if (sets.stream().mapToInt(r -> r.desired).sum() < maxTotal && fresh.desired < want) {
+          fresh.desired =
+              Math.min(
+                  want, fresh.desired + maxTotal - sets.stream().mapToInt(r -> r.desired).sum());
+        }
+      }
+      for (ReplicaSetController r : sets) {
+        r.reconcile(r != fresh);
+      }
+    }
+
+    boolean owns(SimPod p) {
+      return sets.stream().anyMatch(r -> r.uid.equals(p.ownerUid));
+    }
+
+    List<SimPod> readyPods() {
+      List<SimPod> out = new ArrayList<>();
+      sets.forEach(r -> r.owned.stream().filter(SimPod::ready).forEach(out::add));
+      return out;
+    }
+
+    /** After any change: opens or closes an interruption; {@code changed} is the pod concerned. */
+    void serviceCheck(SimPod changed) {
+      int r = readyPods().size();
+      int want = ended ? 0 : desired;
+      long now = queue.now();
+      if (interruptedSince != null && (r >= 1 || want == 0)) {
+        // What ended the pod is known by now: a pod on a failed node was marked NotReady first
+        // and evicted by the taint manager later.
+        Truth t = interruptedBy == null ? null : truth.get(interruptedBy);
+        interruptions.add(
+            new ServiceInterruption(
+                w.name(),
+                arm.name(),
+                repeat,
+                interruptedSince,
+                now,
+                t == null || t.cause == null ? "deletion" : t.cause));
+        interruptedSince = null;
+      } else if (interruptedSince == null && want >= 1 && r == 0 && lastReady >= 1) {
+        interruptedSince = now;
+        interruptedBy = changed == null ? null : changed.uid;
+      }
+      lastReady = r;
+    }
+  }
+
+  /** One ReplicaSet of a Deployment: keeps {@code desired} active pods of its template. */
+  private final class ReplicaSetController {
+    final DeploymentController deployment;
+    final Workload w;
+    final String hash = names.templateHash();
+    final String name;
+    final String uid = names.uid();
+    int desired;
+    final List<SimPod> owned = new ArrayList<>();
+
+    ReplicaSetController(DeploymentController deployment) {
+      this.deployment = deployment;
+      this.w = deployment.w;
+      this.name = w.name() + "-" + hash;
+    }
+
+    /**
+     * @param outdated an old template's ReplicaSet: its scale-down is a rollout's
+     */
+    void reconcile(boolean outdated) {
       List<SimPod> active = owned.stream().filter(SimPod::active).toList();
       int want = ended ? 0 : desired;
       if (active.size() < want) {
@@ -898,7 +1165,11 @@ public final class ClusterRun {
                 .thenComparing(SimPod::ready)
                 .thenComparing(p -> -p.createdAt));
         for (int i = 0; i < active.size() - want; i++) {
-          delete(order.get(i));
+          SimPod p = order.get(i);
+          if (outdated && !ended && deployment.desired > 0) {
+            truth.get(p.uid).cause = "rollout";
+          }
+          delete(p);
         }
         publishGpus();
       }
@@ -1011,14 +1282,14 @@ public final class ClusterRun {
 
   // ------------------------------------------------------------------ traffic
 
-  private void trafficTick(ReplicaSetController rs) {
+  private void trafficTick(DeploymentController rs) {
     if (ended) {
       return;
     }
     long now = queue.now();
     Traffic t = rs.w.traffic();
     if (rs.desired > 0) {
-      List<SimPod> ready = rs.owned.stream().filter(SimPod::ready).toList();
+      List<SimPod> ready = rs.readyPods();
       int n = poisson(t.ratePerSecond());
       double load =
           ready.isEmpty() ? 0 : t.ratePerSecond() / (ready.size() * t.capacityPerReplica());
@@ -1031,6 +1302,12 @@ public final class ClusterRun {
           continue;
         }
         SimPod p = ready.get(random.nextInt(ready.size()));
+        if (down.contains(p.node)) {
+          // Routed to a pod on a stopped node that is still Ready on the API: nobody answers.
+          unserved++;
+          unservedByService.merge(t.service(), 1L, Long::sum);
+          continue;
+        }
         double latency = t.latencyMedianMs() * Math.exp(t.latencySigma() * gaussian()) * factor;
         boolean error = random.nextDouble() < t.errorRate();
         int status = error ? 500 : 200;
@@ -1120,7 +1397,7 @@ public final class ClusterRun {
         }
         GpuView.Activity activity;
         double load = 0;
-        if (p.deletionRequestedAt != null) {
+        if (p.deletionRequestedAt != null || down.contains(p.node)) {
           activity = GpuView.Activity.STOPPING;
         } else if (p.workload.isJob()) {
           activity =
@@ -1129,11 +1406,12 @@ public final class ClusterRun {
                   : GpuView.Activity.LOADING;
         } else if (p.ready()) {
           activity = GpuView.Activity.SERVING;
-          ReplicaSetController rs =
-              replicaSets.stream().filter(r -> r.uid.equals(p.ownerUid)).findFirst().orElse(null);
+          DeploymentController rs =
+              deployments.stream().filter(d -> d.owns(p)).findFirst().orElse(null);
           Traffic t = p.workload.traffic();
           if (rs != null && t != null && rs.desired > 0) {
-            load = t.ratePerSecond() / (Math.max(1, rs.ready()) * t.capacityPerReplica());
+            load =
+                t.ratePerSecond() / (Math.max(1, rs.readyPods().size()) * t.capacityPerReplica());
           }
         } else {
           activity = GpuView.Activity.LOADING;
@@ -1159,9 +1437,9 @@ public final class ClusterRun {
   /** The run is over: Deployments scale to zero, Jobs are deleted with their pods. */
   private void finish() {
     ended = true;
-    for (ReplicaSetController rs : replicaSets) {
-      rs.reconcile();
-      rs.serviceCheck(null);
+    for (DeploymentController d : deployments) {
+      d.reconcile();
+      d.serviceCheck(null);
     }
     for (SimPod p : List.copyOf(pods.values())) {
       if (!p.gone && p.workload.isJob()) {

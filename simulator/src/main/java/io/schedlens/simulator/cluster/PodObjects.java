@@ -72,8 +72,8 @@ public final class PodObjects {
             .endMetadata();
     if (p.deletionRequestedAt != null) {
       b.editMetadata()
-          .withDeletionTimestamp(KubeTime.seconds(p.deletionRequestedAt + p.graceMs))
-          .withDeletionGracePeriodSeconds(p.graceMs / 1000)
+          .withDeletionTimestamp(KubeTime.seconds(p.deletionRequestedAt + grace(p)))
+          .withDeletionGracePeriodSeconds(grace(p) / 1000)
           .endMetadata();
     }
     Map<String, Quantity> gpus = Map.of("nvidia.com/gpu", new Quantity(Integer.toString(p.gpus)));
@@ -248,6 +248,28 @@ public final class PodObjects {
   /** A kubelet event (core {@code v1}, with count and first/last timestamps). */
   public static io.fabric8.kubernetes.api.model.Event kubeletEvent(
       String name, SimPod p, String type, String reason, String message, long at) {
+    return coreEvent(name, p, type, reason, message, at, "kubelet", p.node, true);
+  }
+
+  /**
+   * A core/v1 event about the pod from a controller of kube-controller-manager: the node lifecycle
+   * controller's NodeNotReady, the taint eviction controller's TaintManagerEviction.
+   */
+  public static io.fabric8.kubernetes.api.model.Event controllerEvent(
+      String name, SimPod p, String type, String reason, String message, long at, String by) {
+    return coreEvent(name, p, type, reason, message, at, by, null, false);
+  }
+
+  private static io.fabric8.kubernetes.api.model.Event coreEvent(
+      String name,
+      SimPod p,
+      String type,
+      String reason,
+      String message,
+      long at,
+      String component,
+      String host,
+      boolean container) {
     return new EventBuilder()
         .withNewMetadata()
         .withName(name)
@@ -260,7 +282,7 @@ public final class PodObjects {
                 .withNamespace(p.namespace)
                 .withName(p.name)
                 .withUid(p.uid)
-                .withFieldPath("spec.containers{" + containerName(p) + "}")
+                .withFieldPath(container ? "spec.containers{" + containerName(p) + "}" : null)
                 .build())
         .withType(type)
         .withReason(reason)
@@ -269,11 +291,20 @@ public final class PodObjects {
         .withLastTimestamp(KubeTime.seconds(at))
         .withCount(1)
         .withNewSource()
-        .withComponent("kubelet")
-        .withHost(p.node)
+        .withComponent(component)
+        .withHost(host)
         .endSource()
-        .withReportingComponent("kubelet")
-        .withReportingInstance(p.node)
+        .withReportingComponent(component)
+        .withReportingInstance(host == null ? "" : host)
         .build();
+  }
+
+  /**
+   * The grace period the API server gave the deletion: the pod's own, except for a pod bound to no
+   * node, which no kubelet has to stop: the API server deletes it at once (grace period 0), after
+   * writing the deletion mark that watchers see on its MODIFIED and DELETED events.
+   */
+  static long grace(SimPod p) {
+    return p.node == null ? 0 : p.graceMs;
   }
 }

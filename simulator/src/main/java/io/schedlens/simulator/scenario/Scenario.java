@@ -38,14 +38,37 @@ public record Scenario(
     List<Arm> arms,
     List<Workload> workloads,
     Map<String, Double> slos,
-    List<NodeAction> actions) {
+    List<Action> actions) {
 
   /**
-   * Something done to a node during every run: {@code drain} (cordon it, then evict its pods
-   * through the Eviction API, as {@code kubectl drain} does) or {@code uncordon} (the node takes
-   * pods again: it re-joined).
+   * Something done during every run, at {@code at} into it: to a node, {@code drain} (cordon it,
+   * then evict its pods through the Eviction API, as {@code kubectl drain} does), {@code uncordon}
+   * (it takes pods again), {@code fail} (it stops: NotReady, tainted unreachable, its pods evicted
+   * by the taint manager 300 s later) or {@code rejoin} (a failed node is back); to a Deployment,
+   * {@code rollout} (a new pod template, rolled out within {@code maxSurge} and {@code
+   * maxUnavailable}: a count or a percentage of replicas, Kubernetes' default 25% each).
+   *
+   * @param target the node or the Deployment
    */
-  public record NodeAction(Duration at, String action, String node) {}
+  public record Action(
+      Duration at, String action, String target, String maxSurge, String maxUnavailable) {
+
+    public static final java.util.Set<String> NODE_ACTIONS =
+        java.util.Set.of("drain", "uncordon", "fail", "rejoin");
+
+    /**
+     * A maxSurge (rounded up) or maxUnavailable (rounded down) for {@code replicas}, as the
+     * Deployment controller resolves it.
+     */
+    public static int resolve(String value, int replicas, boolean surge) {
+      String v = value == null ? "25%" : value.strip();
+      if (v.endsWith("%")) {
+        double share = Integer.parseInt(v.substring(0, v.length() - 1)) / 100.0 * replicas;
+        return surge ? (int) Math.ceil(share) : (int) Math.floor(share);
+      }
+      return Integer.parseInt(v);
+    }
+  }
 
   /** {@code count} identical nodes named {@code name-1 … name-count}. */
   public record NodePool(

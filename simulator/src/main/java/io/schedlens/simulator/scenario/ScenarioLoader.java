@@ -139,22 +139,51 @@ public final class ScenarioLoader {
     return s;
   }
 
-  private List<Scenario.NodeAction> actions(JsonNode n) {
-    List<Scenario.NodeAction> actions = new ArrayList<>();
+  private List<Scenario.Action> actions(JsonNode n) {
+    List<Scenario.Action> actions = new ArrayList<>();
+    List<String> kinds = List.of("drain", "uncordon", "fail", "rejoin", "rollout");
     forEach(
         n,
         "actions",
         false,
         (x, p) -> {
-          known(x, p, "at", "drain", "uncordon");
-          boolean drain = x.has("drain");
-          if (drain == x.has("uncordon")) {
-            throw fail(p, "give exactly one of drain: NODE or uncordon: NODE");
+          known(
+              x,
+              p,
+              "at",
+              "drain",
+              "uncordon",
+              "fail",
+              "rejoin",
+              "rollout",
+              "maxSurge",
+              "maxUnavailable");
+          List<String> given = kinds.stream().filter(x::has).toList();
+          if (given.size() != 1) {
+            throw fail(
+                p,
+                "give exactly one of drain: NODE, uncordon: NODE, fail: NODE, rejoin: NODE or"
+                    + " rollout: DEPLOYMENT");
           }
-          String action = drain ? "drain" : "uncordon";
+          String action = given.get(0);
+          String surge = x.has("maxSurge") ? x.get("maxSurge").asText() : null;
+          String unavailable = x.has("maxUnavailable") ? x.get("maxUnavailable").asText() : null;
+          if (!action.equals("rollout") && (surge != null || unavailable != null)) {
+            throw fail(p, "maxSurge and maxUnavailable belong to a rollout");
+          }
+          for (String v : java.util.Arrays.asList(surge, unavailable)) {
+            if (v != null && !v.matches("\\d+%?")) {
+              throw fail(
+                  p, "maxSurge and maxUnavailable are a count (1) or a percentage (25%), not " + v);
+            }
+          }
           actions.add(
-              new Scenario.NodeAction(
-                  duration(x, p, "at", null), action, text(x, p, action, null)));
+              new Scenario.Action(
+                  duration(x, p, "at", null),
+                  action,
+                  text(x, p, action, null),
+                  surge,
+                  unavailable));
         });
     return actions;
   }
@@ -183,14 +212,48 @@ public final class ScenarioLoader {
               }
             });
     for (int i = 0; i < s.actions().size(); i++) {
-      Scenario.NodeAction a = s.actions().get(i);
-      if (!nodeNames.contains(a.node())) {
+      Scenario.Action a = s.actions().get(i);
+      String p = "actions[" + i + "]." + a.action();
+      if (Scenario.Action.NODE_ACTIONS.contains(a.action()) && !nodeNames.contains(a.target())) {
         throw fail(
-            "actions[" + i + "]." + a.action(),
+            p,
             "no node "
-                + a.node()
+                + a.target()
                 + "; nodes are named POOL-1 … POOL-count: "
                 + String.join(", ", nodeNames));
+      }
+      if (a.action().equals("rollout")
+          && s.workloads().stream()
+              .noneMatch(w -> w.isDeployment() && w.name().equals(a.target()))) {
+        throw fail(p, "no Deployment " + a.target() + " among the workloads");
+      }
+      if (a.action().equals("rollout")
+          && Scenario.Action.resolve(a.maxSurge(), 1, true) == 0
+          && Scenario.Action.resolve(a.maxUnavailable(), 1, false) == 0
+          && a.maxSurge() != null
+          && !a.maxSurge().endsWith("%")
+          && a.maxUnavailable() != null
+          && !a.maxUnavailable().endsWith("%")) {
+        throw fail(p, "maxSurge and maxUnavailable cannot both be 0 (the rollout could not move)");
+      }
+      if (a.action().equals("rejoin")) {
+        Scenario.Action failed = null;
+        for (Scenario.Action b : s.actions()) {
+          if (b.action().equals("fail")
+              && b.target().equals(a.target())
+              && b.at().compareTo(a.at()) < 0) {
+            failed = b;
+          }
+        }
+        if (failed == null) {
+          throw fail(p, "rejoin of " + a.target() + " without an earlier fail of it");
+        }
+        if (a.at().minus(failed.at()).compareTo(Duration.ofSeconds(340)) <= 0) {
+          throw fail(
+              p,
+              "re-joining within 340 s of failing is not simulated: give the taint manager its"
+                  + " 40 s (node monitor grace) + 300 s (unreachable toleration) first");
+        }
       }
       if (a.at().compareTo(s.duration()) >= 0) {
         throw fail("actions[" + i + "].at", "must be within the run's duration " + s.duration());
