@@ -15,6 +15,8 @@ import io.schedlens.collector.k8s.EventSource;
 import io.schedlens.collector.k8s.PodProjection;
 import io.schedlens.collector.k8s.PodSource;
 import io.schedlens.collector.k8s.ReportedPods;
+import io.schedlens.collector.k8s.WorkloadProjection;
+import io.schedlens.collector.k8s.WorkloadSource;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
@@ -115,6 +117,19 @@ public final class Collector implements AutoCloseable {
               metrics);
       resources.add(events);
       events.start();
+      if (config.getBoolean(CollectorConfig.WORKLOADS_WATCH)) {
+        WorkloadSource workloads =
+            new WorkloadSource(
+                client,
+                namespaces,
+                new WorkloadProjection(config.getList(CollectorConfig.POD_LABELS)),
+                sink,
+                records,
+                clock,
+                metrics);
+        resources.add(workloads);
+        workloads.start();
+      }
     }
 
     List<Supplier<List<ScrapeTarget>>> targetSources = new ArrayList<>();

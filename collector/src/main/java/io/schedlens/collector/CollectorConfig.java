@@ -24,6 +24,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String POD_LABELS = "pod.labels";
   public static final String POD_ANNOTATIONS = "pod.annotations";
   public static final String READBACK = "startup.readback";
+  public static final String WORKLOADS_WATCH = "workloads.watch";
   public static final String DCGM_TARGETS = "dcgm.targets";
   public static final String DCGM_DISCOVERY = "dcgm.discovery";
   public static final String DCGM_SERVICE_SELECTOR = "dcgm.service.selector";
@@ -106,6 +107,12 @@ public final class CollectorConfig extends AppConfig {
               true,
               Importance.LOW,
               "At start, read back which pods were last reported live, so that pods deleted while the collector was down are reported deleted.")
+          .define(
+              WORKLOADS_WATCH,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Also watch (read-only) Deployments, StatefulSets and Jobs in the namespaces, for the replicas each wants (schedlens.workloads); without it, the streams app infers them from the pods.")
           .define(
               DCGM_TARGETS,
               Type.LIST,

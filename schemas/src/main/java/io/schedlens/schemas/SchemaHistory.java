@@ -21,6 +21,7 @@ public final class SchemaHistory {
   public static final List<String> WIRE_TYPES =
       List.of(
           "PodObservation",
+          "WorkloadObservation",
           "ClusterEvent",
           "GpuSample",
           "RequestLog",

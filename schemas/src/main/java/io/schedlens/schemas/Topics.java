@@ -7,6 +7,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.RoutedInput;
 import java.time.Duration;
@@ -29,6 +30,10 @@ public final class Topics {
   private static final String TWO_WEEKS = Long.toString(Duration.ofDays(14).toMillis());
 
   public final Topic<String, PodObservation> pods;
+
+  /** Workload objects, keyed namespace/kind/name; joined with the pods' facts by workload. */
+  public final Topic<String, WorkloadObservation> workloads;
+
   public final Topic<String, ClusterEvent> events;
   public final Topic<String, GpuSample> gpuSamples;
   public final Topic<String, RequestLog> requests;
@@ -66,6 +71,12 @@ public final class Topics {
             Long.toString(Duration.ofMinutes(10).toMillis()));
     this.pods =
         new Topic<>(prefix + "pods", Serdes.String(), AvroSerde.of(PodObservation.class), history);
+    this.workloads =
+        new Topic<>(
+            prefix + "workloads",
+            Serdes.String(),
+            AvroSerde.of(WorkloadObservation.class),
+            history);
     this.events =
         new Topic<>(
             prefix + "k8s-events", Serdes.String(), AvroSerde.of(ClusterEvent.class), history);
@@ -136,6 +147,7 @@ public final class Topics {
   public List<Topic<String, ?>> all() {
     return List.of(
         pods,
+        workloads,
         events,
         gpuSamples,
         requests,

@@ -150,6 +150,7 @@ class AvroSerdeTest {
         .extracting(Topic::name)
         .containsExactly(
             "schedlens.pods",
+            "schedlens.workloads",
             "schedlens.k8s-events",
             "schedlens.gpu-samples",
             "schedlens.requests",

@@ -209,6 +209,7 @@ public final class StreamsApp implements AutoCloseable {
         topics.events,
         topics.gpuSamples,
         topics.requests,
+        topics.workloads,
         topics.byName,
         topics.byUid,
         topics.byWorkload);

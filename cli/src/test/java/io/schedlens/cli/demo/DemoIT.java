@@ -2,10 +2,12 @@ package io.schedlens.cli.demo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ExperimentReport.Row;
+import io.schedlens.simulator.cluster.ClusterRun;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +60,35 @@ class DemoIT {
   @Test
   void shouldMatchTheGroundTruthWithinKubernetesGranularity() {
     GroundTruth.assertMatches(result.truth(), result.finals());
+  }
+
+  /**
+   * The collector watched the Deployment and the Jobs: the inference service's wanted replicas are
+   * the Deployment's own (scaled 0 → 1 → 0 → 1 → 0 in every run), and the service was never
+   * interrupted in day08 (nothing takes a Ready server away: interactive is never the victim), as
+   * the simulator lived it.
+   */
+  @Test
+  void shouldDescribeTheServiceFromTheWatchedWorkloadObjects() throws Exception {
+    WorkloadTimeline inference =
+        result.workloads().values().stream()
+            .filter(w -> w.getKind().equals("Deployment"))
+            .filter(w -> w.getName().equals("interactive-inference"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(inference.getDesiredSource()).isEqualTo("observed");
+    assertThat(inference.getSeries())
+        .extracting(p -> p.getDesired())
+        .as("scaled up and down in every run")
+        .contains(0, 1);
+    List<ClusterRun.ServiceInterruption> lived = new java.util.ArrayList<>();
+    result.runs().forEach(r -> lived.addAll(r.interruptions()));
+    GroundTruth.assertServiceMatches(lived, result.truth(), result.workloads().values());
+    assertThat(result.workloads().values())
+        .as("the Jobs too, each run's by its own UID")
+        .anyMatch(w -> w.getKind().equals("Job") && w.getControllerUid() != null);
+    assertThat(Files.readAllLines(out.resolve("workloads.jsonl")))
+        .hasSize(result.workloads().size());
   }
 
   @Test

@@ -5,6 +5,7 @@ import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import java.nio.ByteBuffer;
@@ -20,6 +21,7 @@ public final class Records {
 
   public static final String PODS = "pods";
   public static final String EVENTS = "events";
+  public static final String WORKLOADS = "workloads";
   public static final String GPU = "gpu";
   public static final String REQUESTS = "requests";
   public static final String DLQ = "dlq";
@@ -39,6 +41,17 @@ public final class Records {
         utf8(p.getUid()),
         topics.pods.valueSerde().serializer().serialize(topics.pods.name(), p),
         p.getObservedAt(),
+        null);
+  }
+
+  /** A workload object, keyed namespace/kind/name, at its read time. */
+  public Outgoing workload(WorkloadObservation o) {
+    return new Outgoing(
+        topics.workloads.name(),
+        WORKLOADS,
+        utf8(o.getNamespace() + "/" + o.getKind() + "/" + o.getName()),
+        topics.workloads.valueSerde().serializer().serialize(topics.workloads.name(), o),
+        o.getObservedAt(),
         null);
   }
 

@@ -507,6 +507,15 @@ public final class ClusterRun {
     return p;
   }
 
+  /** The experiment labels every object of this run carries. */
+  private Map<String, String> experimentLabels() {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("schedlens.io/experiment", scenario.experiment());
+    labels.put("schedlens.io/arm", arm.name());
+    labels.put("schedlens.io/repeat", Integer.toString(repeat));
+    return labels;
+  }
+
   private void create(SimPod p) {
     api.createPod(PodObjects.pod(p));
     // The scheduler sees the new pod within milliseconds.
@@ -1016,9 +1025,26 @@ public final class ClusterRun {
     Long interruptedSince;
     String interruptedBy;
 
+    final String uid = names.uid();
+
     DeploymentController(Workload w) {
       this.w = w;
       sets.add(new ReplicaSetController(this));
+    }
+
+    /** The Deployment object as its user last applied it (replicas, template). */
+    void write() {
+      api.applyWorkload(
+          WorkloadObjects.deployment(
+              scenario.namespace(),
+              w.name(),
+              uid,
+              ended ? 0 : desired,
+              maxSurge,
+              maxUnavailable,
+              current().hash,
+              readyPods().size(),
+              experimentLabels()));
     }
 
     ReplicaSetController current() {
@@ -1030,6 +1056,7 @@ public final class ClusterRun {
         return;
       }
       desired = replicas;
+      write();
       reconcile();
       serviceCheck(null);
     }
@@ -1043,6 +1070,7 @@ public final class ClusterRun {
       maxSurge = surge;
       maxUnavailable = surge == 0 && unavailable == 0 ? 1 : unavailable;
       sets.add(new ReplicaSetController(this));
+      write();
       reconcile();
       serviceCheck(null);
     }
@@ -1204,7 +1232,21 @@ public final class ClusterRun {
         }
         units.add(new long[] {work, 0});
       }
+      write(null);
       reconcile();
+    }
+
+    void write(Long completedAt) {
+      api.applyWorkload(
+          WorkloadObjects.job(
+              scenario.namespace(),
+              name,
+              uid,
+              w.parallelism(),
+              w.completions(),
+              succeeded,
+              completedAt,
+              experimentLabels()));
     }
 
     void reconcile() {
@@ -1241,7 +1283,10 @@ public final class ClusterRun {
         succeeded++;
         if (succeeded == w.completions()) {
           finished = true;
+          write(queue.now());
           queue.after(w.ttlAfterFinished().toMillis(), this::cleanUp);
+        } else {
+          write(null);
         }
         reconcile();
         return;
@@ -1277,6 +1322,16 @@ public final class ClusterRun {
           delete(p);
         }
       }
+      api.deleteWorkload(
+          WorkloadObjects.job(
+              scenario.namespace(),
+              name,
+              uid,
+              w.parallelism(),
+              w.completions(),
+              succeeded,
+              null,
+              experimentLabels()));
     }
   }
 
@@ -1438,12 +1493,29 @@ public final class ClusterRun {
   private void finish() {
     ended = true;
     for (DeploymentController d : deployments) {
+      d.write();
       d.reconcile();
       d.serviceCheck(null);
     }
     for (SimPod p : List.copyOf(pods.values())) {
       if (!p.gone && p.workload.isJob()) {
         delete(p);
+      }
+    }
+    // The run's harness deletes the Jobs still there (the next run applies them again).
+    for (JobController j : jobs) {
+      if (!j.finished) {
+        j.finished = true;
+        api.deleteWorkload(
+            WorkloadObjects.job(
+                scenario.namespace(),
+                j.name,
+                j.uid,
+                j.w.parallelism(),
+                j.w.completions(),
+                j.succeeded,
+                null,
+                experimentLabels()));
       }
     }
     publishGpus();

@@ -27,6 +27,14 @@ public interface ClusterWriter {
   /** A kubelet event. */
   void kubeletEvent(io.fabric8.kubernetes.api.model.Event event);
 
+  /**
+   * A workload object (Deployment, Job) created or changed, as its controller's user applies it.
+   */
+  default void applyWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+
+  /** A workload object removed (a Job's TTL after it finished). */
+  default void deleteWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+
   ClusterWriter NONE =
       new ClusterWriter() {
         @Override

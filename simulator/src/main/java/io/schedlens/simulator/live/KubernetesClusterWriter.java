@@ -74,4 +74,19 @@ public final class KubernetesClusterWriter implements ClusterWriter {
     writes.incrementAndGet();
     client.v1().events().inNamespace(event.getMetadata().getNamespace()).resource(event).create();
   }
+
+  @Override
+  public void applyWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+    writes.incrementAndGet();
+    client
+        .resource(workload)
+        .inNamespace(workload.getMetadata().getNamespace())
+        .createOr(existing -> existing.update());
+  }
+
+  @Override
+  public void deleteWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+    writes.incrementAndGet();
+    client.resource(workload).inNamespace(workload.getMetadata().getNamespace()).delete();
+  }
 }

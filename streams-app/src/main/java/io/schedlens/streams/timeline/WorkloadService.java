@@ -56,6 +56,9 @@ public final class WorkloadService {
   /** The controller reacts to a disruption it saw; creation times have second granularity. */
   static final long REPLACEMENT_SLACK_MS = 1000;
 
+  /** How much earlier than the workload object's scale-down its pod's deletion may appear. */
+  static final long SCALE_DOWN_SLACK_MS = 2000;
+
   public static final String OBSERVED = "observed";
   public static final String INFERRED = "inferred";
   public static final String NOT_READY = "not-ready";
@@ -136,6 +139,13 @@ public final class WorkloadService {
           close(open, t);
           ServiceInterval ended = open;
           open = null;
+          if (Disruptions.DELETION.equals(ended.getCause())
+              && w < prevWanted
+              && ended.getDurationMs() <= SCALE_DOWN_SLACK_MS) {
+            // A scale-down: the pod's deletion (second granularity) was seen a moment before the
+            // object's smaller replica count (read time). Nothing was lost.
+            (openIsInterruption ? interruptions : degraded).remove(ended);
+          }
           carried = r == 0 && w >= 1 ? target : 0; // degraded, then none: one loss goes on
           if (openIsInterruption && r >= 1 && r < back) {
             // Partly back: the same loss goes on as a degraded interval.

@@ -31,7 +31,8 @@ import org.apache.kafka.streams.state.Stores;
  *        internal.by-name (new pod names; victim links by name), internal.by-uid (links, answers),
  *        internal.by-workload (pod facts: member, preempted, succeeded, final)
  * workload stage, keyed by namespace/kind/name:
- *   internal.by-workload (pod facts, request errors and breaches) -> workloads [workloads]
+ *   internal.by-workload (pod facts, request errors and breaches), workloads (the objects)
+ *     -> workloads [workloads]
  *     -> internal.by-uid (workload status to its pods), workload-timelines
  * query stage:
  *   pod-timelines -> publish [published-timelines] (the API and the gauges read it)
@@ -157,7 +158,7 @@ public final class TimelineTopology {
         "timeline");
     sinkBroadcastingWatermarks(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, "timeline");
     sinkBroadcastingWatermarks(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, "timeline");
-    sink(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, "timeline");
+    sinkPartitionedByWorkload(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, "timeline");
     sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, "timeline");
     sink(t, TIMELINE_DLQ_SINK, topics.deadLetters, keyOut, "timeline");
 
@@ -169,10 +170,16 @@ public final class TimelineTopology {
         keys,
         topics.byWorkload.valueSerde().deserializer(),
         topics.byWorkload.name());
+    t.addSource(
+        "workload-objects-source",
+        keys,
+        topics.workloads.valueSerde().deserializer(),
+        topics.workloads.name());
     t.addProcessor(
         "workloads",
         () -> new WorkloadProcessor(settings.idleTimeout(), settings.emitInterval(), metrics),
-        "by-workload-source");
+        "by-workload-source",
+        "workload-objects-source");
     t.addStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(WORKLOADS_STORE),
@@ -221,6 +228,18 @@ public final class TimelineTopology {
         keys,
         (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
         new BroadcastWatermarks(),
+        parent);
+  }
+
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static void sinkPartitionedByWorkload(
+      Topology t, String name, Topic<String, ?> topic, StringSerializer keys, String parent) {
+    t.addSink(
+        name,
+        topic.name(),
+        keys,
+        (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
+        new ByWorkloadObject(),
         parent);
   }
 

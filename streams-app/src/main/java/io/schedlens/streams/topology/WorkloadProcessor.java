@@ -1,7 +1,10 @@
 package io.schedlens.streams.topology;
 
+import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.Recovery;
+import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.DesiredStep;
 import io.schedlens.avro.internal.RoutedInput;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadEvent;
@@ -37,6 +40,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class WorkloadProcessor implements Processor<String, Object, String, Object> {
 
   static final int MAX_REQUEST_TIMES = 2000;
+  static final int MAX_DESIRED_STEPS = 500;
 
   private final long idleMs;
   private final Duration emitInterval;
@@ -77,6 +81,11 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
   @Override
   public void process(Record<String, Object> record) {
     Object value = record.value() instanceof RoutedInput r ? r.getPayload() : record.value();
+    if (value instanceof WorkloadObservation o) {
+      lastInputWallMs = context.currentSystemTimeMs();
+      observed(o);
+      return;
+    }
     if (!(value instanceof WorkloadEvent e)) {
       return;
     }
@@ -157,6 +166,44 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
     w.getPods().forEach(p -> kept.add(p.getUid()));
     told.removeIf(uid -> !kept.contains(uid));
     w.setRolloutTold(told);
+  }
+
+  /**
+   * The workload object says how many replicas it wants: a step of desired replicas when that
+   * changed. A Job's or StatefulSet's state is keyed with its UID, as its pods' facts are.
+   */
+  private void observed(WorkloadObservation o) {
+    String key = o.getNamespace() + "/" + o.getKind() + "/" + o.getName();
+    if (!o.getKind().equals("Deployment")) {
+      key = key + "/" + o.getUid();
+    }
+    WorkloadState w = workloads.get(key);
+    if (w == null) {
+      w = WorkloadState.newBuilder().build();
+    }
+    int desired = o.getChangeType() == ChangeType.DELETED ? 0 : o.getDesired();
+    List<DesiredStep> steps = new ArrayList<>(w.getDesiredSteps());
+    steps.sort(Comparator.comparingLong(DesiredStep::getAt));
+    // The step in force at the observation's time; an older observation arriving late changes
+    // nothing it would not have.
+    DesiredStep before = null;
+    for (DesiredStep s : steps) {
+      if (s.getAt() <= o.getObservedAt()) {
+        before = s;
+      }
+    }
+    if (before != null && before.getDesired() == desired) {
+      return;
+    }
+    steps.add(new DesiredStep(o.getObservedAt(), desired));
+    steps.sort(Comparator.comparingLong(DesiredStep::getAt));
+    if (steps.size() > MAX_DESIRED_STEPS) {
+      steps = new ArrayList<>(steps.subList(steps.size() - MAX_DESIRED_STEPS, steps.size()));
+    }
+    w.setDesiredSteps(steps);
+    w.setUpdatedAt(Math.max(w.getUpdatedAt(), o.getObservedAt()));
+    emit(key, w);
+    workloads.put(key, w);
   }
 
   private void flushDirty() {

@@ -391,6 +391,24 @@ class WorkloadServiceTest {
   }
 
   @Test
+  void shouldNotCallAScaleDownSeenJustBeforeTheObjectsNewReplicaCountAnInterruption() {
+    // The Deployment is scaled to 0 at 600.4 s (read time); its pod's deletion shows 600 s.
+    WorkloadMember a = deleted(servedFrom(pod("a", 0), 1, 50), 600).build();
+
+    WorkloadTimeline t =
+        WorkloadService.view(
+            CHAT,
+            List.of(a),
+            List.of(new DesiredStep(at(0), 1), new DesiredStep(at(600.4), 0)),
+            List.of(),
+            List.of(),
+            at(1000));
+
+    assertThat(t.getInterruptions()).isEmpty();
+    assertThat(t.getDesired()).isZero();
+  }
+
+  @Test
   void shouldEndAPodsReadinessAtItsDeletionRequestNotAtItsContainersEnd() {
     // A terminating pod leaves the Service's endpoints when its deletion is asked for; its
     // container may drain for the grace period after that.

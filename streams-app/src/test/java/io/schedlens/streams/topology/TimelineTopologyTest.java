@@ -12,6 +12,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
@@ -535,6 +536,100 @@ class TimelineTopologyTest {
     assertThat(t.getDisruption().getCause()).isEqualTo("rollout");
     assertThat(t.getDisruption().getBy()).isEqualTo("deployment-controller");
     assertThat(t.getDisruption().getAt()).isEqualTo(sec(600));
+  }
+
+  /**
+   * With the workload object watched, desired replicas are what the Deployment says: it wants two,
+   * one Ready replica is evicted and the other keeps serving: degraded (1 of 2), not interrupted. A
+   * Job's object is keyed without its UID on the workloads topic and still meets its pods.
+   */
+  @Test
+  void shouldTakeDesiredReplicasFromTheObservedWorkloadObject() {
+    start();
+    TestInputTopic<String, WorkloadObservation> objects =
+        driver.createInputTopic(
+            TOPICS.workloads.name(),
+            new StringSerializer(),
+            TOPICS.workloads.valueSerde().serializer());
+    TestOutputTopic<String, WorkloadTimeline> workloads =
+        driver.createOutputTopic(
+            TOPICS.workloadTimelines.name(),
+            new StringDeserializer(),
+            TOPICS.workloadTimelines.valueSerde().deserializer());
+    objects.pipeInput(
+        "ai-lab/Deployment/chat",
+        WorkloadObservation.newBuilder()
+            .setNamespace("ai-lab")
+            .setKind("Deployment")
+            .setName("chat")
+            .setUid("u-deploy")
+            .setChangeType(ChangeType.ADDED)
+            .setObservedAt(sec(0))
+            .setDesired(2)
+            .build(),
+        Instant.ofEpochMilli(sec(0)));
+    List<Object> in = new ArrayList<>();
+    for (String suffix : List.of("aaaaa", "bbbbb")) {
+      Inputs.Pod p =
+          new Inputs.Pod(
+                  "u-" + suffix,
+                  "ai-lab",
+                  "chat-5d8f7-" + suffix,
+                  "ReplicaSet",
+                  "chat-5d8f7",
+                  "interactive",
+                  100000,
+                  1)
+              .label("pod-template-hash", "5d8f7")
+              .condition("PodScheduled", "True", 1, null, null)
+              .node("gpu-node-1")
+              .phase("Running")
+              .running("model", 10, 0, true)
+              .condition("Ready", "True", 60, null, null);
+      in.add(p.seen(ChangeType.ADDED, 60.5));
+      if (suffix.equals("aaaaa")) {
+        p.condition(
+                "DisruptionTarget", "True", 600, "EvictionByEvictionAPI", "Eviction API: evicting")
+            .deleting(600, 30);
+        in.add(p.seen(ChangeType.MODIFIED, 600.2));
+      }
+    }
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    in.forEach(this::pipe);
+    advanceEventTime(700);
+    driver.advanceWallClockTime(Duration.ofSeconds(2));
+
+    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
+    workloads.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
+    WorkloadTimeline t = latest.get("ai-lab/Deployment/chat");
+    assertThat(t.getDesiredSource()).isEqualTo("observed");
+    assertThat(t.getDesired()).isEqualTo(2);
+    assertThat(t.getReady()).isEqualTo(1);
+    assertThat(t.getInterruptions()).isEmpty();
+    assertThat(t.getDegraded())
+        .singleElement()
+        .satisfies(
+            d -> {
+              assertThat(d.getStart()).isEqualTo(sec(600));
+              assertThat(d.getEnd()).isNull();
+              assertThat(d.getCause()).isEqualTo("eviction-api");
+            });
+  }
+
+  @Test
+  void shouldPartitionAWorkloadsFactsWithItsObjectWhateverTheControllerUid() {
+    assertThat(ByWorkloadObject.objectKey("ai-lab/Job/embed/u-1")).isEqualTo("ai-lab/Job/embed");
+    assertThat(ByWorkloadObject.objectKey("ai-lab/Deployment/chat"))
+        .isEqualTo("ai-lab/Deployment/chat");
+    var partitioner = new ByWorkloadObject();
+    for (int n : new int[] {1, 3, 6, 12}) {
+      // what a producer does with a record keyed by the object alone
+      int expected =
+          org.apache.kafka.clients.producer.internals.BuiltInPartitioner.partitionForKey(
+              "ai-lab/Job/embed".getBytes(java.nio.charset.StandardCharsets.UTF_8), n);
+      assertThat(partitioner.partitions("t", "ai-lab/Job/embed/u-1", null, n))
+          .contains(java.util.Set.of(expected));
+    }
   }
 
   @Test
