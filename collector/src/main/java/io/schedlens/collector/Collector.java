@@ -12,6 +12,7 @@ import io.schedlens.collector.intake.FieldMapping;
 import io.schedlens.collector.intake.RequestLogIntake;
 import io.schedlens.collector.intake.RequestLogParser;
 import io.schedlens.collector.k8s.EventSource;
+import io.schedlens.collector.k8s.ExperimentSource;
 import io.schedlens.collector.k8s.PodProjection;
 import io.schedlens.collector.k8s.PodSource;
 import io.schedlens.collector.k8s.ReportedPods;
@@ -129,6 +130,12 @@ public final class Collector implements AutoCloseable {
                 metrics);
         resources.add(workloads);
         workloads.start();
+      }
+      if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
+        ExperimentSource experiments =
+            new ExperimentSource(client, namespaces, sink, records, clock, metrics);
+        resources.add(experiments);
+        experiments.start();
       }
     }
 

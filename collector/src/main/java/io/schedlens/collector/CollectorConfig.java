@@ -25,6 +25,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String POD_ANNOTATIONS = "pod.annotations";
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
+  public static final String EXPERIMENTS_WATCH = "experiments.watch";
   public static final String DCGM_TARGETS = "dcgm.targets";
   public static final String DCGM_DISCOVERY = "dcgm.discovery";
   public static final String DCGM_SERVICE_SELECTOR = "dcgm.service.selector";
@@ -113,6 +114,12 @@ public final class CollectorConfig extends AppConfig {
               true,
               Importance.MEDIUM,
               "Also watch (read-only) Deployments, StatefulSets and Jobs in the namespaces, for the replicas each wants (schedlens.workloads); without it, the streams app infers them from the pods.")
+          .define(
+              EXPERIMENTS_WATCH,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "Also watch (read-only) the ConfigMaps labelled schedlens.io/experiment in the namespaces, whose data (change, fixed, metrics, repeats) heads the report (schedlens.experiments).")
           .define(
               DCGM_TARGETS,
               Type.LIST,

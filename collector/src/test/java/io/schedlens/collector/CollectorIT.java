@@ -353,6 +353,100 @@ class CollectorIT {
     }
   }
 
+  /**
+   * Read-only watches of the workload objects and of the experiment ConfigMaps: a Deployment's
+   * scale, a Job's completion, its deletion; only ConfigMaps labelled schedlens.io/experiment.
+   */
+  @Test
+  void shouldReportWorkloadObjectsAndOnlyLabelledExperimentConfigMaps() throws Exception {
+    String ns = "wl-" + UUID.randomUUID().toString().substring(0, 8);
+    Topics topics = topics(ns + ".");
+    try (Collector collector = collector(ns + ".", ns);
+        TopicReader<io.schedlens.avro.WorkloadObservation> workloads =
+            reader(topics, topics.workloads);
+        TopicReader<io.schedlens.avro.ExperimentConfig> experiments =
+            reader(topics, topics.experiments)) {
+      var deployment =
+          new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder()
+              .withNewMetadata()
+              .withNamespace(ns)
+              .withName("chat")
+              .addToLabels("schedlens.io/arm", "treatment")
+              .endMetadata()
+              .withNewSpec()
+              .withReplicas(2)
+              .withNewSelector()
+              .addToMatchLabels("app", "chat")
+              .endSelector()
+              .withNewTemplate()
+              .withNewMetadata()
+              .addToLabels("app", "chat")
+              .endMetadata()
+              .endTemplate()
+              .endSpec()
+              .build();
+      kube.client.apps().deployments().inNamespace(ns).resource(deployment).create();
+      kube.client
+          .apps()
+          .deployments()
+          .inNamespace(ns)
+          .withName("chat")
+          .edit(
+              d ->
+                  new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
+                      .editSpec()
+                      .withReplicas(0)
+                      .endSpec()
+                      .build());
+      var job =
+          new io.fabric8.kubernetes.api.model.batch.v1.JobBuilder()
+              .withNewMetadata()
+              .withNamespace(ns)
+              .withName("embed")
+              .endMetadata()
+              .withNewSpec()
+              .withParallelism(2)
+              .withCompletions(4)
+              .endSpec()
+              .build();
+      kube.client.batch().v1().jobs().inNamespace(ns).resource(job).create();
+      kube.client.batch().v1().jobs().inNamespace(ns).withName("embed").delete();
+      for (String name : List.of("day08-experiment", "unrelated")) {
+        var cm =
+            new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                .withNewMetadata()
+                .withNamespace(ns)
+                .withName(name)
+                .endMetadata()
+                .addToData("change", "PriorityClasses")
+                .build();
+        if (name.equals("day08-experiment")) {
+          cm.getMetadata().setLabels(Map.of("schedlens.io/experiment", "day08"));
+        }
+        kube.client.configMaps().inNamespace(ns).resource(cm).create();
+      }
+
+      var seen = workloads.readUntil(r -> r.size() >= 4, Duration.ofSeconds(30));
+      assertThat(seen)
+          .extracting(r -> r.key() + " " + r.value().getChangeType() + " " + r.value().getDesired())
+          .contains(
+              ns + "/Deployment/chat ADDED 2",
+              ns + "/Deployment/chat MODIFIED 0",
+              ns + "/Job/embed ADDED 2",
+              ns + "/Job/embed DELETED 0");
+      experiments.readUntil(r -> r.size() >= 1, Duration.ofSeconds(30));
+      // a while more: the unlabelled one must not come
+      assertThat(experiments.readFor(Duration.ofSeconds(2)))
+          .singleElement()
+          .satisfies(
+              r -> {
+                assertThat(r.key()).isEqualTo(ns + "/day08-experiment");
+                assertThat(r.value().getExperiment()).isEqualTo("day08");
+                assertThat(r.value().getData()).containsEntry("change", "PriorityClasses");
+              });
+    }
+  }
+
   @Test
   void shouldLoseNothingAcrossARestartAndResendOnlyAsRelist() throws Exception {
     String ns = "restart-" + UUID.randomUUID().toString().substring(0, 8);

@@ -69,6 +69,7 @@ public final class ExperimentReport {
   private final List<Row> rows;
   private final List<String> findings;
   private final List<ServiceContinuity.Row> continuity;
+  private final Conditions conditions;
 
   private ExperimentReport(
       String experiment,
@@ -77,7 +78,8 @@ public final class ExperimentReport {
       List<String> repeats,
       List<Row> rows,
       List<String> findings,
-      List<ServiceContinuity.Row> continuity) {
+      List<ServiceContinuity.Row> continuity,
+      Conditions conditions) {
     this.experiment = experiment;
     this.control = control;
     this.arms = arms;
@@ -85,6 +87,25 @@ public final class ExperimentReport {
     this.rows = rows;
     this.findings = findings;
     this.continuity = continuity;
+    this.conditions = conditions;
+  }
+
+  /** The experiment's stated conditions and the GPUs seen; {@link Conditions#NONE} when unknown. */
+  public Conditions conditions() {
+    return conditions;
+  }
+
+  /** The same report headed by these conditions. */
+  public ExperimentReport withConditions(Conditions c) {
+    return new ExperimentReport(
+        experiment,
+        control,
+        arms,
+        repeats,
+        rows,
+        findings,
+        continuity,
+        c == null ? Conditions.NONE : c);
   }
 
   public String experiment() {
@@ -203,7 +224,8 @@ public final class ExperimentReport {
       }
     }
     ExperimentReport draft =
-        new ExperimentReport(experiment, control, arms, repeats, rows, List.of(), List.of());
+        new ExperimentReport(
+            experiment, control, arms, repeats, rows, List.of(), List.of(), Conditions.NONE);
     return new ExperimentReport(
         experiment,
         control,
@@ -211,7 +233,8 @@ public final class ExperimentReport {
         repeats,
         rows,
         Findings.of(draft, workloads, kinds, starvationPendingMs),
-        ServiceContinuity.of(rows, pods, workloadTimelines));
+        ServiceContinuity.of(rows, pods, workloadTimelines),
+        Conditions.NONE);
   }
 
   static int compareRepeats(String a, String b) {

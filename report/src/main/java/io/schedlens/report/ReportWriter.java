@@ -174,6 +174,7 @@ public final class ReportWriter {
         .append("`); repeats: ")
         .append(String.join(", ", r.repeats()))
         .append(". Each cell is the mean over repeats, with the range [min–max] over repeats.\n\n");
+    conditions(b, r);
     for (Verdict v : Verdict.of(r)) {
       b.append("## Verdict: ")
           .append(v.arm())
@@ -255,6 +256,48 @@ public final class ReportWriter {
     return b.toString();
   }
 
+  /** The header: what the experiment's ConfigMap states, and the GPUs the data came from. */
+  private static void conditions(StringBuilder b, ExperimentReport r) {
+    Conditions c = r.conditions();
+    if (c.isEmpty()) {
+      b.append("_No experiment ConfigMap (labelled `schedlens.io/experiment: ")
+          .append(r.experiment())
+          .append("`) was seen: the conditions of this comparison are not stated._\n\n");
+      return;
+    }
+    b.append("## Conditions\n\n");
+    if (c.source() != null) {
+      b.append("As stated in ConfigMap `").append(c.source()).append("`:\n\n");
+      c.stated()
+          .forEach((k, v) -> b.append("- **").append(k).append("**: ").append(v).append('\n'));
+      Integer stated = c.statedRepeats();
+      if (stated != null && stated != r.repeats().size()) {
+        b.append("- **WARNING**: ")
+            .append(stated)
+            .append(" repeats stated, ")
+            .append(r.repeats().size())
+            .append(" found in the data.\n");
+      }
+    } else {
+      b.append(
+          "- No experiment ConfigMap was seen: the conditions of this comparison are not"
+              + " stated.\n");
+    }
+    if (!c.gpuNodes().isEmpty()) {
+      c.gpuNodes()
+          .forEach(
+              (model, nodes) ->
+                  b.append("- **GPUs seen**: ")
+                      .append(model)
+                      .append(" on ")
+                      .append(nodes.size())
+                      .append(nodes.size() == 1 ? " node (" : " nodes (")
+                      .append(String.join(", ", nodes))
+                      .append(")\n"));
+    }
+    b.append('\n');
+  }
+
   public static String json(ExperimentReport r) {
     return json(r, Guardrails.evaluate(r, Guardrails.DEFAULT));
   }
@@ -265,6 +308,7 @@ public final class ReportWriter {
     root.put("control", r.control());
     root.set("arms", JSON.valueToTree(r.arms()));
     root.set("repeats", JSON.valueToTree(r.repeats()));
+    root.set("conditions", JSON.valueToTree(r.conditions()));
     ArrayNode rows = root.putArray("rows");
     for (Row row : r.rows()) {
       ObjectNode o = rows.addObject();

@@ -22,6 +22,7 @@ public final class SchemaHistory {
       List.of(
           "PodObservation",
           "WorkloadObservation",
+          "ExperimentConfig",
           "ClusterEvent",
           "GpuSample",
           "RequestLog",

@@ -2,6 +2,7 @@ package io.schedlens.schemas;
 
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
@@ -35,6 +36,10 @@ public final class Topics {
   public final Topic<String, WorkloadObservation> workloads;
 
   public final Topic<String, ClusterEvent> events;
+
+  /** Experiment ConfigMaps, keyed namespace/name; read by the report, not the streams app. */
+  public final Topic<String, ExperimentConfig> experiments;
+
   public final Topic<String, GpuSample> gpuSamples;
   public final Topic<String, RequestLog> requests;
   public final Topic<String, PodTimeline> podTimelines;
@@ -80,6 +85,12 @@ public final class Topics {
     this.events =
         new Topic<>(
             prefix + "k8s-events", Serdes.String(), AvroSerde.of(ClusterEvent.class), history);
+    this.experiments =
+        new Topic<>(
+            prefix + "experiments",
+            Serdes.String(),
+            AvroSerde.of(ExperimentConfig.class),
+            latestPerKey);
     this.gpuSamples =
         new Topic<>(
             prefix + "gpu-samples", Serdes.String(), AvroSerde.of(GpuSample.class), history);
@@ -149,6 +160,7 @@ public final class Topics {
         pods,
         workloads,
         events,
+        experiments,
         gpuSamples,
         requests,
         podTimelines,

@@ -152,6 +152,7 @@ class AvroSerdeTest {
             "schedlens.pods",
             "schedlens.workloads",
             "schedlens.k8s-events",
+            "schedlens.experiments",
             "schedlens.gpu-samples",
             "schedlens.requests",
             "schedlens.pod-timelines",

@@ -138,6 +138,7 @@ public final class Simulator {
         k++;
       }
     }
+    api.applyObject(experimentConfigMap(scenario));
     List<PodTruth> all = new ArrayList<>();
     for (int i = 0; i < runs.size(); i++) {
       ClusterRun run = runs.get(i);
@@ -161,5 +162,63 @@ public final class Simulator {
       progress.runFinished(run, i + 1, runs.size(), truth);
     }
     return all;
+  }
+
+  /**
+   * The experiment's ConfigMap, labelled {@code schedlens.io/experiment}, as the platform team
+   * writes it before the runs: the scenario's stated conditions (or, without them, what the
+   * scenario itself says of its arms and cluster) and the repeats.
+   */
+  static io.fabric8.kubernetes.api.model.ConfigMap experimentConfigMap(Scenario s) {
+    java.util.Map<String, String> data = new java.util.LinkedHashMap<>();
+    data.put(
+        "change",
+        s.conditions()
+            .getOrDefault(
+                "change",
+                "arms: "
+                    + String.join(
+                        ", ",
+                        s.arms().stream()
+                            .map(
+                                a ->
+                                    a.name()
+                                        + (a.priorityClasses()
+                                            ? " (PriorityClasses)"
+                                            : " (no PriorityClasses)"))
+                            .toList())));
+    data.put(
+        "fixed",
+        s.conditions()
+            .getOrDefault(
+                "fixed",
+                "nodes: "
+                    + String.join(
+                        ", ",
+                        s.nodes().stream()
+                            .map(n -> n.count() + " × " + n.name() + " (" + n.gpus() + " GPU)")
+                            .toList())
+                    + "; workloads: "
+                    + String.join(
+                        ", ", s.workloads().stream().map(Scenario.Workload::name).toList())));
+    data.put(
+        "metrics",
+        s.conditions()
+            .getOrDefault(
+                "metrics",
+                "pending, time to Ready and to the first OK request, SLO breaches, preemptions,"
+                    + " wasted GPU work, starvation, service interruption"));
+    s.conditions().forEach(data::putIfAbsent);
+    data.put("repeats", Integer.toString(s.repeats()));
+    return new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+        .withApiVersion("v1")
+        .withKind("ConfigMap")
+        .withNewMetadata()
+        .withNamespace(s.namespace())
+        .withName(s.experiment())
+        .addToLabels("schedlens.io/experiment", s.experiment())
+        .endMetadata()
+        .withData(data)
+        .build();
   }
 }

@@ -2,11 +2,13 @@ package io.schedlens.cli.demo;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
@@ -205,7 +207,13 @@ public final class Demo {
             "WARNING: %d of %d pods have no final timeline yet (%s...): the report covers the others",
             missing.size(), expected.size(), missing.get(0));
       }
-      ExperimentReport report = write(scenario, truth, finals, workloads.values(), outDir);
+      Conditions conditions =
+          ConditionsReader.withGpus(
+              Map.of("bootstrap.servers", broker.bootstrapServers()),
+              topics,
+              scenario.experiment());
+      ExperimentReport report =
+          write(scenario, truth, finals, workloads.values(), conditions, outDir);
       out.println();
       out.print(ReportWriter.table(report));
       out.print(ReportWriter.continuityTable(report));
@@ -214,7 +222,7 @@ public final class Demo {
       out.println();
       say(
           "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
-              + " report.md, report.json, simulator-truth.jsonl in %.0f s",
+              + " conditions.json, report.md, report.json, simulator-truth.jsonl in %.0f s",
           outDir, finals.size(), workloads.size(), seconds(t0));
       if (config.getBoolean(DemoConfig.KEEP_RUNNING)) {
         say(
@@ -288,18 +296,21 @@ public final class Demo {
       List<PodTruth> truth,
       Map<String, PodTimeline> finals,
       java.util.Collection<WorkloadTimeline> workloads,
+      Conditions conditions,
       Path dir)
       throws IOException {
+    conditions.write(dir);
     List<PodTimeline> ordered = TimelinesFile.write(dir, finals.values());
     Files.writeString(
         dir.resolve("simulator-truth.jsonl"),
         truth.stream().map(Demo::truthLine).collect(Collectors.joining("\n", "", "\n")));
     ExperimentReport report =
         ExperimentReport.of(
-            scenario.experiment(),
-            ordered.stream().map(PodFacts::of).toList(),
-            Duration.ofMinutes(10).toMillis(),
-            workloads);
+                scenario.experiment(),
+                ordered.stream().map(PodFacts::of).toList(),
+                Duration.ofMinutes(10).toMillis(),
+                workloads)
+            .withConditions(conditions);
     ReportWriter.writeAll(
         dir,
         report,

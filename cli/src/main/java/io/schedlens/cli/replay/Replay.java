@@ -6,6 +6,7 @@ import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.collector.intake.FieldMapping;
@@ -18,6 +19,7 @@ import io.schedlens.collector.recorded.RecordedObjects;
 import io.schedlens.collector.recorded.RecordedScrapes;
 import io.schedlens.collector.recorded.Unusable;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
@@ -109,6 +111,7 @@ public final class Replay {
       StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, broker.bootstrapServers()));
       Map<String, PodTimeline> timelines;
       Map<String, WorkloadTimeline> workloads;
+      Conditions conditions;
       Map<String, Integer> deadLetters;
       Map<String, String> deadLetterExamples = new TreeMap<>();
       try {
@@ -118,6 +121,15 @@ public final class Replay {
         workloads =
             WorkloadTimelineReader.readUntilQuiet(
                 kafka, topics, Duration.ofSeconds(3), Duration.ofSeconds(60));
+        conditions =
+            ConditionsReader.withGpus(
+                kafka,
+                topics,
+                timelines.values().stream()
+                    .map(PodTimeline::getExperiment)
+                    .filter(e -> e != null)
+                    .findFirst()
+                    .orElse("replay"));
         deadLetters = deadLetters(kafka, topics, deadLetterExamples);
         if (!deadLetters.isEmpty()) {
           say("dead-lettered by the streams app: %s; e.g. %s", deadLetters, deadLetterExamples);
@@ -126,8 +138,9 @@ public final class Replay {
         streams.close();
       }
       WorkloadsFile.write(outDir, workloads.values());
+      conditions.write(outDir);
       ExperimentReport report =
-          write(timelines, workloads, produced, unusable, deadLetters, outDir);
+          write(timelines, workloads, conditions, produced, unusable, deadLetters, outDir);
       out.println();
       out.print(ReportWriter.table(report));
       out.print(ReportWriter.continuityTable(report));
@@ -414,6 +427,7 @@ public final class Replay {
   private ExperimentReport write(
       Map<String, PodTimeline> timelines,
       Map<String, WorkloadTimeline> workloads,
+      Conditions conditions,
       Map<String, Integer> produced,
       Unusable unusable,
       Map<String, Integer> deadLetters,
@@ -428,10 +442,11 @@ public final class Replay {
             .orElse("replay");
     ExperimentReport report =
         ExperimentReport.of(
-            experiment,
-            ordered.stream().map(PodFacts::of).toList(),
-            config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis(),
-            workloads.values());
+                experiment,
+                ordered.stream().map(PodFacts::of).toList(),
+                config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis(),
+                workloads.values())
+            .withConditions(conditions);
     StringBuilder intro = new StringBuilder("Replay of recorded data: ");
     intro.append(String.join(", ", config.getList(ReplayConfig.PODS)));
     if (!config.getList(ReplayConfig.EVENTS).isEmpty()) {

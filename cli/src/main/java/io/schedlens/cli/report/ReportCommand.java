@@ -1,9 +1,12 @@
 package io.schedlens.cli.report;
 
+import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.Guardrails;
 import io.schedlens.report.PodFacts;
@@ -119,6 +122,14 @@ public final class ReportCommand {
         from.equals("kafka")
             ? workloadsFromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
             : workloadsFromFile(from);
+    // The experiments' conditions: conditions.json beside the files (with the GPUs a demo or
+    // replay saw), or the experiment ConfigMaps the collector wrote to Kafka.
+    Conditions fileConditions = from.equals("kafka") ? null : conditionsFromFile(from);
+    List<ExperimentConfig> configMaps =
+        from.equals("kafka")
+            ? ConditionsReader.configMaps(
+                config.kafkaClientSettings(), Topics.withPrefix(config.getString(TOPIC_PREFIX)))
+            : List.of();
     Map<String, List<PodTimeline>> byExperiment = new TreeMap<>();
     String only = config.getString(EXPERIMENT);
     for (PodTimeline t : timelines) {
@@ -143,18 +154,22 @@ public final class ReportCommand {
       long notFinal = mine.stream().filter(t -> !t.getFinal$()).count();
       ExperimentReport report =
           ExperimentReport.of(
-              e.getKey(),
-              mine.stream().map(PodFacts::of).toList(),
-              starvationMs,
-              workloads.stream()
-                  .filter(
-                      w ->
-                          e.getKey()
-                              .equals(
-                                  w.getExperiment() == null
-                                      ? "(no experiment)"
-                                      : w.getExperiment()))
-                  .toList());
+                  e.getKey(),
+                  mine.stream().map(PodFacts::of).toList(),
+                  starvationMs,
+                  workloads.stream()
+                      .filter(
+                          w ->
+                              e.getKey()
+                                  .equals(
+                                      w.getExperiment() == null
+                                          ? "(no experiment)"
+                                          : w.getExperiment()))
+                      .toList())
+              .withConditions(
+                  fileConditions != null
+                      ? fileConditions
+                      : Conditions.of(e.getKey(), configMaps, List.of()));
       String intro =
           "From "
               + mine.size()
@@ -207,6 +222,11 @@ public final class ReportCommand {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
+  }
+
+  static Conditions conditionsFromFile(String from) throws IOException {
+    Path p = Path.of(from);
+    return Conditions.read(Files.isDirectory(p) ? p : p.toAbsolutePath().getParent());
   }
 
   /** The workload timelines beside the pod timelines: none when the file is not there. */

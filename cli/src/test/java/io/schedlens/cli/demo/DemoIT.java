@@ -91,6 +91,20 @@ class DemoIT {
         .hasSize(result.workloads().size());
   }
 
+  /** The collector read the experiment's ConfigMap; the DCGM samples named the GPU. */
+  @Test
+  void shouldHeadTheReportWithTheStatedConditionsAndTheGpusSeen() throws Exception {
+    String md = Files.readString(out.resolve("report.md"));
+    assertThat(md)
+        .contains("## Conditions")
+        .contains("As stated in ConfigMap `ai-lab/day08-experiment`")
+        .contains("- **change**: PriorityClasses for GPU work")
+        .contains("- **repeats**: 3")
+        .contains("- **GPUs seen**: NVIDIA H100 80GB HBM3 on 1 node (gpu-node-1)")
+        .doesNotContain("WARNING");
+    assertThat(out.resolve("conditions.json")).exists();
+  }
+
   @Test
   void shouldReportWhatTheScenarioImplies() throws Exception {
     ExperimentReport r = result.report();

@@ -2,6 +2,7 @@ package io.schedlens.collector.kafka;
 
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
@@ -22,6 +23,7 @@ public final class Records {
   public static final String PODS = "pods";
   public static final String EVENTS = "events";
   public static final String WORKLOADS = "workloads";
+  public static final String EXPERIMENTS = "experiments";
   public static final String GPU = "gpu";
   public static final String REQUESTS = "requests";
   public static final String DLQ = "dlq";
@@ -52,6 +54,17 @@ public final class Records {
         utf8(o.getNamespace() + "/" + o.getKind() + "/" + o.getName()),
         topics.workloads.valueSerde().serializer().serialize(topics.workloads.name(), o),
         o.getObservedAt(),
+        null);
+  }
+
+  /** An experiment ConfigMap, keyed namespace/name (a deletion is a tombstone-free DELETED). */
+  public Outgoing experiment(ExperimentConfig e) {
+    return new Outgoing(
+        topics.experiments.name(),
+        EXPERIMENTS,
+        utf8(e.getNamespace() + "/" + e.getName()),
+        topics.experiments.valueSerde().serializer().serialize(topics.experiments.name(), e),
+        e.getObservedAt(),
         null);
   }
 

@@ -1034,7 +1034,7 @@ public final class ClusterRun {
 
     /** The Deployment object as its user last applied it (replicas, template). */
     void write() {
-      api.applyWorkload(
+      api.applyObject(
           WorkloadObjects.deployment(
               scenario.namespace(),
               w.name(),
@@ -1237,7 +1237,7 @@ public final class ClusterRun {
     }
 
     void write(Long completedAt) {
-      api.applyWorkload(
+      api.applyObject(
           WorkloadObjects.job(
               scenario.namespace(),
               name,
@@ -1322,7 +1322,7 @@ public final class ClusterRun {
           delete(p);
         }
       }
-      api.deleteWorkload(
+      api.deleteObject(
           WorkloadObjects.job(
               scenario.namespace(),
               name,
@@ -1506,7 +1506,7 @@ public final class ClusterRun {
     for (JobController j : jobs) {
       if (!j.finished) {
         j.finished = true;
-        api.deleteWorkload(
+        api.deleteObject(
             WorkloadObjects.job(
                 scenario.namespace(),
                 j.name,

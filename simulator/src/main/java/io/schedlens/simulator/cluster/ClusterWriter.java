@@ -30,10 +30,10 @@ public interface ClusterWriter {
   /**
    * A workload object (Deployment, Job) created or changed, as its controller's user applies it.
    */
-  default void applyWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+  default void applyObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
 
-  /** A workload object removed (a Job's TTL after it finished). */
-  default void deleteWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+  /** Such an object removed (a Job's TTL after it finished). */
+  default void deleteObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
 
   ClusterWriter NONE =
       new ClusterWriter() {

@@ -76,7 +76,7 @@ public final class KubernetesClusterWriter implements ClusterWriter {
   }
 
   @Override
-  public void applyWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+  public void applyObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {
     writes.incrementAndGet();
     client
         .resource(workload)
@@ -85,7 +85,7 @@ public final class KubernetesClusterWriter implements ClusterWriter {
   }
 
   @Override
-  public void deleteWorkload(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+  public void deleteObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {
     writes.incrementAndGet();
     client.resource(workload).inNamespace(workload.getMetadata().getNamespace()).delete();
   }

@@ -23,6 +23,8 @@ import java.util.Map;
  * @param workloads Deployments and Jobs
  * @param slos latency SLOs in milliseconds by service or PriorityClass name (passed to the streams
  *     app in the demo)
+ * @param conditions the experiment's stated conditions (change, fixed, metrics): written, with the
+ *     repeats, into the experiment ConfigMap the simulated cluster carries
  */
 public record Scenario(
     String name,
@@ -38,7 +40,8 @@ public record Scenario(
     List<Arm> arms,
     List<Workload> workloads,
     Map<String, Double> slos,
-    List<Action> actions) {
+    List<Action> actions,
+    Map<String, String> conditions) {
 
   /**
    * Something done during every run, at {@code at} into it: to a node, {@code drain} (cordon it,
@@ -221,7 +224,8 @@ public record Scenario(
         arms,
         workloads,
         slos,
-        actions);
+        actions,
+        conditions);
   }
 
   public PriorityClassSpec priorityClass(String name) {

@@ -109,7 +109,8 @@ public final class ScenarioLoader {
         "arms",
         "workloads",
         "slos",
-        "actions");
+        "actions",
+        "conditions");
     String name = dnsName(n, "", "name", null);
     List<NodePool> nodes = new ArrayList<>();
     forEach(n, "nodes", true, (x, p) -> nodes.add(nodePool(x, p)));
@@ -134,7 +135,8 @@ public final class ScenarioLoader {
             arms,
             workloads,
             slos(n),
-            actions(n));
+            actions(n),
+            conditions(n));
     crossCheck(s);
     return s;
   }
@@ -186,6 +188,21 @@ public final class ScenarioLoader {
                   unavailable));
         });
     return actions;
+  }
+
+  /** The experiment's stated conditions (change, fixed, metrics, ...): text by key. */
+  private Map<String, String> conditions(JsonNode n) {
+    Map<String, String> out = new LinkedHashMap<>();
+    JsonNode x = n.get("conditions");
+    if (x == null || x.isNull()) {
+      return out;
+    }
+    if (!x.isObject()) {
+      throw fail(
+          "conditions", "expected a mapping such as {change: ..., fixed: ..., metrics: ...}");
+    }
+    x.fieldNames().forEachRemaining(k -> out.put(k, text(x, "conditions", k, null).strip()));
+    return out;
   }
 
   private Map<String, Double> slos(JsonNode n) {
