@@ -31,7 +31,7 @@ public final class DemoConfig extends AppConfig {
               Type.STRING,
               "day08",
               Importance.HIGH,
-              "A bundled scenario (day08, day08-disruptions, pool) or a scenario YAML file.")
+              "A bundled scenario (day08, day08-disruptions, node-failure, pool) or a scenario YAML file.")
           .define(
               OUT,
               Type.STRING,

@@ -43,7 +43,7 @@ public final class SimulateCommand {
               Type.STRING,
               "day08",
               Importance.HIGH,
-              "A bundled scenario (day08, day08-disruptions, pool) or a scenario YAML file.")
+              "A bundled scenario (day08, day08-disruptions, node-failure, pool) or a scenario YAML file.")
           .define(
               OUT,
               Type.STRING,

@@ -133,6 +133,33 @@ class ReplayIT {
         .contains("## Service continuity per arm and workload");
   }
 
+  /**
+   * A node stops: its inference server is marked NotReady 40 s later (users lose it then), evicted
+   * by the taint manager after 300 s more; its replacement waits on the unreachable taint until the
+   * node re-joins (control) or preempts the batch job on the other node (treatment).
+   */
+  @Test
+  void shouldReplayANodeFailureWithTaintManagerEvictionsAndTheLossOfServiceAtNotReady()
+      throws Exception {
+    Recorded rec = recordAndReplay("node-failure");
+    GroundTruth.assertMatches(rec.truth(), rec.result().timelines());
+    assertThat(rec.result().deadLetters()).as("dead letters").isEmpty();
+    assertThat(rec.truth()).anyMatch(t -> "taint-manager".equals(t.cause()));
+    assertThat(rec.interruptions())
+        .as("one lost server per run")
+        .hasSize(4)
+        .allMatch(i -> i.cause().equals("taint-manager"));
+    GroundTruth.assertServiceMatches(
+        rec.interruptions(), rec.truth(), rec.result().workloads().values());
+    assertThat(rec.result().timelines().values())
+        .as("the replacement waited on the unreachable node")
+        .anyMatch(t -> t.getPendingReasons().keySet().stream().anyMatch(r -> r.contains("taint")));
+    assertThat(rec.result().report().continuity("control", "interactive-inference"))
+        .satisfies(r -> assertThat(r.interruptionSeconds().min()).isGreaterThan(8 * 60));
+    assertThat(rec.result().report().continuity("treatment", "interactive-inference"))
+        .satisfies(r -> assertThat(r.interruptionSeconds().max()).isLessThan(8 * 60));
+  }
+
   @Test
   void shouldReplayEveryRealRecordingAndFindWhyThePendingPodWaits() throws Exception {
     List<String> args = new ArrayList<>();

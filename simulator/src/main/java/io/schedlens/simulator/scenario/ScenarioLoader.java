@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
 public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
-  public static final List<String> BUNDLED = List.of("day08", "day08-disruptions", "pool");
+  public static final List<String> BUNDLED =
+      List.of("day08", "day08-disruptions", "node-failure", "pool");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");

@@ -77,6 +77,6 @@ class ScenarioLoaderTest {
         .hasMessageStartingWith("t.yaml: not valid YAML");
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
         .hasMessageContaining(
-            "neither a bundled scenario [day08, day08-disruptions, pool] nor a readable file");
+            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool] nor a readable file");
   }
 }
