@@ -13,6 +13,7 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 
 POD = 'namespace=~"$namespace", priority_class=~"$priority_class", arm=~"$arm"'
 API = "${api_url}/api/pods"
+WORKLOADS_API = "${api_url}/api/workloads"
 
 
 class Board:
@@ -242,6 +243,24 @@ def oncall():
                      [target(f"sum by (priority_class) (rate(schedlens_request_errors_total{{{POD}}}[$__rate_interval]))"
                              f" / sum by (priority_class) (rate(schedlens_requests_total{{{POD}}}[$__rate_interval]))",
                              "{{priority_class}}")], unit="percentunit"), w=8)
+    b.row("Service continuity")
+    b.add(timeseries("Service interruption, seconds per minute, by workload kind and class",
+                     "Time workloads had no Ready replica while they wanted one (counted when the "
+                     "interruption ends), from the loss of a Ready replica: a drain, a node "
+                     "failure, a preemption, a rollout. Cold starts are not interruptions.",
+                     [target("sum by (workload_kind, priority_class) "
+                             f"(rate(schedlens_workload_interruption_seconds_total{{{POD}}}[$__rate_interval])) * 60",
+                             "{{workload_kind}} {{priority_class}}")], unit="s", stack=True,
+                     links_=links(("Workloads interrupted now (timelines)",
+                                   WORKLOADS_API + "?interrupted=true"
+                                   "&namespace=${__field.labels.namespace}"))))
+    b.add(timeseries("Recovery p95 by cause: disruption → replacement Ready",
+                     "How long a workload took to get a Ready replacement after a pod was ended "
+                     "early, by what ended it.",
+                     [target("histogram_quantile(0.95, sum by (cause, le) "
+                             "(rate(schedlens_workload_recovery_seconds_bucket"
+                             f"{{{POD}, stage=\"ready\"}}[$__rate_interval])))",
+                             "{{cause}}")], unit="s"))
     annotations = [{"name": "Preemptions", "datasource": DS, "enable": True,
                     "iconColor": "red",
                     "expr": "sum by (victim_priority_class, preemptor_priority_class) "
@@ -300,6 +319,13 @@ def experiment():
                "Peak of pods starving (pending too long, or preempted too often).",
                [target(f"max_over_time((sum by ({by}) (schedlens_pods_starving{{{sel}}}))[$__range:1m])",
                        legend, instant=True)], unit="short"), w=12)
+    b.row("Service continuity — what a disruption costs users and batch work")
+    b.add(bars("Service interruption per arm and repeat, by workload kind",
+               "Seconds without a Ready replica while one was wanted, from the loss of one "
+               "(drain, node failure, preemption, rollout).",
+               [target(f"sum by ({by}, workload_kind) "
+                       f"(increase(schedlens_workload_interruption_seconds_total{{{sel}}}[$__range]))",
+                       "{{arm}} #{{repeat}} {{workload_kind}}", instant=True)], unit="s"), w=12)
     b.add(bars("Pods finished by outcome and arm", "Succeeded, Preempted, Failed, Deleted, ...",
                [target(f"sum by (arm, outcome) (increase(schedlens_pods_finished_total{{{sel}}}[$__range]))",
                        "{{arm}} {{outcome}}", instant=True)], unit="short"), w=12)

@@ -24,6 +24,9 @@ import java.util.regex.Pattern;
  *       the bound in every repeat.
  *   <li>{@code wasted-gpu-hours<=N}: batch work lost to early ends stays under N GPU-hours per
  *       repeat (mean over repeats), over all batch workloads together.
+ *   <li>{@code interruption<=control}: no serving workload's service interruption (seconds without
+ *       a Ready replica while one was wanted, per repeat) rises above the control's worst repeat:
+ *       faster placement that costs users their server on every rollout or drain is a failure.
  * </ul>
  */
 public final class Guardrails {
@@ -42,7 +45,9 @@ public final class Guardrails {
   public static void validate(List<String> rules) {
     for (String rule : rules) {
       String r = rule.strip();
-      if (r.equals("slo-breach-ratio<=control") || r.equals("no-starving")) {
+      if (r.equals("slo-breach-ratio<=control")
+          || r.equals("no-starving")
+          || r.equals("interruption<=control")) {
         continue;
       }
       Matcher b = BATCH_PENDING.matcher(r);
@@ -56,7 +61,7 @@ public final class Guardrails {
       throw new IllegalArgumentException(
           "guardrail '"
               + rule
-              + "' is not one of slo-breach-ratio<=control, no-starving, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER");
+              + "' is not one of slo-breach-ratio<=control, no-starving, interruption<=control, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER");
     }
   }
 
@@ -113,6 +118,38 @@ public final class Guardrails {
       }
       if (seen.isEmpty()) {
         return new Result(arm, rule, true, "no serving workload with requests to compare");
+      }
+      return new Result(
+          arm,
+          rule,
+          worse.isEmpty(),
+          worse.isEmpty() ? String.join("; ", seen) : "rose: " + String.join("; ", worse));
+    }
+    if (rule.equals("interruption<=control")) {
+      List<String> worse = new ArrayList<>();
+      List<String> seen = new ArrayList<>();
+      for (ServiceContinuity.Row a : r.continuity()) {
+        ServiceContinuity.Row c = r.continuity(r.control(), a.workload());
+        if (!a.arm().equals(arm)
+            || "Job".equals(a.workloadKind())
+            || c == null
+            || a.interruptionSeconds() == null
+            || c.interruptionSeconds() == null) {
+          continue;
+        }
+        String line =
+            String.format(
+                "%s %s per repeat at worst (control at worst %s)",
+                a.workload(),
+                Format.duration(a.interruptionSeconds().max() * 1000),
+                Format.duration(c.interruptionSeconds().max() * 1000));
+        seen.add(line);
+        if (a.interruptionSeconds().max() > c.interruptionSeconds().max()) {
+          worse.add(line);
+        }
+      }
+      if (seen.isEmpty()) {
+        return new Result(arm, rule, true, "no workload timelines of serving workloads to compare");
       }
       return new Result(
           arm,

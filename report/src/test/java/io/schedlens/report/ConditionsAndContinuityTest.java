@@ -168,4 +168,49 @@ class ConditionsAndContinuityTest {
     assertThat(ReportWriter.markdown(r, "")).contains("## Service continuity per arm and workload");
     assertThat(ReportWriter.continuityTable(r)).contains("recovery to Ready");
   }
+
+  @Test
+  void shouldFailTheInterruptionGuardrailWhenUsersLoseTheirServerLongerThanInTheControl() {
+    WorkloadTimeline chat =
+        WorkloadTimeline.newBuilder()
+            .setNamespace("ai-lab")
+            .setKind("Deployment")
+            .setName("chat")
+            .setDesiredSource("observed")
+            .setDesired(1)
+            .setReady(1)
+            .setUpdatedAt(0)
+            .setInterruptions(
+                List.of(
+                    interval("control", "1", 0, 60_000, 0),
+                    interval("control", "2", 0, 90_000, 0),
+                    interval("treatment", "2", 0, 120_000, 0)))
+            .build();
+    ExperimentReport r =
+        ExperimentReport.of("day08", ExperimentReportTest.experiment(), 600_000, List.of(chat));
+
+    List<Guardrails.Result> results = Guardrails.evaluate(r, List.of("interruption<=control"));
+
+    assertThat(results)
+        .singleElement()
+        .satisfies(
+            g -> {
+              assertThat(g.pass()).isFalse();
+              assertThat(g.detail()).startsWith("rose: chat 2 min 00 s");
+            });
+    WorkloadTimeline calmer =
+        WorkloadTimeline.newBuilder(chat)
+            .setInterruptions(
+                List.of(
+                    interval("control", "1", 0, 60_000, 0),
+                    interval("treatment", "1", 0, 30_000, 0)))
+            .build();
+    assertThat(
+            Guardrails.evaluate(
+                ExperimentReport.of(
+                    "day08", ExperimentReportTest.experiment(), 600_000, List.of(calmer)),
+                List.of("interruption<=control")))
+        .singleElement()
+        .satisfies(g -> assertThat(g.pass()).isTrue());
+  }
 }

@@ -102,7 +102,7 @@ public final class ReplayConfig extends AppConfig {
                 Type.LIST,
                 io.schedlens.report.Guardrails.DEFAULT,
                 Importance.MEDIUM,
-                "Rollback conditions for the report, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.");
+                "Rollback conditions for the report, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, interruption<=control, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.");
     for (String key : STREAMS_KEYS) {
       def.define(StreamsAppConfig.DEF.configKeys().get(key));
     }

@@ -72,7 +72,7 @@ public final class ReportCommand {
               Type.LIST,
               Guardrails.DEFAULT,
               Importance.MEDIUM,
-              "Rollback conditions, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.")
+              "Rollback conditions, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, interruption<=control, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.")
           .define(
               STARVATION_PENDING,
               Type.STRING,

@@ -183,7 +183,10 @@ public final class TimelineApi {
     }
     if (!query.containsKey("local")) {
       StringBuilder forwarded = new StringBuilder();
-      for (String k : List.of("namespace", "kind", "arm", "interrupted")) {
+      for (String k : WORKLOAD_LIST_PARAMETERS) {
+        if (k.equals("limit") || k.equals("local")) {
+          continue;
+        }
         String v = query.get(k);
         if (v != null && !v.isEmpty()) {
           forwarded
@@ -297,6 +300,10 @@ public final class TimelineApi {
           "priorityClass", PodTimeline::getPriorityClass,
           "arm", PodTimeline::getArm,
           "repeat", PodTimeline::getRepeat);
+
+  /** The query parameters of {@code GET /api/workloads}. */
+  public static final java.util.Set<String> WORKLOAD_LIST_PARAMETERS =
+      java.util.Set.of("namespace", "kind", "arm", "interrupted", "limit", "local");
 
   /** The query parameters of {@code GET /api/pods}. */
   public static final java.util.Set<String> LIST_PARAMETERS =
