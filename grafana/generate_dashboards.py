@@ -244,6 +244,23 @@ def oncall():
                              f" / sum by (priority_class) (rate(schedlens_requests_total{{{POD}}}[$__rate_interval]))",
                              "{{priority_class}}")], unit="percentunit"), w=8)
     b.row("Service continuity")
+    b.add(stat("Serving workloads without a Ready replica now",
+               "Deployments and StatefulSets that lost their last Ready replica and still want "
+               "one (SchedlensServiceInterrupted pages after 2 minutes).",
+               [target(f"sum by (priority_class) (schedlens_workloads_interrupted{{{POD}, "
+                       'workload_kind=~"Deployment|StatefulSet"})', "{{priority_class}}")],
+               thresholds=[(1, "red")],
+               links_=links(("Workloads interrupted now (timelines)",
+                             WORKLOADS_API + "?interrupted=true"))), w=6)
+    b.add(stat("Longest interruption going on",
+               "How long the longest service interruption going on now has lasted.",
+               [target(f"max by (priority_class) (schedlens_workload_interruption_age_seconds{{{POD}}})",
+                       "{{priority_class}}")], unit="s",
+               thresholds=[(60, "orange"), (120, "red")]), w=6)
+    b.add(stat("Workloads degraded now",
+               "Workloads with some but fewer Ready replicas than wanted, since losing one.",
+               [target(f"sum by (priority_class) (schedlens_workloads_degraded{{{POD}}})",
+                       "{{priority_class}}")], thresholds=[(1, "orange")]), w=12)
     b.add(timeseries("Service interruption, seconds per minute, by workload kind and class",
                      "Time workloads had no Ready replica while they wanted one (counted when the "
                      "interruption ends), from the loss of a Ready replica: a drain, a node "

@@ -8,6 +8,7 @@ import io.schedlens.streams.api.TimelineApi;
 import io.schedlens.streams.metrics.ConsumerLag;
 import io.schedlens.streams.metrics.PendingGauges;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.metrics.WorkloadGauges;
 import io.schedlens.streams.topology.DeadLetterHandlers;
 import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.streams.topology.TopologySettings;
@@ -94,6 +95,7 @@ public final class StreamsApp implements AutoCloseable {
     TimelineApi api = new TimelineApi(streams, self);
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
+    metrics.registerWorkloadGauges(new WorkloadGauges(api::localWorkloads));
     metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);
     HttpEndpoint http =
         HttpEndpoint.start(

@@ -224,12 +224,37 @@ class StreamsAppIT {
                   get(http, app.baseUrl() + "/api/pods?state=preempted&priorityClass=interactive")
                       .body());
       assertThat(nonePreempted.get("count").asInt()).isZero();
+      // The workloads: a Job preempted twice a round, the chat Deployment.
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                JsonNode jobs =
+                    new ObjectMapper()
+                        .readTree(
+                            get(http, app.baseUrl() + "/api/workloads?namespace=ai-lab&kind=Job")
+                                .body());
+                assertThat(jobs.get("count").asInt()).isPositive();
+                String name = jobs.get("workloads").get(0).get("name").asText();
+                HttpResponse<String> one =
+                    get(http, app.baseUrl() + "/api/workloads/ai-lab/Job/" + name);
+                assertThat(one.statusCode()).isEqualTo(200);
+                JsonNode job = new ObjectMapper().readTree(one.body());
+                assertThat(job.get("kind").asText()).isEqualTo("Job");
+                assertThat(job.get("preemptions").asInt()).isPositive();
+                assertThat(job.get("desiredSource").asText()).isEqualTo("inferred");
+              });
+      assertThat(get(http, app.baseUrl() + "/api/workloads/ai-lab/Job").statusCode())
+          .isEqualTo(400);
+      assertThat(get(http, app.baseUrl() + "/api/workloads/ai-lab/Job/nope").statusCode())
+          .isEqualTo(404);
       String metrics = get(http, app.baseUrl() + "/metrics").body();
       assertThat(metrics)
           .contains(
               "schedlens_preemptions_total{arm=\"treatment\",namespace=\"ai-lab\",preemptor_priority_class=\"interactive\",repeat=\"\",victim_priority_class=\"batch-low\"} 8.0")
           .contains("schedlens_pending_duration_seconds_bucket")
           .contains("schedlens_wasted_gpu_seconds_total")
+          .contains("schedlens_workloads_interrupted{")
           .containsPattern("schedlens_consumer_lag_records\\{topic=\"[^\"]*pods\"\\} \\d");
     }
   }

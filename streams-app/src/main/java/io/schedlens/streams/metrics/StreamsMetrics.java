@@ -220,6 +220,29 @@ public final class StreamsMetrics {
         .register(registry);
   }
 
+  /** Registers the gauges of workloads interrupted or degraded now. */
+  public void registerWorkloadGauges(WorkloadGauges g) {
+    GaugeWithCallback.builder()
+        .name("schedlens_workloads_interrupted")
+        .help("Workloads with no Ready replica now while they want one (since losing one).")
+        .labelNames(WORKLOAD_LABELS)
+        .callback(g::interrupted)
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_workload_interruption_age_seconds")
+        .help("How long the longest service interruption going on now has lasted.")
+        .unit(Unit.SECONDS)
+        .labelNames(WORKLOAD_LABELS)
+        .callback(g::interruptionAge)
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_workloads_degraded")
+        .help("Workloads with some but fewer Ready replicas than wanted now (since losing one).")
+        .labelNames(WORKLOAD_LABELS)
+        .callback(g::degraded)
+        .register(registry);
+  }
+
   /** Registers the consumer lag per input topic, read from Kafka's client metrics when scraped. */
   public void registerConsumerLag(Consumer<GaugeWithCallback.Callback> lag) {
     GaugeWithCallback.builder()

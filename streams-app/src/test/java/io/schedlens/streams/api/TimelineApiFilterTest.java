@@ -3,6 +3,7 @@ package io.schedlens.streams.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -31,5 +32,27 @@ class TimelineApiFilterTest {
     assertThat(TimelineApi.filter("all", Map.of("repeat", "2")).test(chat)).isTrue();
     assertThat(TimelineApi.filter("preempted", Map.of()).test(chat)).isFalse();
     assertThat(TimelineApi.filter("bogus", Map.of())).isNull();
+  }
+
+  @Test
+  void shouldSelectWorkloadsByNamespaceKindArmAndWhetherInterruptedNow() {
+    WorkloadTimeline chat =
+        WorkloadTimeline.newBuilder()
+            .setNamespace("ai-lab")
+            .setKind("Deployment")
+            .setName("chat")
+            .setArm("treatment")
+            .setDesiredSource("observed")
+            .setDesired(1)
+            .setReady(0)
+            .setUpdatedAt(0)
+            .build();
+
+    assertThat(TimelineApi.workloadMatches(chat, Map.of("kind", "Deployment", "arm", ""))).isTrue();
+    assertThat(TimelineApi.workloadMatches(chat, Map.of("kind", "Job"))).isFalse();
+    assertThat(TimelineApi.workloadMatches(chat, Map.of("interrupted", "true"))).isTrue();
+    chat.setReady(1);
+    assertThat(TimelineApi.workloadMatches(chat, Map.of("interrupted", "true"))).isFalse();
+    assertThat(TimelineApi.workloadMatches(chat, Map.of("namespace", "other"))).isFalse();
   }
 }
