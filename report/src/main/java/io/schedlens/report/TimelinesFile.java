@@ -1,7 +1,6 @@
 package io.schedlens.report;
 
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.schemas.AvroJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,7 +8,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
-import java.util.stream.Collectors;
 
 /**
  * {@code timelines.jsonl}: one pod timeline per line in the JSON form of DESIGN.md section 4,
@@ -28,11 +26,7 @@ public final class TimelinesFile {
     ordered.sort(
         Comparator.comparing((PodTimeline t) -> t.getCreatedAt() == null ? 0 : t.getCreatedAt())
             .thenComparing(PodTimeline::getUid));
-    Files.writeString(
-        dir.resolve(NAME),
-        ordered.stream()
-            .map(AvroJson::toLine)
-            .collect(Collectors.joining("\n", "", ordered.isEmpty() ? "" : "\n")));
+    JsonLines.write(dir.resolve(NAME), ordered);
     return ordered;
   }
 
@@ -43,20 +37,6 @@ public final class TimelinesFile {
    */
   public static List<PodTimeline> read(Path path) throws IOException {
     Path p = Files.isDirectory(path) ? path.resolve(NAME) : path;
-    List<PodTimeline> out = new ArrayList<>();
-    int n = 0;
-    for (String line : Files.readAllLines(p)) {
-      n++;
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        out.add(AvroJson.fromLine(line, PodTimeline.class));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            p + " line " + n + " is not a pod timeline: " + e.getMessage(), e);
-      }
-    }
-    return out;
+    return JsonLines.read(p, PodTimeline.class, "a pod timeline");
   }
 }

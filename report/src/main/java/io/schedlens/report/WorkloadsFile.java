@@ -1,7 +1,6 @@
 package io.schedlens.report;
 
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.schemas.AvroJson;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,7 +10,6 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 
 /**
  * {@code workloads.jsonl}, the sibling of {@code timelines.jsonl}: one workload timeline per line
@@ -45,11 +43,7 @@ public final class WorkloadsFile {
       throws IOException {
     List<WorkloadTimeline> ordered = new ArrayList<>(workloads);
     ordered.sort(Comparator.comparing(WorkloadsFile::identity));
-    Files.writeString(
-        dir.resolve(NAME),
-        ordered.stream()
-            .map(AvroJson::toLine)
-            .collect(Collectors.joining("\n", "", ordered.isEmpty() ? "" : "\n")));
+    JsonLines.write(dir.resolve(NAME), ordered);
     return ordered;
   }
 
@@ -65,18 +59,8 @@ public final class WorkloadsFile {
       return List.of();
     }
     Map<String, WorkloadTimeline> out = new LinkedHashMap<>();
-    int n = 0;
-    for (String line : Files.readAllLines(p)) {
-      n++;
-      if (line.isBlank()) {
-        continue;
-      }
-      try {
-        keepLatest(out, AvroJson.fromLine(line, WorkloadTimeline.class));
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(
-            p + " line " + n + " is not a workload timeline: " + e.getMessage(), e);
-      }
+    for (WorkloadTimeline t : JsonLines.read(p, WorkloadTimeline.class, "a workload timeline")) {
+      keepLatest(out, t);
     }
     return new ArrayList<>(out.values());
   }

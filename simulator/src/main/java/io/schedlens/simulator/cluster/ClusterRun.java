@@ -1237,16 +1237,20 @@ public final class ClusterRun {
     }
 
     void write(Long completedAt) {
-      api.applyObject(
-          WorkloadObjects.job(
-              scenario.namespace(),
-              name,
-              uid,
-              w.parallelism(),
-              w.completions(),
-              succeeded,
-              completedAt,
-              experimentLabels()));
+      api.applyObject(object(completedAt));
+    }
+
+    /** The Job object as the API shows it. */
+    io.fabric8.kubernetes.api.model.batch.v1.Job object(Long completedAt) {
+      return WorkloadObjects.job(
+          scenario.namespace(),
+          name,
+          uid,
+          w.parallelism(),
+          w.completions(),
+          succeeded,
+          completedAt,
+          experimentLabels());
     }
 
     void reconcile() {
@@ -1322,16 +1326,7 @@ public final class ClusterRun {
           delete(p);
         }
       }
-      api.deleteObject(
-          WorkloadObjects.job(
-              scenario.namespace(),
-              name,
-              uid,
-              w.parallelism(),
-              w.completions(),
-              succeeded,
-              null,
-              experimentLabels()));
+      api.deleteObject(object(null));
     }
   }
 
@@ -1506,16 +1501,7 @@ public final class ClusterRun {
     for (JobController j : jobs) {
       if (!j.finished) {
         j.finished = true;
-        api.deleteObject(
-            WorkloadObjects.job(
-                scenario.namespace(),
-                j.name,
-                j.uid,
-                j.w.parallelism(),
-                j.w.completions(),
-                j.succeeded,
-                null,
-                experimentLabels()));
+        api.deleteObject(j.object(null));
       }
     }
     publishGpus();

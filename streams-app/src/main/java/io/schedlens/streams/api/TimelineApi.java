@@ -93,13 +93,8 @@ public final class TimelineApi {
   }
 
   private void one(HttpExchange exchange, String uid, boolean localOnly) throws IOException {
-    KeyQueryMetadata md =
-        streams.queryMetadataForKey(TimelineTopology.PUBLISHED_STORE, uid, new StringSerializer());
-    String owner =
-        md == null || md.activeHost() == null
-            ? self
-            : md.activeHost().host() + ":" + md.activeHost().port();
-    if (!localOnly && !owner.equals(self) && md != KeyQueryMetadata.NOT_AVAILABLE) {
+    String owner = otherOwner(TimelineTopology.PUBLISHED_STORE, uid);
+    if (!localOnly && owner != null) {
       proxy(exchange, "http://" + owner + "/api/pods/" + uid + "?local=true");
       return;
     }
@@ -140,16 +135,8 @@ public final class TimelineApi {
                   + " /api/workloads/ai-lab/Deployment/interactive-inference"));
       return;
     }
-    KeyQueryMetadata md =
-        streams.queryMetadataForKey(
-            TimelineTopology.PUBLISHED_WORKLOADS_STORE, key, new StringSerializer());
-    String owner =
-        md == null || md.activeHost() == null
-            ? self
-            : md.activeHost().host() + ":" + md.activeHost().port();
-    if (!query.containsKey("local")
-        && !owner.equals(self)
-        && md != KeyQueryMetadata.NOT_AVAILABLE) {
+    String owner = otherOwner(TimelineTopology.PUBLISHED_WORKLOADS_STORE, key);
+    if (!query.containsKey("local") && owner != null) {
       proxy(exchange, "http://" + owner + "/api/workloads/" + key + "?local=true");
       return;
     }
@@ -196,27 +183,9 @@ public final class TimelineApi {
               .append(URLEncoder.encode(v, StandardCharsets.UTF_8));
         }
       }
-      for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
-        String host = m.hostInfo().host() + ":" + m.hostInfo().port();
-        if (host.equals(self)) {
-          continue;
-        }
-        try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(
-                          URI.create("http://" + host + "/api/workloads?local=true" + forwarded))
-                      .timeout(Duration.ofSeconds(10))
-                      .build(),
-                  HttpResponse.BodyHandlers.ofString());
-          for (var node : JSON.readTree(r.body()).path("workloads")) {
-            found.add((ObjectNode) node);
-          }
-        } catch (Exception e) {
-          HttpEndpoint.respondJson(
-              exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
-          return;
-        }
+      if (!fromOtherInstances(
+          exchange, "/api/workloads?local=true" + forwarded, "workloads", found)) {
+        return;
       }
     }
     found.sort(
@@ -261,26 +230,12 @@ public final class TimelineApi {
       }
     }
     if (!query.containsKey("local")) {
-      for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
-        String host = m.hostInfo().host() + ":" + m.hostInfo().port();
-        if (host.equals(self)) {
-          continue;
-        }
-        String url =
-            "http://" + host + "/api/pods?local=true&state=" + state + forwardedFilters(query);
-        try {
-          HttpResponse<String> r =
-              http.send(
-                  HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-                  HttpResponse.BodyHandlers.ofString());
-          for (var node : JSON.readTree(r.body()).path("pods")) {
-            found.add((ObjectNode) node);
-          }
-        } catch (Exception e) {
-          HttpEndpoint.respondJson(
-              exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
-          return;
-        }
+      if (!fromOtherInstances(
+          exchange,
+          "/api/pods?local=true&state=" + state + forwardedFilters(query),
+          "pods",
+          found)) {
+        return;
       }
     }
     found.sort(Comparator.comparingLong(n -> n.path("createdAt").asLong(Long.MAX_VALUE)));
@@ -342,6 +297,47 @@ public final class TimelineApi {
       }
     }
     return b.toString();
+  }
+
+  /** The instance holding the key in the store, when it is another one; null when this one. */
+  private String otherOwner(String store, String key) {
+    KeyQueryMetadata md = streams.queryMetadataForKey(store, key, new StringSerializer());
+    if (md == null || md == KeyQueryMetadata.NOT_AVAILABLE || md.activeHost() == null) {
+      return null;
+    }
+    String owner = md.activeHost().host() + ":" + md.activeHost().port();
+    return owner.equals(self) ? null : owner;
+  }
+
+  /**
+   * Asks every other instance for {@code pathAndQuery} and adds the elements of the answer's {@code
+   * field} array; answers 502 and returns false when one does not answer.
+   */
+  private boolean fromOtherInstances(
+      HttpExchange exchange, String pathAndQuery, String field, List<ObjectNode> found)
+      throws IOException {
+    for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+      String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+      if (host.equals(self)) {
+        continue;
+      }
+      try {
+        HttpResponse<String> r =
+            http.send(
+                HttpRequest.newBuilder(URI.create("http://" + host + pathAndQuery))
+                    .timeout(Duration.ofSeconds(10))
+                    .build(),
+                HttpResponse.BodyHandlers.ofString());
+        for (var node : JSON.readTree(r.body()).path(field)) {
+          found.add((ObjectNode) node);
+        }
+      } catch (Exception e) {
+        HttpEndpoint.respondJson(
+            exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
+        return false;
+      }
+    }
+    return true;
   }
 
   private void proxy(HttpExchange exchange, String url) throws IOException {

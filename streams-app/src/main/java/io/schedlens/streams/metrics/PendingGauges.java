@@ -17,11 +17,8 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 public final class PendingGauges {
 
-  private static final long CACHE_MS = 5_000;
-
   private final Supplier<ReadOnlyKeyValueStore<String, PodTimeline>> store;
-  private long computedAt;
-  private Map<List<String>, double[]> snapshot = Map.of();
+  private final GaugeSnapshot snapshot = new GaugeSnapshot(this::compute);
 
   public PendingGauges(Supplier<ReadOnlyKeyValueStore<String, PodTimeline>> store) {
     this.store = store;
@@ -39,12 +36,11 @@ public final class PendingGauges {
     current().forEach((labels, v) -> cb.call(v[2], labels.toArray(String[]::new)));
   }
 
-  private synchronized Map<List<String>, double[]> current() {
-    long now = System.currentTimeMillis();
-    if (now - computedAt < CACHE_MS) {
-      return snapshot;
-    }
-    computedAt = now;
+  private Map<List<String>, double[]> current() {
+    return snapshot.current();
+  }
+
+  private Map<List<String>, double[]> compute() {
     Map<List<String>, double[]> next = new HashMap<>();
     long eventNow = 0;
     List<PodTimeline> live = new java.util.ArrayList<>();
@@ -56,8 +52,6 @@ public final class PendingGauges {
           live.add(t);
         }
       }
-    } catch (RuntimeException e) {
-      return snapshot; // store not queryable now (restoring): keep the last values
     }
     for (PodTimeline t : live) {
       List<String> labels =
@@ -76,7 +70,6 @@ public final class PendingGauges {
         v[2] += 1;
       }
     }
-    snapshot = next;
-    return snapshot;
+    return next;
   }
 }

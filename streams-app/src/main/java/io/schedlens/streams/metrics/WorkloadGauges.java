@@ -18,14 +18,15 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
  */
 public final class WorkloadGauges {
 
-  private static final long CACHE_MS = 5_000;
-
   private final Supplier<ReadOnlyKeyValueStore<String, WorkloadTimeline>> store;
-  private long computedAt;
-  private Map<List<String>, double[]> snapshot = Map.of();
+  private final GaugeSnapshot snapshot = new GaugeSnapshot(this::compute);
 
   public WorkloadGauges(Supplier<ReadOnlyKeyValueStore<String, WorkloadTimeline>> store) {
     this.store = store;
+  }
+
+  private Map<List<String>, double[]> current() {
+    return snapshot.current();
   }
 
   public void interrupted(GaugeWithCallback.Callback cb) {
@@ -40,22 +41,14 @@ public final class WorkloadGauges {
     current().forEach((labels, v) -> cb.call(v[2], labels.toArray(String[]::new)));
   }
 
-  private synchronized Map<List<String>, double[]> current() {
-    long now = System.currentTimeMillis();
-    if (now - computedAt < CACHE_MS) {
-      return snapshot;
-    }
-    computedAt = now;
+  private Map<List<String>, double[]> compute() {
     Map<List<String>, double[]> next = new HashMap<>();
     try (KeyValueIterator<String, WorkloadTimeline> it = store.get().all()) {
       while (it.hasNext()) {
         add(next, it.next().value);
       }
-    } catch (RuntimeException e) {
-      return snapshot; // store not queryable now (restoring): keep the last values
     }
-    snapshot = next;
-    return snapshot;
+    return next;
   }
 
   /** Adds one workload's state now to the sums of its label set. */
