@@ -298,12 +298,25 @@ final class TimelineProcessor implements Processor<String, Object, String, Objec
   /** Tells the pod's workload its facts when they changed since last told. */
   private void tellWorkloadMember(TimelineState s, PodTimeline t) {
     WorkloadMember m = WorkloadService.memberOf(t, s);
-    if (m.equals(s.getMemberSent())) {
+    if (s.getMemberSent() != null && sameButCounters(m, s.getMemberSent())) {
       return;
     }
     s.setMemberSent(m);
     WorkloadEvent e = new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m);
     forwardToWorkload(s, e, s.getUpdatedAt());
+  }
+
+  /**
+   * Request counters move with every flush of a serving pod; the workload needs them only for its
+   * totals, so they travel with the pod's next lifecycle change or its final facts, not each flush.
+   */
+  private static boolean sameButCounters(WorkloadMember a, WorkloadMember b) {
+    return WorkloadMember.newBuilder(a)
+        .setRequests(b.getRequests())
+        .setErrors(b.getErrors())
+        .setSloBreaches(b.getSloBreaches())
+        .build()
+        .equals(b);
   }
 
   private void forwardToWorkload(TimelineState s, WorkloadEvent e, long timestamp) {
