@@ -424,4 +424,39 @@ class SimulatorTest {
                     "x.yaml", ONE_GPU_SERVICE + "actions: [{at: 10m, rollout: nope}]\n"))
         .hasMessageContaining("no Deployment nope");
   }
+
+  @Test
+  void shouldNotEvictWhatAPodDisruptionBudgetProtectsAndRetryTheDrain() throws Exception {
+    // minAvailable 1 over one replica: the Eviction API refuses, kubectl drain retries every 5 s,
+    // and the server keeps serving on the cordoned node until it is uncordoned.
+    String yaml =
+        ONE_GPU_SERVICE.replace(
+                "replicas: [{at: 0s, replicas: 1}, {at: 39m, replicas: 0}]",
+                "replicas: [{at: 0s, replicas: 1}, {at: 39m, replicas: 0}]\n"
+                    + "    disruptionBudget: {minAvailable: 1}")
+            + "actions: [{at: 10m, drain: gpu-1}, {at: 20m, uncordon: gpu-1}]\n";
+    Recorder api = new Recorder();
+    Simulator sim = simulate(yaml, api);
+    ClusterRun run = sim.runs().get(0);
+
+    assertThat(run.truth()).singleElement().satisfies(t -> assertThat(t.cause()).isNull());
+    assertThat(run.interruptions()).isEmpty();
+    assertThat(api.podWrites)
+        .noneMatch(
+            p ->
+                p.getStatus().getConditions().stream()
+                    .anyMatch(c -> c.getType().equals("DisruptionTarget")));
+
+    // Without the budget the same drain evicts the server and interrupts the service.
+    ClusterRun unprotected =
+        simulate(
+                ONE_GPU_SERVICE
+                    + "actions: [{at: 10m, drain: gpu-1}, {at: 20m, uncordon: gpu-1}]\n",
+                new Recorder())
+            .runs()
+            .get(0);
+    assertThat(unprotected.interruptions())
+        .singleElement()
+        .satisfies(i -> assertThat(i.cause()).isEqualTo("eviction-api"));
+  }
 }

@@ -222,20 +222,57 @@ public final class ClusterRun {
    */
   private void drain(String node) {
     unschedulable.add(node);
+    evictFrom(node);
+  }
+
+  /**
+   * One pass of {@code kubectl drain}'s evictions: every pod on the node whose PodDisruptionBudget
+   * allows it; the Eviction API refuses the others (429), and drain tries them again every 5 s
+   * while the node stays cordoned.
+   */
+  private void evictFrom(String node) {
+    if (ended || !unschedulable.contains(node)) {
+      return;
+    }
+    boolean refused = false;
     for (SimPod p : new ArrayList<>(pods.values())) {
       if (p.gone || p.deletionRequestedAt != null || !node.equals(p.node)) {
+        continue;
+      }
+      if (!p.terminal() && !budgetAllowsEviction(p)) {
+        refused = true;
         continue;
       }
       truth.get(p.uid).outcome = p.terminal() ? truth.get(p.uid).outcome : "Evicted";
       if (!p.terminal()) {
         truth.get(p.uid).cause = "eviction-api";
-      }
-      if (!p.terminal()) {
         condition(p, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
         writeStatus(p);
       }
       delete(p);
     }
+    if (refused) {
+      queue.after(DRAIN_RETRY_MS, () -> evictFrom(node));
+    }
+  }
+
+  /** kubectl drain's wait between evictions a PodDisruptionBudget refused. */
+  static final long DRAIN_RETRY_MS = 5_000;
+
+  /**
+   * The disruption controller's answer: healthy (Ready, not terminating) pods of the pod's workload
+   * minus this one must stay at least its budget's minAvailable.
+   */
+  private boolean budgetAllowsEviction(SimPod p) {
+    Integer minAvailable = p.workload.minAvailable();
+    if (minAvailable == null) {
+      return true;
+    }
+    long healthy =
+        pods.values().stream()
+            .filter(q -> !q.gone && q.workload == p.workload && q.ready())
+            .count();
+    return healthy - (p.ready() ? 1 : 0) >= minAvailable;
   }
 
   /** {@code kubectl uncordon}: the node takes pods again (it re-joined). */

@@ -189,7 +189,8 @@ public record Scenario(
       Duration checkpointInterval,
       int backoffLimit,
       boolean ignoreDisruptions,
-      Duration ttlAfterFinished) {
+      Duration ttlAfterFinished,
+      Integer minAvailable) {
 
     public boolean isDeployment() {
       return kind.equals("Deployment");

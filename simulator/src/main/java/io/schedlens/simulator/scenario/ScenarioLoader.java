@@ -404,7 +404,8 @@ public final class ScenarioLoader {
             "terminationGracePeriod",
             "stopTime",
             "nodeSelector",
-            "tolerations");
+            "tolerations",
+            "disruptionBudget");
     List<String> own =
         kind.equals("Deployment")
             ? List.of("replicas", "modelLoad", "traffic")
@@ -507,7 +508,21 @@ public final class ScenarioLoader {
         deployment ? null : duration(n, p, "checkpointInterval", Duration.ZERO),
         deployment ? 0 : intValue(n, p, "backoffLimit", 6, 0, 10_000),
         !deployment && bool(n, p, "ignoreDisruptions", false),
-        deployment ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)));
+        deployment ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
+        disruptionBudget(n, p));
+  }
+
+  /**
+   * {@code disruptionBudget: {minAvailable: N}}: a PodDisruptionBudget over the workload's pods.
+   */
+  private Integer disruptionBudget(JsonNode n, String p) {
+    JsonNode x = n.get("disruptionBudget");
+    if (x == null || x.isNull()) {
+      return null;
+    }
+    String q = p + ".disruptionBudget";
+    known(x, q, "minAvailable");
+    return intValue(x, q, "minAvailable", null, 0, 10_000);
   }
 
   private Scenario.Arrival arrival(JsonNode n, String p) {

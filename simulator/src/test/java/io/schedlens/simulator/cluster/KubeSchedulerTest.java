@@ -61,7 +61,8 @@ class KubeSchedulerTest {
         Duration.ZERO,
         6,
         false,
-        Duration.ofSeconds(60));
+        Duration.ofSeconds(60),
+        null);
   }
 
   SimPod pod(int priority, int gpus, String policy) {
