@@ -30,6 +30,7 @@ class DashboardsTest {
     Set<String> names = new HashSet<>();
     StreamsMetrics streams = new StreamsMetrics();
     streams.registerGauges(cb -> {}, cb -> {}, cb -> {});
+    streams.registerWorkloadGauges(cb -> {}, cb -> {}, cb -> {});
     streams.registerConsumerLag(cb -> {});
     CollectorMetrics collector = new CollectorMetrics();
     collector.bufferGauges(() -> 0, 1);

@@ -95,7 +95,9 @@ public final class StreamsApp implements AutoCloseable {
     TimelineApi api = new TimelineApi(streams, self);
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
-    metrics.registerWorkloadGauges(new WorkloadGauges(api::localWorkloads));
+    WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);
+    metrics.registerWorkloadGauges(
+        workloadGauges::interrupted, workloadGauges::interruptionAge, workloadGauges::degraded);
     metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);
     HttpEndpoint http =
         HttpEndpoint.start(

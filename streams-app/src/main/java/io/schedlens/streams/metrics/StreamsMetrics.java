@@ -221,25 +221,28 @@ public final class StreamsMetrics {
   }
 
   /** Registers the gauges of workloads interrupted or degraded now. */
-  public void registerWorkloadGauges(WorkloadGauges g) {
+  public void registerWorkloadGauges(
+      Consumer<GaugeWithCallback.Callback> interrupted,
+      Consumer<GaugeWithCallback.Callback> interruptionAge,
+      Consumer<GaugeWithCallback.Callback> degraded) {
     GaugeWithCallback.builder()
         .name("schedlens_workloads_interrupted")
         .help("Workloads with no Ready replica now while they want one (since losing one).")
         .labelNames(WORKLOAD_LABELS)
-        .callback(g::interrupted)
+        .callback(interrupted)
         .register(registry);
     GaugeWithCallback.builder()
         .name("schedlens_workload_interruption_age_seconds")
         .help("How long the longest service interruption going on now has lasted.")
         .unit(Unit.SECONDS)
         .labelNames(WORKLOAD_LABELS)
-        .callback(g::interruptionAge)
+        .callback(interruptionAge)
         .register(registry);
     GaugeWithCallback.builder()
         .name("schedlens_workloads_degraded")
         .help("Workloads with some but fewer Ready replicas than wanted now (since losing one).")
         .labelNames(WORKLOAD_LABELS)
-        .callback(g::degraded)
+        .callback(degraded)
         .register(registry);
   }
 
