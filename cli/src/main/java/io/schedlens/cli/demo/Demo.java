@@ -194,6 +194,7 @@ public final class Demo {
             timelines.awaitFinals(
                 expected, config.getDuration(DemoConfig.FINALS_TIMEOUT), m -> say("%s", m));
       }
+      say("reading the workload timelines (until quiet for 3 s) and the experiment's conditions");
       Map<String, WorkloadTimeline> workloads =
           WorkloadTimelineReader.readUntilQuiet(
               Map.of("bootstrap.servers", broker.bootstrapServers()),

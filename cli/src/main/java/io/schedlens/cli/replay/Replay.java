@@ -118,6 +118,7 @@ public final class Replay {
         produce(kafka, topics, inputs, config.getDuration(StreamsAppConfig.GRACE));
         say("produced %,d records; waiting for the last timelines", inputs.size());
         timelines = awaitTimelines(kafka, topics, config.getDuration(ReplayConfig.TIMEOUT));
+        say("reading the workload timelines and the GPU models seen");
         workloads =
             WorkloadTimelineReader.readUntilQuiet(
                 kafka, topics, Duration.ofSeconds(3), Duration.ofSeconds(60));
