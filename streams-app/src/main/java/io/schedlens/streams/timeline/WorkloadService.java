@@ -254,7 +254,7 @@ public final class WorkloadService {
         t.getReadyAt() == null
             ? null
             : TimelineReducer.min(
-                TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt()),
+                stopped,
                 TimelineReducer.min(
                     lost, t.getDisruption() == null ? null : t.getDisruption().getAt()));
     return WorkloadMember.newBuilder()

@@ -3,6 +3,7 @@ package io.schedlens.streams.topology;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.Recovery;
 import io.schedlens.avro.WorkloadObservation;
+import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
 import io.schedlens.avro.internal.RoutedInput;
@@ -12,7 +13,9 @@ import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.Disruptions;
 import io.schedlens.streams.timeline.WorkloadService;
+import io.schedlens.streams.timeline.Workloads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -112,10 +115,9 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       case "pod" -> {
         if (e.getPod() != null) {
           w.setPods(upsert(w.getPods(), e.getPod()));
-          tellRollouts(w, record.timestamp());
           w.setUpdatedAt(
               Math.max(w.getUpdatedAt(), Math.max(record.timestamp(), latestTime(e.getPod()))));
-          emit(record.key(), w);
+          tellRollouts(w, emit(record.key(), w), record.timestamp());
           dirty.remove(record.key());
         }
       }
@@ -148,35 +150,37 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
         TimelineTopology.WORKLOAD_BY_UID_SINK);
   }
 
-  /** Tells each pod a rollout deleted that it was (once): it shows on its own timeline. */
-  private void tellRollouts(WorkloadState w, long timestamp) {
+  /**
+   * Tells each pod a rollout deleted that it was (once): it shows on its own timeline. The
+   * workload's timeline found them already (its recoveries with cause rollout).
+   */
+  private void tellRollouts(WorkloadState w, WorkloadTimeline t, long timestamp) {
+    if (t == null) {
+      return;
+    }
     List<String> told = new ArrayList<>(w.getRolloutTold());
-    WorkloadService.rolledOut(w.getPods())
-        .forEach(
-            (uid, at) -> {
-              if (!told.contains(uid)) {
-                told.add(uid);
-                tell(
-                    uid,
-                    new WorkloadStatus(w.getPreempted().size(), w.getCompleted(), at),
-                    timestamp);
-              }
-            });
-    Set<String> kept = new TreeSet<>();
-    w.getPods().forEach(p -> kept.add(p.getUid()));
+    for (Recovery r : t.getRecoveries()) {
+      if (Disruptions.ROLLOUT.equals(r.getCause()) && !told.contains(r.getPod())) {
+        told.add(r.getPod());
+        tell(
+            r.getPod(),
+            new WorkloadStatus(w.getPreempted().size(), w.getCompleted(), r.getAt()),
+            timestamp);
+      }
+    }
+    Set<String> kept = podUids(w);
     told.removeIf(uid -> !kept.contains(uid));
     w.setRolloutTold(told);
   }
 
   /**
    * The workload object says how many replicas it wants: a step of desired replicas when that
-   * changed. A Job's or StatefulSet's state is keyed with its UID, as its pods' facts are.
+   * changed. Keyed as its pods' facts are ({@link Workloads#key}: a Job's or StatefulSet's with its
+   * UID).
    */
   private void observed(WorkloadObservation o) {
-    String key = o.getNamespace() + "/" + o.getKind() + "/" + o.getName();
-    if (!o.getKind().equals("Deployment")) {
-      key = key + "/" + o.getUid();
-    }
+    String key =
+        Workloads.key(o.getNamespace(), new WorkloadRef(o.getKind(), o.getName()), o.getUid());
     WorkloadState w = workloads.get(key);
     if (w == null) {
       w = WorkloadState.newBuilder().build();
@@ -217,10 +221,13 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
     dirty.clear();
   }
 
-  /** Emits the workload's timeline and adds what newly closed or recovered to the metrics. */
-  private void emit(String key, WorkloadState w) {
+  /**
+   * Emits the workload's timeline and adds what newly closed or recovered to the metrics; returns
+   * it, or null when the workload has no pod yet.
+   */
+  private WorkloadTimeline emit(String key, WorkloadState w) {
     if (w.getPods().isEmpty()) {
-      return;
+      return null;
     }
     WorkloadService.Identity id = WorkloadService.Identity.ofKey(key);
     WorkloadTimeline t =
@@ -264,10 +271,16 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       observe(counted, labels, r, "first_ok", r.getToFirstOkMs());
     }
     // Only the recoveries of pods still kept can come again.
-    Set<String> kept = new TreeSet<>();
-    w.getPods().forEach(p -> kept.add(p.getUid()));
+    Set<String> kept = podUids(w);
     counted.removeIf(c -> !kept.contains(c.substring(0, c.indexOf(':'))));
     w.setCountedRecoveries(counted);
+    return t;
+  }
+
+  private static Set<String> podUids(WorkloadState w) {
+    Set<String> uids = new TreeSet<>();
+    w.getPods().forEach(p -> uids.add(p.getUid()));
+    return uids;
   }
 
   private void observe(List<String> counted, String[] labels, Recovery r, String stage, Long ms) {
