@@ -13,7 +13,6 @@ import io.schedlens.collector.kafka.Records;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Events about pods to {@code schedlens.k8s-events}, keyed by the regarding pod's UID, from
@@ -54,7 +53,7 @@ public final class EventSource implements AutoCloseable {
     this.metrics = metrics;
     // Creation times have second granularity: only what was created before the second the
     // collector started can have been listed rather than watched.
-    this.startedAt = clock.millis() / 1000 * 1000;
+    this.startedAt = InformerHandle.startSecond(clock);
   }
 
   public void start() {
@@ -109,19 +108,12 @@ public final class EventSource implements AutoCloseable {
 
     @Override
     public void onAdd(T e) {
-      Long created = KubeTime.millis(e.getMetadata().getCreationTimestamp());
-      send(
-          projector.project(
-              e, created == null || created < startedAt ? ChangeType.RELIST : ChangeType.ADDED));
+      send(projector.project(e, InformerHandle.addType(e, startedAt)));
     }
 
     @Override
     public void onUpdate(T oldEvent, T newEvent) {
-      boolean resync =
-          Objects.equals(
-              oldEvent.getMetadata().getResourceVersion(),
-              newEvent.getMetadata().getResourceVersion());
-      send(projector.project(newEvent, resync ? ChangeType.RELIST : ChangeType.MODIFIED));
+      send(projector.project(newEvent, InformerHandle.updateType(oldEvent, newEvent)));
     }
 
     @Override

@@ -4,9 +4,11 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.schedlens.avro.ChangeType;
 import io.schedlens.collector.CollectorMetrics;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -34,6 +36,31 @@ final class InformerHandle<T extends HasMetadata> implements AutoCloseable {
     this.informers = informers;
     this.synced = synced;
     this.metrics = metrics;
+  }
+
+  /**
+   * The change an informer's add stands for: an object created before the second the collector
+   * started (creation times have second granularity) may have been listed rather than watched, so
+   * it is a RELIST; a newer one was ADDED.
+   */
+  static ChangeType addType(HasMetadata o, long startedAt) {
+    Long created = KubeTime.millis(o.getMetadata().getCreationTimestamp());
+    return created == null || created < startedAt ? ChangeType.RELIST : ChangeType.ADDED;
+  }
+
+  /**
+   * The change an informer's update stands for: a periodic resync (same resourceVersion) or not.
+   */
+  static ChangeType updateType(HasMetadata before, HasMetadata after) {
+    return Objects.equals(
+            before.getMetadata().getResourceVersion(), after.getMetadata().getResourceVersion())
+        ? ChangeType.RELIST
+        : ChangeType.MODIFIED;
+  }
+
+  /** The second the collector started, for {@link #addType}. */
+  static long startSecond(java.time.Clock clock) {
+    return clock.millis() / 1000 * 1000;
   }
 
   /** Creates, wires and starts the informers. Handlers must not block. */

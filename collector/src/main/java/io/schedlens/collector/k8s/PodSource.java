@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -62,7 +61,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     this.metrics = metrics;
     // Creation times have second granularity: only what was created before the second the
     // collector started can have been listed rather than watched.
-    this.startedAt = clock.millis() / 1000 * 1000;
+    this.startedAt = InformerHandle.startSecond(clock);
     reportedLive.forEach(sent::record);
   }
 
@@ -91,19 +90,12 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
 
   @Override
   public void onAdd(Pod pod) {
-    Long created = KubeTime.millis(pod.getMetadata().getCreationTimestamp());
-    boolean listed = created == null || created < startedAt;
-    send(projection.project(pod, listed ? ChangeType.RELIST : ChangeType.ADDED, clock.millis()));
+    send(projection.project(pod, InformerHandle.addType(pod, startedAt), clock.millis()));
   }
 
   @Override
   public void onUpdate(Pod oldPod, Pod newPod) {
-    boolean resync =
-        Objects.equals(
-            oldPod.getMetadata().getResourceVersion(), newPod.getMetadata().getResourceVersion());
-    send(
-        projection.project(
-            newPod, resync ? ChangeType.RELIST : ChangeType.MODIFIED, clock.millis()));
+    send(projection.project(newPod, InformerHandle.updateType(oldPod, newPod), clock.millis()));
   }
 
   @Override

@@ -12,7 +12,6 @@ import io.schedlens.collector.kafka.Records;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Deployments, StatefulSets and Jobs to {@code schedlens.workloads}, read-only: a change is sent
@@ -34,6 +33,7 @@ public final class WorkloadSource implements AutoCloseable {
   private final ChangeFilter<WorkloadObservation> sent =
       new ChangeFilter<>(WorkloadSource::normalise);
   private final List<InformerHandle<?>> informers = new ArrayList<>();
+  private final long startedAt;
 
   public WorkloadSource(
       KubernetesClient client,
@@ -50,6 +50,7 @@ public final class WorkloadSource implements AutoCloseable {
     this.records = records;
     this.clock = clock;
     this.metrics = metrics;
+    this.startedAt = InformerHandle.startSecond(clock);
   }
 
   public void start() {
@@ -82,18 +83,12 @@ public final class WorkloadSource implements AutoCloseable {
     return new ResourceEventHandler<>() {
       @Override
       public void onAdd(T o) {
-        send(projection.project(o, ChangeType.ADDED, clock.millis()));
+        send(projection.project(o, InformerHandle.addType(o, startedAt), clock.millis()));
       }
 
       @Override
       public void onUpdate(T before, T after) {
-        boolean resync =
-            Objects.equals(
-                before.getMetadata().getResourceVersion(),
-                after.getMetadata().getResourceVersion());
-        send(
-            projection.project(
-                after, resync ? ChangeType.RELIST : ChangeType.MODIFIED, clock.millis()));
+        send(projection.project(after, InformerHandle.updateType(before, after), clock.millis()));
       }
 
       @Override
