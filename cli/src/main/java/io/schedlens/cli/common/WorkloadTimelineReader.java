@@ -11,15 +11,28 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
- * Reads {@code schedlens.workload-timelines} whole (read_committed) once the pods' finals are in:
- * the workload stage hears of each final one hop later, and emits errors and breaches at its next
- * flush, so reading goes on until the topic has been quiet for a while.
+ * Reads {@code schedlens.workload-timelines} whole (read_committed), keeping the latest timeline of
+ * each workload.
  */
 public final class WorkloadTimelineReader {
 
   private WorkloadTimelineReader() {}
 
-  /** The latest timeline of each workload, once nothing new came for {@code quiet}. */
+  /** The latest timeline of each workload on the topic, read to its current end. */
+  public static Map<String, WorkloadTimeline> readAll(Map<String, Object> kafka, Topics topics) {
+    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
+    try (KafkaConsumer<String, WorkloadTimeline> consumer =
+        TopicConsumers.fromBeginning(kafka, topics.workloadTimelines)) {
+      TopicConsumers.readToEnd(consumer, r -> WorkloadsFile.keepLatest(latest, r.value()));
+    }
+    return latest;
+  }
+
+  /**
+   * The latest timeline of each workload, once nothing new came for {@code quiet}: right after the
+   * pods' finals are in, the workload stage hears of each final one hop later, and emits errors and
+   * breaches at its next flush.
+   */
   public static Map<String, WorkloadTimeline> readUntilQuiet(
       Map<String, Object> kafka, Topics topics, Duration quiet, Duration timeout) {
     Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();

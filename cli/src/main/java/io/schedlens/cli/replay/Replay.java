@@ -119,9 +119,8 @@ public final class Replay {
         say("produced %,d records; waiting for the last timelines", inputs.size());
         timelines = awaitTimelines(kafka, topics, config.getDuration(ReplayConfig.TIMEOUT));
         say("reading the workload timelines and the GPU models seen");
-        workloads =
-            WorkloadTimelineReader.readUntilQuiet(
-                kafka, topics, Duration.ofSeconds(3), Duration.ofSeconds(60));
+        // awaitTimelines waited until every stage had consumed its input and all was quiet
+        workloads = WorkloadTimelineReader.readAll(kafka, topics);
         conditions =
             ConditionsReader.withGpus(
                 kafka,

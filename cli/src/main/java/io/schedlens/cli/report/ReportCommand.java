@@ -4,6 +4,7 @@ import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
+import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.Conditions;
@@ -242,12 +243,8 @@ public final class ReportCommand {
 
   /** The latest timeline of every workload on its topic, read to its current end. */
   static List<WorkloadTimeline> workloadsFromTopic(Config config, Topics topics) {
-    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
-    try (KafkaConsumer<String, WorkloadTimeline> consumer =
-        TopicConsumers.fromBeginning(config.kafkaClientSettings(), topics.workloadTimelines)) {
-      TopicConsumers.readToEnd(consumer, r -> WorkloadsFile.keepLatest(latest, r.value()));
-    }
-    return new ArrayList<>(latest.values());
+    return new ArrayList<>(
+        WorkloadTimelineReader.readAll(config.kafkaClientSettings(), topics).values());
   }
 
   /** The latest timeline of every pod on the topic (read_committed), read to its current end. */
