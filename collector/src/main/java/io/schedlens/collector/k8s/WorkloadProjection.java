@@ -2,6 +2,7 @@ package io.schedlens.collector.k8s;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -42,6 +43,7 @@ public final class WorkloadProjection {
             .setResourceVersion(object.getMetadata().getResourceVersion())
             .setChangeType(change)
             .setObservedAt(observedAt)
+            .setDesiredChangedAt(desiredChangedAt(object))
             .setLabels(labels(object));
     if (object instanceof Deployment d) {
       b.setDesired(replicas(d.getSpec() == null ? null : d.getSpec().getReplicas()));
@@ -92,6 +94,33 @@ public final class WorkloadProjection {
     }
     int succeeded = j.getStatus() == null ? 0 : orZero(j.getStatus().getSucceeded());
     return Math.max(0, Math.min(parallelism, completions - succeeded));
+  }
+
+  /**
+   * When what decides desired replicas was last written (managedFields times): a Deployment's or
+   * StatefulSet's spec — the object itself or its scale subresource (kubectl scale, an autoscaler),
+   * not the controller's status writes; a Job's status too (its completions and conditions). Null
+   * when the server keeps no managedFields.
+   */
+  static Long desiredChangedAt(HasMetadata o) {
+    List<ManagedFieldsEntry> entries = o.getMetadata().getManagedFields();
+    if (entries == null) {
+      return null;
+    }
+    boolean statusCounts = o instanceof Job;
+    Long latest = null;
+    for (ManagedFieldsEntry e : entries) {
+      String sub = e.getSubresource();
+      boolean spec = sub == null || sub.isEmpty() || sub.equals("scale");
+      if (!spec && !statusCounts) {
+        continue;
+      }
+      Long t = KubeTime.millis(e.getTime());
+      if (t != null && (latest == null || t > latest)) {
+        latest = t;
+      }
+    }
+    return latest;
   }
 
   private static String kindOf(HasMetadata o) {

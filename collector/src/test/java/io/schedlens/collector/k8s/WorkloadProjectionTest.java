@@ -115,4 +115,46 @@ class WorkloadProjectionTest {
     assertThat(WorkloadProjection.jobDesired(suspended)).isZero();
     assertThat(projection.project(complete, ChangeType.MODIFIED, 5L).getKind()).isEqualTo("Job");
   }
+
+  static io.fabric8.kubernetes.api.model.ManagedFieldsEntry write(String sub, String time) {
+    return new io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder()
+        .withManager(sub == null ? "kubectl" : "kube-controller-manager")
+        .withOperation("Update")
+        .withSubresource(sub)
+        .withTime(time)
+        .build();
+  }
+
+  @Test
+  void shouldTimeADeploymentsDesiredReplicasByItsSpecWritesNotItsStatusWrites() {
+    // kubectl scale at 10:05:00 (scale subresource); the controller's status write at 10:05:40.
+    Deployment d = deployment(3);
+    d.getMetadata()
+        .setManagedFields(
+            List.of(
+                write(null, "2026-11-29T10:00:00Z"),
+                write("scale", "2026-11-29T10:05:00Z"),
+                write("status", "2026-11-29T10:05:40Z")));
+
+    WorkloadObservation o = projection.project(d, ChangeType.MODIFIED, 999L);
+
+    assertThat(o.getDesiredChangedAt())
+        .isEqualTo(java.time.Instant.parse("2026-11-29T10:05:00Z").toEpochMilli());
+    assertThat(o.getObservedAt()).as("read time, kept apart").isEqualTo(999L);
+    assertThat(projection.project(deployment(3), ChangeType.MODIFIED, 5L).getDesiredChangedAt())
+        .as("no managedFields: unknown")
+        .isNull();
+  }
+
+  @Test
+  void shouldTimeAJobsDesiredReplicasByItsStatusToo() {
+    // A Job's desired count falls when the controller records completions (status).
+    Job j = job(2, 4, 4).build();
+    j.getMetadata()
+        .setManagedFields(
+            List.of(write(null, "2026-11-29T10:00:00Z"), write("status", "2026-11-29T10:30:00Z")));
+
+    assertThat(WorkloadProjection.desiredChangedAt(j))
+        .isEqualTo(java.time.Instant.parse("2026-11-29T10:30:00Z").toEpochMilli());
+  }
 }

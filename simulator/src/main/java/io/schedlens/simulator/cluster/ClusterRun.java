@@ -1081,7 +1081,8 @@ public final class ClusterRun {
               maxUnavailable,
               current().hash,
               readyPods().size(),
-              experimentLabels()));
+              experimentLabels(),
+              queue.now()));
     }
 
     ReplicaSetController current() {
@@ -1287,7 +1288,8 @@ public final class ClusterRun {
           w.completions(),
           succeeded,
           completedAt,
-          experimentLabels());
+          experimentLabels(),
+          queue.now());
     }
 
     void reconcile() {

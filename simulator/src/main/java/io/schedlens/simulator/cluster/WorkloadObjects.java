@@ -1,6 +1,8 @@
 package io.schedlens.simulator.cluster;
 
 import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
+import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -10,7 +12,8 @@ import java.util.Map;
 /**
  * The workload objects of the simulated cluster as the API shows them: a Deployment with its
  * replicas, rollout bounds and the template's hash; a Job with its parallelism, completions and,
- * once done, its Complete condition. Only what a watcher of desired replicas reads.
+ * once done, its Complete condition; each with the managedFields time of the write. Only what a
+ * watcher of desired replicas reads.
  */
 final class WorkloadObjects {
 
@@ -25,7 +28,8 @@ final class WorkloadObjects {
       int maxUnavailable,
       String templateHash,
       int readyReplicas,
-      Map<String, String> labels) {
+      Map<String, String> labels,
+      long at) {
     return new DeploymentBuilder()
         .withApiVersion("apps/v1")
         .withKind("Deployment")
@@ -34,6 +38,7 @@ final class WorkloadObjects {
         .withName(name)
         .withUid(uid)
         .withLabels(labels)
+        .withManagedFields(written("kubectl", null, at))
         .endMetadata()
         .withNewSpec()
         .withReplicas(replicas)
@@ -68,7 +73,8 @@ final class WorkloadObjects {
       int completions,
       int succeeded,
       Long completedAt,
-      Map<String, String> labels) {
+      Map<String, String> labels,
+      long at) {
     JobBuilder b =
         new JobBuilder()
             .withApiVersion("batch/v1")
@@ -78,6 +84,7 @@ final class WorkloadObjects {
             .withName(name)
             .withUid(uid)
             .withLabels(labels)
+            .withManagedFields(written("kube-controller-manager", "status", at))
             .endMetadata()
             .withNewSpec()
             .withParallelism(parallelism)
@@ -96,5 +103,16 @@ final class WorkloadObjects {
           .endStatus();
     }
     return b.build();
+  }
+
+  /** The managedFields entry of the write at {@code at}: when a watcher sees it was changed. */
+  private static ManagedFieldsEntry written(String manager, String subresource, long at) {
+    return new ManagedFieldsEntryBuilder()
+        .withManager(manager)
+        .withOperation("Update")
+        .withApiVersion("v1")
+        .withSubresource(subresource)
+        .withTime(KubeTime.seconds(at))
+        .build();
   }
 }

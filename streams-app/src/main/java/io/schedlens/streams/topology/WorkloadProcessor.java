@@ -174,9 +174,9 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
   }
 
   /**
-   * The workload object says how many replicas it wants: a step of desired replicas when that
-   * changed. Keyed as its pods' facts are ({@link Workloads#key}: a Job's or StatefulSet's with its
-   * UID).
+   * The workload object says how many replicas it wants: a step of desired replicas, at the time
+   * what decides them was written, when that changed. Keyed as its pods' facts are ({@link
+   * Workloads#key}: a Job's or StatefulSet's with its UID).
    */
   private void observed(WorkloadObservation o) {
     String key =
@@ -186,26 +186,32 @@ final class WorkloadProcessor implements Processor<String, Object, String, Objec
       w = WorkloadState.newBuilder().build();
     }
     int desired = o.getChangeType() == ChangeType.DELETED ? 0 : o.getDesired();
+    // Event time: when what decides it was written (managedFields); the read time only without
+    // it, and for a deletion (the object keeps no time of that).
+    long at =
+        o.getDesiredChangedAt() != null && o.getChangeType() != ChangeType.DELETED
+            ? o.getDesiredChangedAt()
+            : o.getObservedAt();
     List<DesiredStep> steps = new ArrayList<>(w.getDesiredSteps());
     steps.sort(Comparator.comparingLong(DesiredStep::getAt));
     // The step in force at the observation's time; an older observation arriving late changes
     // nothing it would not have.
     DesiredStep before = null;
     for (DesiredStep s : steps) {
-      if (s.getAt() <= o.getObservedAt()) {
+      if (s.getAt() <= at) {
         before = s;
       }
     }
     if (before != null && before.getDesired() == desired) {
       return;
     }
-    steps.add(new DesiredStep(o.getObservedAt(), desired));
+    steps.add(new DesiredStep(at, desired));
     steps.sort(Comparator.comparingLong(DesiredStep::getAt));
     if (steps.size() > MAX_DESIRED_STEPS) {
       steps = new ArrayList<>(steps.subList(steps.size() - MAX_DESIRED_STEPS, steps.size()));
     }
     w.setDesiredSteps(steps);
-    w.setUpdatedAt(Math.max(w.getUpdatedAt(), o.getObservedAt()));
+    w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));
     emit(key, w);
     workloads.put(key, w);
   }

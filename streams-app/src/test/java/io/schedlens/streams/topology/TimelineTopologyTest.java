@@ -616,6 +616,64 @@ class TimelineTopologyTest {
             });
   }
 
+  /**
+   * A scale-down written at 600 s (the scale subresource's managedFields time) but read by the
+   * collector 45 s later: the desired step stands at the write, not at the read.
+   */
+  @Test
+  void shouldPlaceADesiredReplicasChangeAtItsWriteNotItsRead() {
+    start();
+    TestInputTopic<String, WorkloadObservation> objects =
+        driver.createInputTopic(
+            TOPICS.workloads.name(),
+            new StringSerializer(),
+            TOPICS.workloads.valueSerde().serializer());
+    TestOutputTopic<String, WorkloadTimeline> workloads =
+        driver.createOutputTopic(
+            TOPICS.workloadTimelines.name(),
+            new StringDeserializer(),
+            TOPICS.workloadTimelines.valueSerde().deserializer());
+    Inputs.Pod p =
+        new Inputs.Pod(
+                "u-chat-a",
+                "ai-lab",
+                "chat-5d8f7-aaaaa",
+                "ReplicaSet",
+                "chat-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .label("pod-template-hash", "5d8f7")
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", 10, 0, true)
+            .condition("Ready", "True", 60, null, null);
+    pipe(p.seen(ChangeType.ADDED, 60.5));
+    for (int[] change : new int[][] {{0, 1, 0}, {600, 0, 645}}) {
+      objects.pipeInput(
+          "ai-lab/Deployment/chat",
+          WorkloadObservation.newBuilder()
+              .setNamespace("ai-lab")
+              .setKind("Deployment")
+              .setName("chat")
+              .setUid("u-deploy")
+              .setChangeType(change[0] == 0 ? ChangeType.ADDED : ChangeType.MODIFIED)
+              .setObservedAt(sec(Math.max(change[0], change[2])))
+              .setDesiredChangedAt(sec(change[0]))
+              .setDesired(change[1])
+              .build(),
+          Instant.ofEpochMilli(sec(Math.max(change[0], change[2]))));
+    }
+
+    List<WorkloadTimeline> out = workloads.readValuesToList();
+    WorkloadTimeline t = out.get(out.size() - 1);
+    assertThat(t.getSeries())
+        .filteredOn(x -> x.getDesired() == 0)
+        .first()
+        .satisfies(x -> assertThat(x.getAt()).isEqualTo(sec(600)));
+  }
+
   @Test
   void shouldPartitionAWorkloadsFactsWithItsObjectWhateverTheControllerUid() {
     assertThat(ByWorkloadObject.objectKey("ai-lab/Job/embed/u-1")).isEqualTo("ai-lab/Job/embed");
