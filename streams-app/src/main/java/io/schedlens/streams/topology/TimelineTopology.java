@@ -14,6 +14,7 @@ import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StreamPartitioner;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -117,7 +118,7 @@ public final class TimelineTopology {
             Serdes.String(),
             Serdes.String()),
         "resolve-names");
-    sinkBroadcastingWatermarks(t, RESOLVED_SINK, topics.byUid, keyOut, "resolve-names");
+    sink(t, RESOLVED_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "resolve-names");
     sink(t, RESOLVER_DLQ_SINK, topics.deadLetters, keyOut, "resolve-names");
 
     // timeline stage
@@ -156,9 +157,9 @@ public final class TimelineTopology {
                 Stores.persistentKeyValueStore(FINALIZED_STORE), Serdes.String(), Serdes.Long())
             .withCachingEnabled(),
         "timeline");
-    sinkBroadcastingWatermarks(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, "timeline");
-    sinkBroadcastingWatermarks(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, "timeline");
-    sinkPartitionedByWorkload(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, "timeline");
+    sink(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, new BroadcastWatermarks(), "timeline");
+    sink(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "timeline");
+    sink(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, new ByWorkloadObject(), "timeline");
     sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, "timeline");
     sink(t, TIMELINE_DLQ_SINK, topics.deadLetters, keyOut, "timeline");
 
@@ -187,7 +188,7 @@ public final class TimelineTopology {
                 AvroSerde.of(WorkloadState.class))
             .withCachingEnabled(),
         "workloads");
-    sinkBroadcastingWatermarks(t, WORKLOAD_BY_UID_SINK, topics.byUid, keyOut, "workloads");
+    sink(t, WORKLOAD_BY_UID_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "workloads");
     sink(t, WORKLOAD_TIMELINES_SINK, topics.workloadTimelines, keyOut, "workloads");
 
     // query stage: the published topic is the store's changelog (a read-only store), so keeping
@@ -219,27 +220,21 @@ public final class TimelineTopology {
     return t;
   }
 
+  /** A sink partitioned by {@code partitioner} (watermarks to every partition; by object). */
   @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void sinkBroadcastingWatermarks(
-      Topology t, String name, Topic<String, ?> topic, StringSerializer keys, String parent) {
+  private static void sink(
+      Topology t,
+      String name,
+      Topic<String, ?> topic,
+      StringSerializer keys,
+      StreamPartitioner<String, Object> partitioner,
+      String parent) {
     t.addSink(
         name,
         topic.name(),
         keys,
         (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
-        new BroadcastWatermarks(),
-        parent);
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void sinkPartitionedByWorkload(
-      Topology t, String name, Topic<String, ?> topic, StringSerializer keys, String parent) {
-    t.addSink(
-        name,
-        topic.name(),
-        keys,
-        (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
-        new ByWorkloadObject(),
+        partitioner,
         parent);
   }
 
