@@ -7,6 +7,7 @@ import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
+import io.schedlens.collector.k8s.WorkloadProjection;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import java.nio.ByteBuffer;
@@ -51,7 +52,7 @@ public final class Records {
     return new Outgoing(
         topics.workloads.name(),
         WORKLOADS,
-        utf8(o.getNamespace() + "/" + o.getKind() + "/" + o.getName()),
+        utf8(WorkloadProjection.key(o)),
         topics.workloads.valueSerde().serializer().serialize(topics.workloads.name(), o),
         o.getObservedAt(),
         null);
