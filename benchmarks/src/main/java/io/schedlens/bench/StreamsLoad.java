@@ -10,7 +10,7 @@ import io.schedlens.avro.PodCondition;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
-import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.AvroSerde;
@@ -187,9 +187,9 @@ public final class StreamsLoad {
               topics.events,
               topics.gpuSamples,
               topics.requests,
-              topics.byName,
-              topics.byUid,
+              topics.toPod,
               topics.byWorkload,
+              topics.byNode,
               topics.podTimelines)) {
         for (int p = 0; p < 2; p++) {
           ends.put(new TopicPartition(t.name(), p), OffsetSpec.latest());
@@ -211,11 +211,11 @@ public final class StreamsLoad {
         app.streams()
             .store(
                 StoreQueryParameters.fromNameAndType(
-                    TimelineTopology.TIMELINES_STORE,
-                    QueryableStoreTypes.<String, TimelineState>keyValueStore()));
-    AvroSerde<TimelineState> serde = AvroSerde.of(TimelineState.class);
+                    TimelineTopology.PODS_BY_NAME_STORE,
+                    QueryableStoreTypes.<String, PodsOfName>keyValueStore()));
+    AvroSerde<PodsOfName> serde = AvroSerde.of(PodsOfName.class);
     List<Integer> sizes = new ArrayList<>();
-    try (KeyValueIterator<String, TimelineState> it = store.all()) {
+    try (KeyValueIterator<String, PodsOfName> it = store.all()) {
       it.forEachRemaining(kv -> sizes.add(serde.serialize("", kv.value).length));
     }
     Collections.sort(sizes);

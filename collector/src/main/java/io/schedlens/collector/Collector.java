@@ -19,6 +19,7 @@ import io.schedlens.collector.k8s.ReportedPods;
 import io.schedlens.collector.k8s.WorkloadProjection;
 import io.schedlens.collector.k8s.WorkloadSource;
 import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.collector.kafka.ProgressMarker;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
@@ -28,8 +29,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -84,6 +87,12 @@ public final class Collector implements AutoCloseable {
     resources.add(sink);
 
     KubernetesClient client = null;
+    // A Kubernetes topic is marked once its informers synced; never when this collector does not
+    // watch it (another one does, or nobody).
+    Map<String, BooleanSupplier> marked = new HashMap<>();
+    marked.put(topics.pods.name(), () -> false);
+    marked.put(topics.events.name(), () -> false);
+    marked.put(topics.workloads.name(), () -> false);
     if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
       client = givenClient != null ? givenClient : buildClient();
       List<String> namespaces = config.getList(CollectorConfig.NAMESPACES);
@@ -107,6 +116,7 @@ public final class Collector implements AutoCloseable {
               reported);
       resources.add(pods);
       pods.start();
+      marked.put(topics.pods.name(), pods::hasSynced);
       events =
           new EventSource(
               client,
@@ -115,9 +125,11 @@ public final class Collector implements AutoCloseable {
               sink,
               records,
               clock,
-              metrics);
+              metrics,
+              config.inputBounds());
       resources.add(events);
       events.start();
+      marked.put(topics.events.name(), events::hasSynced);
       if (config.getBoolean(CollectorConfig.WORKLOADS_WATCH)) {
         WorkloadSource workloads =
             new WorkloadSource(
@@ -130,6 +142,7 @@ public final class Collector implements AutoCloseable {
                 metrics);
         resources.add(workloads);
         workloads.start();
+        marked.put(topics.workloads.name(), workloads::hasSynced);
       }
       if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
         ExperimentSource experiments =
@@ -169,15 +182,26 @@ public final class Collector implements AutoCloseable {
               config.getDuration(CollectorConfig.SCRAPE_INTERVAL),
               config.getDuration(CollectorConfig.SCRAPE_TIMEOUT),
               config.getDuration(CollectorConfig.SCRAPE_BACKOFF_MAX),
-              config.getInt(CollectorConfig.SCRAPE_MAX_BYTES));
+              config.getInt(CollectorConfig.SCRAPE_MAX_BYTES),
+              config.inputBounds());
       resources.add(scraper);
       scraper.start();
     }
 
+    resources.add(
+        new ProgressMarker(
+            sink,
+            records,
+            clock,
+            config.getDuration(CollectorConfig.PROGRESS_INTERVAL),
+            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
+            marked));
+
     RequestLogIntake intake =
         new RequestLogIntake(
             new RequestLogParser(
-                FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING))),
+                FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)),
+                config.inputBounds()),
             sink,
             records,
             metrics,

@@ -45,6 +45,11 @@ public final class CollectorConfig extends AppConfig {
   public static final String BUFFER_RECORDS = "buffer.records";
   public static final String TOPIC_PREFIX = "topic.prefix";
   public static final String DLQ_MAX_BYTES = "dlq.max.value.bytes";
+  public static final String PROGRESS_INTERVAL = "progress.interval";
+  public static final String PROGRESS_ALLOWANCE = "progress.allowance";
+  public static final String TIME_MAX_FUTURE = "time.max.future";
+  public static final String TIME_MAX_AGE = "time.max.age";
+  public static final String LATENCY_MAX = "latency.max.ms";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -225,6 +230,41 @@ public final class CollectorConfig extends AppConfig {
               Importance.LOW,
               "How long the intake waits for Kafka to acknowledge a batch before answering 503.")
           .define(
+              PROGRESS_INTERVAL,
+              Type.STRING,
+              "1s",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.LOW,
+              "How often the collector writes a progress mark to every partition of its input topics: the streams app attributes samples and requests, and sends final timelines, as these marks advance.")
+          .define(
+              PROGRESS_ALLOWANCE,
+              Type.STRING,
+              "2s",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "How far behind its clock the collector's progress marks stay: the time the Kubernetes watch may take to deliver a change (a mark says that every pod created up to its time has been sent).")
+          .define(
+              TIME_MAX_FUTURE,
+              Type.STRING,
+              "5m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "An input (request-log line, GPU sample, event) whose time is further ahead of the collector's clock is rejected on its own, to the dead-letter topic (Kafka refuses records over an hour ahead, and would fail the whole batch).")
+          .define(
+              TIME_MAX_AGE,
+              Type.STRING,
+              "7d",
+              Durations.atLeast(Duration.ofMinutes(1)),
+              Importance.LOW,
+              "An input whose time is further behind the collector's clock is rejected on its own, to the dead-letter topic.")
+          .define(
+              LATENCY_MAX,
+              Type.DOUBLE,
+              3_600_000.0,
+              Range.atLeast(1),
+              Importance.LOW,
+              "The largest latency_ms or ttft_ms believed; a request-log line over it is rejected on its own (one absurd value would poison its pod's latency quantiles).")
+          .define(
               BUFFER_RECORDS,
               Type.INT,
               200_000,
@@ -263,5 +303,11 @@ public final class CollectorConfig extends AppConfig {
   public String intakeToken() {
     Password p = getPassword(INTAKE_TOKEN);
     return p == null || p.value().isEmpty() ? null : p.value();
+  }
+
+  /** What an input's time and latencies may be. */
+  public InputBounds inputBounds() {
+    return new InputBounds(
+        getDuration(TIME_MAX_FUTURE), getDuration(TIME_MAX_AGE), getDouble(LATENCY_MAX));
   }
 }

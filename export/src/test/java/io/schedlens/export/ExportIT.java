@@ -76,7 +76,7 @@ class ExportIT {
     t.setOutcome(preempted ? "Preempted" : fin ? "Succeeded" : "Running");
     if (preempted) {
       t.setPreemptedAt(T0 + i * 3_600_000L + 500_000);
-      t.setPreemptor(new PodRef("uid-chat", "ai-lab", "chat-1", "interactive", 100000));
+      t.setPreemptor(new PodRef("uid-chat", "ai-lab", "chat-1", "interactive", 100000, false));
       t.setWastedGpuSeconds(300.0 + i);
     }
     t.setFinal$(fin);

@@ -25,6 +25,7 @@ public final class SchemaHistory {
           "ExperimentConfig",
           "ClusterEvent",
           "GpuSample",
+          "ProgressMark",
           "RequestLog",
           "PodTimeline",
           "WorkloadTimeline",
@@ -36,7 +37,13 @@ public final class SchemaHistory {
    * so an upgrade must read what the previous version wrote, just as for the wire types.
    */
   public static final List<String> INTERNAL_TYPES =
-      List.of("RoutedInput", "PodIdentity", "TimelineState", "WorkloadState");
+      List.of(
+          "StageMessage",
+          "PodsOfName",
+          "InputSecond",
+          "NodeState",
+          "TimelineState",
+          "WorkloadState");
 
   /** The Java class name of a recorded type. */
   public static String className(String name) {

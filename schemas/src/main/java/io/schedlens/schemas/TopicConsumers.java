@@ -9,6 +9,8 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
@@ -34,9 +36,28 @@ public final class TopicConsumers {
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
     KafkaConsumer<String, V> consumer =
-        new KafkaConsumer<>(c, new StringDeserializer(), topic.valueSerde().deserializer());
+        new KafkaConsumer<>(c, new StringDeserializer(), dataOnly(topic));
     consumer.assign(partitions(consumer, topic.name()));
     return consumer;
+  }
+
+  /**
+   * The topic's values; a progress mark between them reads as null (input topics carry them, see
+   * {@link ProgressMarks}), as a tombstone does.
+   */
+  public static <V> Deserializer<V> dataOnly(Topic<String, V> topic) {
+    Deserializer<V> data = topic.valueSerde().deserializer();
+    return new Deserializer<>() {
+      @Override
+      public V deserialize(String t, byte[] bytes) {
+        return data.deserialize(t, bytes);
+      }
+
+      @Override
+      public V deserialize(String t, Headers headers, byte[] bytes) {
+        return ProgressMarks.isMark(headers) ? null : data.deserialize(t, headers, bytes);
+      }
+    };
   }
 
   /** As {@link #assigned}, positioned at the beginning. */

@@ -10,7 +10,7 @@ import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.avro.internal.RoutedInput;
+import io.schedlens.avro.internal.StageMessage;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +21,13 @@ import org.apache.kafka.common.serialization.Serdes;
 /**
  * Every topic of DESIGN.md section 3, inputs and outputs and the dead-letter queue side by side.
  * Keys are strings: a pod UID, {@code namespace/pod}, or the dead letter's source.
+ *
+ * <p>The four inputs about pods ({@link #pods}, {@link #events}, {@link #gpuSamples}, {@link
+ * #requests}) are partitioned alike, by the pod's {@code namespace/name} ({@link PodName}),
+ * whatever their key: observations and events keep the pod UID as their key, but go to the
+ * partition of the pod's name, so that one task sees a name's incarnations and everything that
+ * names them. Every partition of every input topic also carries its producer's {@link ProgressMarks
+ * progress marks}.
  */
 public final class Topics {
 
@@ -48,16 +55,18 @@ public final class Topics {
   public final Topic<String, DeadLetter> deadLetters;
 
   /**
-   * The streams app's own topics between its stages: inputs keyed by namespace/pod name (to be
-   * resolved to a UID), inputs keyed by pod UID, and pod facts keyed by workload. Internal, but
-   * created with the others: the stages feed each other in a cycle (a victim tells its preemptor,
-   * which answers), which Kafka Streams' generated repartition topics cannot express. The first two
-   * must have as many partitions as the input topics.
+   * The streams app's own topics between its stages: messages to a pod (keyed and partitioned by
+   * its {@code namespace/name}, like every input about it), pod facts for workloads (partitioned by
+   * {@code namespace/kind/name}) and for nodes (by node name); each also carries the stages'
+   * watermarks to every partition. Internal, but created with the others: the stages feed each
+   * other in a cycle (a victim tells its preemptor, which answers; a pod tells its workload, which
+   * answers), which Kafka Streams' generated repartition topics cannot express. All must have as
+   * many partitions as the input topics.
    */
-  public final Topic<String, RoutedInput> byName;
+  public final Topic<String, StageMessage> toPod;
 
-  public final Topic<String, RoutedInput> byUid;
-  public final Topic<String, RoutedInput> byWorkload;
+  public final Topic<String, StageMessage> byWorkload;
+  public final Topic<String, StageMessage> byNode;
 
   private Topics(String prefix) {
     // Inputs keep their history (delete + retention) so that the streams app can be reset and
@@ -127,20 +136,23 @@ public final class Topics {
             TopicConfig.CLEANUP_POLICY_DELETE,
             TopicConfig.RETENTION_MS_CONFIG,
             Long.toString(Duration.ofDays(1).toMillis()));
-    this.byName =
+    this.toPod =
         new Topic<>(
-            prefix + "internal.by-name",
+            prefix + "internal.to-pod",
             Serdes.String(),
-            AvroSerde.of(RoutedInput.class),
+            AvroSerde.of(StageMessage.class),
             internal);
-    this.byUid =
-        new Topic<>(
-            prefix + "internal.by-uid", Serdes.String(), AvroSerde.of(RoutedInput.class), internal);
     this.byWorkload =
         new Topic<>(
             prefix + "internal.by-workload",
             Serdes.String(),
-            AvroSerde.of(RoutedInput.class),
+            AvroSerde.of(StageMessage.class),
+            internal);
+    this.byNode =
+        new Topic<>(
+            prefix + "internal.by-node",
+            Serdes.String(),
+            AvroSerde.of(StageMessage.class),
             internal);
   }
 
@@ -167,9 +179,9 @@ public final class Topics {
         workloadTimelines,
         preemptions,
         deadLetters,
-        byName,
-        byUid,
-        byWorkload);
+        toPod,
+        byWorkload,
+        byNode);
   }
 
   /** Admin requests creating every topic with its settings. */

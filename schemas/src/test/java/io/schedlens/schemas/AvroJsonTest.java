@@ -24,7 +24,7 @@ class AvroJsonTest {
     t.setScheduledAt(1_700_000_012_345L);
     t.setPendingMs(12_345L);
     t.setPendingReasons(Map.of("Insufficient nvidia.com/gpu", 3));
-    t.setPreemptor(new PodRef("u-9", "ai-lab", "chat-1", "interactive", 100000));
+    t.setPreemptor(new PodRef("u-9", "ai-lab", "chat-1", "interactive", 100000, false));
     t.setVictims(List.of());
     t.setWastedGpuSeconds(70.5);
     t.setOutcome("Preempted");

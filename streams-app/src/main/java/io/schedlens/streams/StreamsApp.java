@@ -70,10 +70,10 @@ public final class StreamsApp implements AutoCloseable {
             config.timelineSettings(),
             config.getDuration(StreamsAppConfig.EMIT_INTERVAL),
             config.getDuration(StreamsAppConfig.ORPHAN_TIMEOUT),
-            config.getDuration(StreamsAppConfig.IDENTITY_HISTORY),
+            config.dedupWindow(),
             config.getDuration(StreamsAppConfig.API_RETENTION),
             partitions,
-            config.getDuration(StreamsAppConfig.IDLE_TIMEOUT));
+            20_000);
     Properties props = StreamsProperties.of(config, topics);
     KafkaStreams streams =
         new KafkaStreams(TimelineTopology.build(topics, settings, metrics), props);
@@ -214,9 +214,9 @@ public final class StreamsApp implements AutoCloseable {
         topics.gpuSamples,
         topics.requests,
         topics.workloads,
-        topics.byName,
-        topics.byUid,
-        topics.byWorkload);
+        topics.toPod,
+        topics.byWorkload,
+        topics.byNode);
   }
 
   public KafkaStreams streams() {

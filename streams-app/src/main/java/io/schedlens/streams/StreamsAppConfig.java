@@ -32,10 +32,9 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String REPEAT_LABEL = "label.repeat";
   public static final String APPLICATION_LABEL = "label.application";
   public static final String CHECKPOINT_ANNOTATION = "annotation.checkpoint";
-  public static final String IDENTITY_HISTORY = "identity.history";
+  public static final String DEDUP_WINDOW = "dedup.window";
   public static final String ORPHAN_TIMEOUT = "orphan.timeout";
   public static final String API_RETENTION = "api.final.retention";
-  public static final String IDLE_TIMEOUT = "idle.timeout";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
   public static final String ADVERTISED = "application.server";
@@ -146,12 +145,12 @@ public final class StreamsAppConfig extends AppConfig {
               Importance.LOW,
               "Pod annotation with the RFC 3339 time of the last durable checkpoint.")
           .define(
-              IDENTITY_HISTORY,
+              DEDUP_WINDOW,
               Type.STRING,
-              "24h",
-              Durations.atLeast(Duration.ofMinutes(1)),
+              "10m",
+              Durations.atLeast(Duration.ofSeconds(1)),
               Importance.LOW,
-              "How far back a name is resolved to the pod incarnation that held it.")
+              "How long a request id is remembered per pod and second: a request-log line sent again within it (a shipper's retry) counts once. At least the grace period (a shorter value is raised to it). Lines without request_id count as they come.")
           .define(
               ORPHAN_TIMEOUT,
               Type.STRING,
@@ -166,13 +165,6 @@ public final class StreamsAppConfig extends AppConfig {
               Durations.atLeast(Duration.ZERO),
               Importance.LOW,
               "How long final timelines stay queryable in the API after the pod is gone.")
-          .define(
-              IDLE_TIMEOUT,
-              Type.STRING,
-              "5s",
-              Durations.atLeast(Duration.ofMillis(100)),
-              Importance.LOW,
-              "A task that read nothing for this long no longer holds back other pods' final timelines; when the whole app is idle, finals go out without waiting out their grace period.")
           .define(
               HTTP_HOST,
               Type.STRING,
@@ -239,6 +231,12 @@ public final class StreamsAppConfig extends AppConfig {
   public StreamsAppConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
     slos();
+  }
+
+  /** The de-duplication window: as configured, but never shorter than the grace period. */
+  public Duration dedupWindow() {
+    Duration d = getDuration(DEDUP_WINDOW);
+    return d.compareTo(getDuration(GRACE)) < 0 ? getDuration(GRACE) : d;
   }
 
   public static StreamsAppConfig from(CommandLineSettings s) {

@@ -29,9 +29,9 @@ public final class StreamsProperties {
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
     p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
     // Never wait for an empty input partition to synchronise timestamps across partitions: the
-    // stages' internal topics carry watermarks every half second, so a task would keep waiting
-    // for the next fetch of one of them. Order does not matter within the grace period, and the
-    // watermarks hold final timelines back until every task has caught up.
+    // order in which a task reads its partitions decides nothing (every decision waits for the
+    // progress marks in the partitions themselves, see Watermarks), so waiting would only add
+    // latency.
     p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
     p.put(
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,

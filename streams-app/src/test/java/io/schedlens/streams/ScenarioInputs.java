@@ -10,14 +10,10 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.timeline.Inputs;
+import io.schedlens.testsupport.InputProducer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * A cluster's worth of inputs for the end-to-end tests: interactive pods that each preempt two
@@ -38,9 +34,6 @@ final class ScenarioInputs {
       in.addAll(job("u-asr-" + k + "-b", "asr-batch-" + k + "b", chat, chatName, t0));
       in.addAll(interactive(chat, chatName, t0 + 90));
     }
-    // Event time moves on past every pod's grace period.
-    Inputs.Pod clock = new Inputs.Pod("u-clock", "kube-system", "clock", null, null, null, 0, 0);
-    in.add(clock.seen(ChangeType.ADDED, rounds * 60 + 900));
     in.sort(Comparator.comparingLong(ScenarioInputs::timestampOf));
     return in;
   }
@@ -153,56 +146,16 @@ final class ScenarioInputs {
     return ((RequestLog) input).getTime();
   }
 
-  /** Produces inputs as the collector does: keys of DESIGN.md section 3, event-time timestamps. */
-  static void produce(String bootstrap, Topics topics, List<Object> inputs) {
-    try (KafkaProducer<String, byte[]> producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true),
-            new StringSerializer(),
-            new org.apache.kafka.common.serialization.ByteArraySerializer())) {
-      for (Object i : inputs) {
-        long ts = timestampOf(i);
-        if (i instanceof PodObservation o) {
-          producer.send(
-              new ProducerRecord<>(
-                  topics.pods.name(),
-                  null,
-                  ts,
-                  o.getUid(),
-                  topics.pods.valueSerde().serializer().serialize("", o)));
-        } else if (i instanceof ClusterEvent e) {
-          producer.send(
-              new ProducerRecord<>(
-                  topics.events.name(),
-                  null,
-                  ts,
-                  e.getRegarding().getUid(),
-                  topics.events.valueSerde().serializer().serialize("", e)));
-        } else if (i instanceof GpuSample g) {
-          producer.send(
-              new ProducerRecord<>(
-                  topics.gpuSamples.name(),
-                  null,
-                  ts,
-                  g.getNamespace() + "/" + g.getPod(),
-                  topics.gpuSamples.valueSerde().serializer().serialize("", g)));
-        } else if (i instanceof RequestLog r) {
-          producer.send(
-              new ProducerRecord<>(
-                  topics.requests.name(),
-                  null,
-                  ts,
-                  r.getNamespace() + "/" + r.getPod(),
-                  topics.requests.valueSerde().serializer().serialize("", r)));
-        }
+  /**
+   * Produces inputs as the collector does (keys, partitions by pod name, event-time timestamps,
+   * progress marks); {@code end}: then the mark that ends the input.
+   */
+  static void produce(String bootstrap, Topics topics, List<Object> inputs, boolean end) {
+    try (InputProducer producer = new InputProducer(bootstrap, topics, 2)) {
+      producer.produce(inputs);
+      if (end) {
+        producer.end();
       }
-      producer.flush();
     }
   }
 }

@@ -84,15 +84,10 @@ class StreamsAppIT {
             t.podTimelines.valueSerde().deserializer())) {
       List<ConsumerRecord<String, PodTimeline>> all =
           r.readUntil(
-              rs ->
-                  rs.stream()
-                          .filter(x -> x.value().getFinal$() && !x.key().equals("u-clock"))
-                          .count()
-                      >= expected,
+              rs -> rs.stream().filter(x -> x.value().getFinal$()).count() >= expected,
               Duration.ofSeconds(120));
       Map<String, PodTimeline> finals = new TreeMap<>();
       all.stream().filter(x -> x.value().getFinal$()).forEach(x -> finals.put(x.key(), x.value()));
-      finals.remove("u-clock");
       return finals;
     }
   }
@@ -126,7 +121,7 @@ class StreamsAppIT {
                     config("none.", "--topics-create", "false"), Topics.withPrefix("none.")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("none.pods")
-        .hasMessageContaining("none.internal.by-uid")
+        .hasMessageContaining("none.internal.to-pod")
         .hasMessageContaining("--topics-create");
   }
 
@@ -172,7 +167,7 @@ class StreamsAppIT {
   @Test
   void shouldPublishTimelinesAndAnswerTheApiAcrossTheApp() throws Exception {
     Topics t = topics("e2e.");
-    ScenarioInputs.produce(broker.bootstrapServers(), t, ScenarioInputs.cluster(ROUNDS));
+    ScenarioInputs.produce(broker.bootstrapServers(), t, ScenarioInputs.cluster(ROUNDS), true);
     StreamsAppConfig config =
         StreamsAppConfig.from(
             CommandLineSettings.load(
@@ -269,7 +264,7 @@ class StreamsAppIT {
     List<Object> inputs = ScenarioInputs.cluster(ROUNDS);
 
     Topics clean = topics("clean.");
-    ScenarioInputs.produce(broker.bootstrapServers(), clean, inputs);
+    ScenarioInputs.produce(broker.bootstrapServers(), clean, inputs, true);
     StreamsAppConfig config =
         StreamsAppConfig.from(
             CommandLineSettings.load(
@@ -285,7 +280,7 @@ class StreamsAppIT {
 
     Topics crash = topics("crash.");
     int half = inputs.size() / 2;
-    ScenarioInputs.produce(broker.bootstrapServers(), crash, inputs.subList(0, half));
+    ScenarioInputs.produce(broker.bootstrapServers(), crash, inputs.subList(0, half), false);
     Process first = child("crash.", crashState);
     try (TopicReader<PodTimeline> r =
         new TopicReader<>(
@@ -295,7 +290,8 @@ class StreamsAppIT {
       r.readUntil(rs -> rs.size() >= 5, Duration.ofSeconds(90));
     }
     first.destroyForcibly().waitFor();
-    ScenarioInputs.produce(broker.bootstrapServers(), crash, inputs.subList(half, inputs.size()));
+    ScenarioInputs.produce(
+        broker.bootstrapServers(), crash, inputs.subList(half, inputs.size()), true);
     Process second = child("crash.", crashState);
     try {
       Map<String, PodTimeline> after = finals(crash, PODS);
@@ -312,6 +308,23 @@ class StreamsAppIT {
       Map<String, Preemption> expectedByVictim = new TreeMap<>();
       expectedPreemptions.forEach(p -> expectedByVictim.put(p.key(), p.value()));
       assertThat(byVictim).isEqualTo(expectedByVictim);
+    } catch (AssertionError e) {
+      try (TopicReader<io.schedlens.avro.DeadLetter> r =
+          new TopicReader<>(
+              broker.bootstrapServers(),
+              crash.deadLetters.name(),
+              crash.deadLetters.valueSerde().deserializer())) {
+        r.readFor(Duration.ofSeconds(3))
+            .forEach(
+                d ->
+                    System.out.println(
+                        "dead letter: " + d.value().getReason() + " " + d.value().getDetail()));
+      }
+      // what the killed and the restarted app said, to see why
+      java.util.List<String> log =
+          java.nio.file.Files.readAllLines(crashState.resolve("child.log"));
+      System.out.println(String.join("\n", log.subList(Math.max(0, log.size() - 300), log.size())));
+      throw e;
     } finally {
       second.destroy();
       second.waitFor();
@@ -335,6 +348,7 @@ class StreamsAppIT {
     pb.environment().put("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
     // A killed member leaves the group only when its session times out; keep that short here.
     pb.environment().put("KAFKA_SESSION_TIMEOUT_MS", "6000");
+    pb.environment().put("SL_DEBUG", "1");
     pb.environment().put("KAFKA_HEARTBEAT_INTERVAL_MS", "1500");
     File log = state.resolve("child.log").toFile();
     state.toFile().mkdirs();

@@ -9,11 +9,13 @@ import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.CollectorConfig;
+import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.intake.FieldMapping;
 import io.schedlens.collector.intake.RequestLogParser;
 import io.schedlens.collector.k8s.EventProjection;
 import io.schedlens.collector.k8s.PodProjection;
 import io.schedlens.collector.kafka.Outgoing;
+import io.schedlens.collector.kafka.ProducerRecords;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.collector.recorded.RecordedObjects;
 import io.schedlens.collector.recorded.RecordedScrapes;
@@ -26,6 +28,7 @@ import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsApp;
@@ -50,7 +53,6 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -64,7 +66,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 public final class Replay {
 
   private static final String APPLICATION_ID = "schedlens-replay";
-  private static final Duration QUIET = Duration.ofSeconds(8);
+
+  /** The producer name on replay's progress marks. */
+  static final String PRODUCER = "replay";
+
+  private static final Duration QUIET = Duration.ofSeconds(3);
 
   /** What a replay produced. */
   public record Result(
@@ -115,7 +121,7 @@ public final class Replay {
       Map<String, Integer> deadLetters;
       Map<String, String> deadLetterExamples = new TreeMap<>();
       try {
-        produce(kafka, topics, inputs, config.getDuration(StreamsAppConfig.GRACE));
+        produce(kafka, topics, records, inputs);
         say("produced %,d records; waiting for the last timelines", inputs.size());
         timelines = awaitTimelines(kafka, topics, config.getDuration(ReplayConfig.TIMEOUT));
         say("reading the workload timelines and the GPU models seen");
@@ -212,13 +218,14 @@ public final class Replay {
     }
     RequestLogParser requests =
         new RequestLogParser(
-            FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)));
+            FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)),
+            InputBounds.anyTime());
     for (String file : config.getList(ReplayConfig.REQUESTS)) {
       for (String line : readFile(file).split("\n")) {
         if (line.isBlank()) {
           continue;
         }
-        RequestLogParser.Parsed parsed = requests.parseLine(line, 0);
+        RequestLogParser.Parsed parsed = requests.parseLine(line, System.currentTimeMillis());
         if (parsed instanceof RequestLogParser.Accepted a) {
           inputs.add(records.requestLog(a.log(), null));
         } else if (parsed instanceof RequestLogParser.Rejected r) {
@@ -259,8 +266,10 @@ public final class Replay {
     v.put(StreamsAppConfig.STATE_DIR, stateDir.toString());
     v.put(StreamsAppConfig.HTTP_PORT, 0);
     v.put(StreamsAppConfig.EMIT_INTERVAL, "1s");
-    // each slice of the replay waits for two stages to commit
-    v.put(StreamsAppConfig.COMMIT_INTERVAL, "20ms");
+    // each slice of the replay waits for the app to commit (unless told otherwise)
+    if (!config.originals().containsKey(StreamsAppConfig.COMMIT_INTERVAL)) {
+      v.put(StreamsAppConfig.COMMIT_INTERVAL, "20ms");
+    }
     v.put(StreamsAppConfig.TOPICS_CREATE, false);
     // Between slices the app is idle: poll and commit often so each slice goes through fast.
     return new StreamsAppConfig(
@@ -275,20 +284,24 @@ public final class Replay {
   }
 
   /**
-   * Produces the inputs in event-time order, one grace period of event time at a time, and lets the
-   * streams app process each slice before the next. All inputs are at hand at once, and Kafka
-   * Streams does not order records across partitions and topics; the streams app promises the same
-   * timelines for inputs out of order within the grace period, so the replay keeps them within it.
-   * Empty stretches of a recording cost nothing.
+   * Produces the inputs in event-time order, a slice of event time at a time (one grace period by
+   * default), each slice followed by a progress mark on every partition of every input topic, as
+   * the collector marks what it has read; after the last slice, a mark that ends the input, so that
+   * every final timeline due goes out. The marks, not the pacing, decide what the streams app
+   * computes: the slice size changes how fast a replay runs, never what it says.
    */
   private void produce(
-      Map<String, Object> kafka, Topics topics, List<Outgoing> inputs, Duration grace)
+      Map<String, Object> kafka, Topics topics, Records records, List<Outgoing> inputs)
       throws Exception {
     Map<String, Object> p = new HashMap<>(kafka);
     p.put(ProducerConfig.ACKS_CONFIG, "all");
     p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     p.put(ProducerConfig.LINGER_MS_CONFIG, 5);
-    long slice = Math.max(1000, grace.toMillis());
+    int partitions = config.getInt(ReplayConfig.PARTITIONS);
+    long slice = config.getDuration(ReplayConfig.SLICE).toMillis();
+    if (slice <= 0) {
+      slice = Math.max(1000, config.getDuration(StreamsAppConfig.GRACE).toMillis());
+    }
     long deadline = System.nanoTime() + config.getDuration(ReplayConfig.TIMEOUT).toNanos();
     long nextReport = System.nanoTime() + 5_000_000_000L;
     try (KafkaProducer<byte[], byte[]> producer =
@@ -298,11 +311,11 @@ public final class Replay {
       while (i < inputs.size()) {
         long end = inputs.get(i).eventTime() + slice;
         while (i < inputs.size() && inputs.get(i).eventTime() < end) {
-          Outgoing o = inputs.get(i++);
-          producer.send(new ProducerRecord<>(o.topic(), null, o.eventTime(), o.key(), o.value()));
+          producer.send(ProducerRecords.data(inputs.get(i++), partitions));
         }
+        mark(producer, records, end - 1, partitions);
         producer.flush();
-        while (inputLag(admin, topics, config.getInt(ReplayConfig.PARTITIONS)) != 0) {
+        while (inputLag(admin, topics, partitions) != 0) {
           if (System.nanoTime() > deadline) {
             throw new IllegalStateException(
                 "the streams app did not keep up within --timeout "
@@ -318,12 +331,25 @@ public final class Replay {
           nextReport = System.nanoTime() + 5_000_000_000L;
         }
       }
+      mark(producer, records, ProgressMarks.END, partitions);
+      producer.flush();
+    }
+  }
+
+  private static void mark(
+      KafkaProducer<byte[], byte[]> producer, Records records, long time, int partitions) {
+    for (String topic : records.markedTopics()) {
+      for (var r :
+          ProducerRecords.of(
+              records.mark(topic, time, System.currentTimeMillis(), PRODUCER), partitions)) {
+        producer.send(r);
+      }
     }
   }
 
   /**
-   * Reads the timelines until the streams app has consumed every input and nothing new has come for
-   * a while (gone pods' finals wait out the app's idle timeout).
+   * Reads the timelines until the streams app has consumed every input (the last mark ended the
+   * input, so every final due is out) and nothing new has come for a moment.
    */
   private Map<String, PodTimeline> awaitTimelines(
       Map<String, Object> kafka, Topics topics, Duration timeout) throws Exception {
@@ -361,10 +387,8 @@ public final class Replay {
   }
 
   /**
-   * Records of the input and stage topics the streams app has not committed yet; -1 before it has
-   * committed anything. Inputs come from a plain producer: done when the committed offset is the
-   * end. The stage topics are written in transactions, each ending with a commit marker that takes
-   * an offset: done when at most that marker is left.
+   * Records of the input topics the streams app has not committed yet. The stages' own topics are
+   * not counted: they carry watermarks all the time.
    */
   private static long inputLag(Admin admin, Topics topics, int partitions) throws Exception {
     Map<TopicPartition, OffsetAndMetadata> committed =
@@ -375,12 +399,8 @@ public final class Replay {
             topics.events.name(),
             topics.gpuSamples.name(),
             topics.requests.name());
-    List<String> stages =
-        List.of(topics.byName.name(), topics.byUid.name(), topics.byWorkload.name());
     Map<TopicPartition, OffsetSpec> ask = new HashMap<>();
-    List<String> all = new ArrayList<>(inputs);
-    all.addAll(stages);
-    for (String topic : all) {
+    for (String topic : inputs) {
       for (int p = 0; p < partitions; p++) {
         ask.put(new TopicPartition(topic, p), OffsetSpec.latest());
       }
@@ -390,11 +410,7 @@ public final class Replay {
       OffsetAndMetadata done = committed.get(e.getKey());
       long end = e.getValue().offset();
       long position = done == null ? 0 : done.offset();
-      long left = end - position;
-      if (stages.contains(e.getKey().topic())) {
-        left = Math.max(0, left - 1);
-      }
-      lag += Math.max(0, left);
+      lag += Math.max(0, end - position);
     }
     return lag;
   }

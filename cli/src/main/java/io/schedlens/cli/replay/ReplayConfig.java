@@ -28,6 +28,8 @@ public final class ReplayConfig extends AppConfig {
   public static final String GUARDRAILS = "guardrails";
 
   /** Streams app settings that shape the timelines, passed through unchanged. */
+  public static final String SLICE = "slice";
+
   static final List<String> STREAMS_KEYS =
       List.of(
           StreamsAppConfig.GRACE,
@@ -40,7 +42,10 @@ public final class ReplayConfig extends AppConfig {
           StreamsAppConfig.ARM_LABEL,
           StreamsAppConfig.REPEAT_LABEL,
           StreamsAppConfig.APPLICATION_LABEL,
-          StreamsAppConfig.CHECKPOINT_ANNOTATION);
+          StreamsAppConfig.CHECKPOINT_ANNOTATION,
+          StreamsAppConfig.DEDUP_WINDOW,
+          StreamsAppConfig.THREADS,
+          StreamsAppConfig.COMMIT_INTERVAL);
 
   /** Collector settings of the pod projection, passed through unchanged. */
   static final List<String> COLLECTOR_KEYS =
@@ -92,6 +97,12 @@ public final class ReplayConfig extends AppConfig {
                 Importance.LOW,
                 "Partitions of every topic on the embedded broker.")
             .define(
+                SLICE,
+                Type.STRING,
+                "0s",
+                Importance.LOW,
+                "Event time produced between two progress marks (0: one grace period). Changes how fast a replay runs, never what it says.")
+            .define(
                 TIMEOUT,
                 Type.STRING,
                 "10m",
@@ -123,6 +134,7 @@ public final class ReplayConfig extends AppConfig {
           "replay needs recorded Pods or Events: give --pods FILE and/or --events FILE");
     }
     c.getDuration(TIMEOUT);
+    c.getDuration(SLICE);
     try {
       io.schedlens.report.Guardrails.validate(c.getList(GUARDRAILS));
     } catch (IllegalArgumentException e) {

@@ -1,6 +1,7 @@
 package io.schedlens.collector.dcgm;
 
 import io.schedlens.collector.CollectorMetrics;
+import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.Records;
@@ -57,6 +58,8 @@ public final class DcgmScraper implements AutoCloseable {
     volatile boolean everOk;
   }
 
+  private final InputBounds bounds;
+
   public DcgmScraper(
       Supplier<List<ScrapeTarget>> targets,
       KafkaSink sink,
@@ -67,6 +70,32 @@ public final class DcgmScraper implements AutoCloseable {
       Duration timeout,
       Duration maxBackoff,
       long maxBytes) {
+    this(
+        targets,
+        sink,
+        records,
+        metrics,
+        clock,
+        interval,
+        timeout,
+        maxBackoff,
+        maxBytes,
+        InputBounds.defaults());
+  }
+
+  /** A scraper whose samples must be timed within {@code bounds}. */
+  public DcgmScraper(
+      Supplier<List<ScrapeTarget>> targets,
+      KafkaSink sink,
+      Records records,
+      CollectorMetrics metrics,
+      Clock clock,
+      Duration interval,
+      Duration timeout,
+      Duration maxBackoff,
+      long maxBytes,
+      InputBounds bounds) {
+    this.bounds = bounds;
     this.targets = targets;
     this.sink = sink;
     this.records = records;
@@ -183,7 +212,24 @@ public final class DcgmScraper implements AutoCloseable {
         GpuSampleAssembler.assemble(samples, scrapedAt, target.url(), target.node());
     result.notUsed().forEach((reason, n) -> metrics.dcgmValuesNotUsed.labelValues(reason).inc(n));
     List<Outgoing> out = new ArrayList<>(result.samples().size());
-    result.samples().forEach(k -> out.add(records.gpuSample(k.key(), k.sample())));
+    for (var k : result.samples()) {
+      String problem = bounds.timeProblem(k.sample().getTime(), scrapedAt);
+      if (problem == null) {
+        out.add(records.gpuSample(k.key(), k.sample()));
+      } else {
+        // An exposition timestamp Kafka would refuse: this sample alone goes to the dead letters.
+        out.add(
+            records.deadLetter(
+                "dcgm:" + target.url(),
+                InputBounds.TIME_OUT_OF_RANGE,
+                "GPU sample of " + k.key() + ": " + problem,
+                null,
+                null,
+                scrapedAt,
+                null));
+        metrics.deadLetters.labelValues("dcgm", InputBounds.TIME_OUT_OF_RANGE).inc();
+      }
+    }
     if (sink.offerAll(Records.GPU, out)) {
       metrics.gpuSamples.inc(out.size());
       finish(target, state, started, "ok", null);

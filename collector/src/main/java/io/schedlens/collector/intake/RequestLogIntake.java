@@ -34,10 +34,13 @@ import java.util.zip.GZIPInputStream;
  * gzip-encoded.
  *
  * <p>Answers: 202 with the counts of accepted and rejected lines once Kafka has acknowledged them
- * (rejected lines go to the dead-letter topic with a reason); 400 when no line was usable; 401
- * without the configured bearer token; 413 for a body over the limit; 503 with {@code Retry-After}
- * when Kafka is unreachable or the send buffer is full, so that the shipper retries. A 202 thus
- * means the lines are in Kafka: delivery is at least once.
+ * (rejected lines go to the dead-letter topic with a reason, and each is listed with its line
+ * number and why: a line whose time or latency is out of range is rejected on its own, its
+ * neighbours accepted); 400 when no line was usable; 401 without the configured bearer token; 413
+ * for a body over the limit; 503 with {@code Retry-After} when Kafka is unreachable or the send
+ * buffer is full, before taking any line, so that the shipper retries. Once the lines are in the
+ * send buffer the answer is 202 even if Kafka is slower than {@code intake.ack.timeout} (with
+ * {@code "delivered": false}): the collector delivers them, and a retry would count them twice.
  */
 public final class RequestLogIntake implements HttpHandler {
 
@@ -134,16 +137,23 @@ public final class RequestLogIntake implements HttpHandler {
     if (!sink.offerAll(Records.REQUESTS, out)) {
       return unavailable(exchange, "send buffer full");
     }
+    // From here on the lines are the collector's to deliver: the producer retries until Kafka
+    // takes them. Asking the shipper to send them again (a 503) would count them twice.
+    boolean delivered;
     try {
       ack.future().get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      delivered = true;
     } catch (TimeoutException | ExecutionException e) {
-      return unavailable(exchange, "Kafka did not acknowledge in time");
+      delivered = false;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return unavailable(exchange, "interrupted");
+      delivered = false;
     }
     metrics.intakeLines.labelValues("accepted").inc(accepted.size());
     metrics.intakeLines.labelValues("rejected").inc(rejected.size());
+    if (!delivered) {
+      metrics.intakeLines.labelValues("buffered").inc(accepted.size());
+    }
     for (Rejection r : rejected) {
       metrics.deadLetters.labelValues(SOURCE, r.reason).inc();
     }
@@ -151,6 +161,21 @@ public final class RequestLogIntake implements HttpHandler {
     Map<String, Object> answer = new LinkedHashMap<>();
     answer.put("accepted", accepted.size());
     answer.put("rejected", rejected.size());
+    if (!delivered) {
+      // Kafka is slower than intake.ack.timeout: the lines wait in the send buffer.
+      answer.put("delivered", false);
+    }
+    if (ack.refused() > 0) {
+      answer.put(
+          "refused",
+          Map.of(
+              "lines",
+              ack.refused(),
+              "reason",
+              String.valueOf(ack.firstError()),
+              "what",
+              "Kafka refused these lines for good; sending them again will not help"));
+    }
     if (!rejected.isEmpty()) {
       answer.put(
           "errors",

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.collector.InputBounds;
 import io.schedlens.common.time.Rfc3339;
 
 /**
@@ -13,7 +14,8 @@ import io.schedlens.common.time.Rfc3339;
  * epoch milliseconds, or epoch seconds when below 10^11, as Fluent Bit's {@code json_date_format
  * double} writes), {@code namespace} and {@code pod} (required), {@code service}, {@code route},
  * {@code status} (required; an HTTP status code, or null or 0 for a request that got no response),
- * {@code latency_ms} (required, non-negative), {@code ttft_ms}, {@code request_id}.
+ * {@code latency_ms} (required, non-negative), {@code ttft_ms}, {@code request_id}. A line whose
+ * time or latency is out of the {@link InputBounds} is rejected on its own.
  */
 public final class RequestLogParser {
 
@@ -38,9 +40,16 @@ public final class RequestLogParser {
   public record Rejected(String reason, String detail) implements Parsed {}
 
   private final FieldMapping mapping;
+  private final InputBounds bounds;
 
   public RequestLogParser(FieldMapping mapping) {
+    this(mapping, InputBounds.defaults());
+  }
+
+  /** A parser that also rejects lines whose time or latencies are out of {@code bounds}. */
+  public RequestLogParser(FieldMapping mapping, InputBounds bounds) {
     this.mapping = mapping;
+    this.bounds = bounds;
   }
 
   /** Parses one line of JSON text. */
@@ -113,6 +122,17 @@ public final class RequestLogParser {
       if (ttftMs == null) {
         return invalid(FieldMapping.TTFT_MS, ttft, "a non-negative number of milliseconds");
       }
+    }
+    String problem = bounds.timeProblem(millis, receivedAt);
+    if (problem != null) {
+      return new Rejected(InputBounds.TIME_OUT_OF_RANGE, problem);
+    }
+    problem = bounds.latencyProblem(pathOf(FieldMapping.LATENCY_MS), latencyMs);
+    if (problem == null) {
+      problem = bounds.latencyProblem(pathOf(FieldMapping.TTFT_MS), ttftMs);
+    }
+    if (problem != null) {
+      return new Rejected(InputBounds.LATENCY_OUT_OF_RANGE, problem);
     }
     return new Accepted(
         RequestLog.newBuilder()

@@ -8,8 +8,10 @@ import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.collector.CollectorMetrics;
+import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Records;
+import io.schedlens.schemas.EventTimes;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,6 +38,8 @@ public final class EventSource implements AutoCloseable {
   private final long startedAt;
   private final List<InformerHandle<? extends HasMetadata>> informers = new ArrayList<>();
 
+  private final InputBounds bounds;
+
   public EventSource(
       KubernetesClient client,
       List<String> namespaces,
@@ -44,6 +48,20 @@ public final class EventSource implements AutoCloseable {
       Records records,
       Clock clock,
       CollectorMetrics metrics) {
+    this(client, namespaces, apis, sink, records, clock, metrics, InputBounds.defaults());
+  }
+
+  /** An event source whose events must be timed within {@code bounds}. */
+  public EventSource(
+      KubernetesClient client,
+      List<String> namespaces,
+      List<String> apis,
+      KafkaSink sink,
+      Records records,
+      Clock clock,
+      CollectorMetrics metrics,
+      InputBounds bounds) {
+    this.bounds = bounds;
     this.client = client;
     this.namespaces = List.copyOf(namespaces);
     this.apis = List.copyOf(apis);
@@ -145,6 +163,27 @@ public final class EventSource implements AutoCloseable {
               clock.millis(),
               null));
       metrics.deadLetters.labelValues("k8s:events", "event-without-pod-uid").inc();
+      return;
+    }
+    String problem = bounds.timeProblem(EventTimes.of(e), clock.millis());
+    if (problem != null) {
+      sink.offer(
+          records.deadLetter(
+              "k8s:" + e.getApiVersion(),
+              InputBounds.TIME_OUT_OF_RANGE,
+              "event "
+                  + e.getNamespace()
+                  + "/"
+                  + e.getName()
+                  + " ("
+                  + e.getReason()
+                  + "): "
+                  + problem,
+              null,
+              null,
+              clock.millis(),
+              null));
+      metrics.deadLetters.labelValues("k8s:events", InputBounds.TIME_OUT_OF_RANGE).inc();
       return;
     }
     if (!sent.isChange(e.getUid(), e)) {

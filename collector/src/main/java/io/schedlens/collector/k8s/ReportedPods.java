@@ -2,6 +2,7 @@ package io.schedlens.collector.k8s;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topic;
 import java.time.Duration;
 import java.util.HashMap;
@@ -59,6 +60,9 @@ public final class ReportedPods {
         }
         for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
           read++;
+          if (ProgressMarks.isMark(r.headers())) {
+            continue;
+          }
           PodObservation p;
           try {
             p = topic.valueSerde().deserializer().deserialize(topic.name(), r.value());

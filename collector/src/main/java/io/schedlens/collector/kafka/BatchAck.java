@@ -2,11 +2,18 @@ package io.schedlens.collector.kafka;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
-/** Completes when Kafka has acknowledged every record of a batch, or fails with the first error. */
+/**
+ * Completes when Kafka has answered for every record of a batch: acknowledged it, or refused it for
+ * good. A record Kafka refuses does not fail its neighbours; the batch tells how many were refused
+ * and why the first one was.
+ */
 public final class BatchAck {
 
   private final AtomicInteger remaining;
+  private final AtomicInteger refused = new AtomicInteger();
+  private final AtomicReference<Exception> firstError = new AtomicReference<>();
   private final CompletableFuture<Void> done = new CompletableFuture<>();
 
   public BatchAck(int records) {
@@ -23,11 +30,23 @@ public final class BatchAck {
   }
 
   void failed(Exception e) {
-    done.completeExceptionally(e);
+    refused.incrementAndGet();
+    firstError.compareAndSet(null, e);
+    acknowledged();
   }
 
-  /** The future of the whole batch. */
+  /** Completes once Kafka has answered for every record. */
   public CompletableFuture<Void> future() {
     return done;
+  }
+
+  /** Records Kafka refused for good. */
+  public int refused() {
+    return refused.get();
+  }
+
+  /** Why the first refused record was refused, or null. */
+  public Exception firstError() {
+    return firstError.get();
   }
 }

@@ -233,10 +233,23 @@ public final class KafkaSink implements AutoCloseable {
     // KafkaProducer.send reports missing metadata through the callback, not by throwing; asking
     // for the partitions first blocks (up to max.block.ms) and throws instead, so that the pump
     // keeps the record and tries again rather than losing it.
-    producer.partitionsFor(r.topic());
+    int partitions = producer.partitionsFor(r.topic()).size();
+    if (r.mark()) {
+      // A mark goes to every partition, behind everything queued before it. One that fails is
+      // not retried: the next one, a moment later, says more.
+      for (ProducerRecord<byte[], byte[]> m : ProducerRecords.of(r, partitions)) {
+        producer.send(
+            m,
+            (metadata, error) -> {
+              if (error != null) {
+                metrics.recordsFailed.labelValues(r.topic(), "mark").inc();
+              }
+            });
+      }
+      return;
+    }
     producer.send(
-        new ProducerRecord<>(
-            r.topic(), null, r.eventTime() > 0 ? r.eventTime() : null, r.key(), r.value()),
+        ProducerRecords.data(r, partitions),
         (metadata, error) -> {
           if (error == null) {
             metrics.recordsProduced.labelValues(r.topic()).inc();

@@ -9,6 +9,8 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.collector.k8s.WorkloadProjection;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.PodName;
+import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -28,6 +30,10 @@ public final class Records {
   public static final String GPU = "gpu";
   public static final String REQUESTS = "requests";
   public static final String DLQ = "dlq";
+  public static final String MARKS = "marks";
+
+  /** The producer name on the collector's progress marks. */
+  public static final String PRODUCER = "collector";
 
   private final Topics topics;
   private final int maxDeadLetterBytes;
@@ -37,6 +43,7 @@ public final class Records {
     this.maxDeadLetterBytes = maxDeadLetterBytes;
   }
 
+  /** A pod observation, keyed by UID, on the partition of its namespace/name. */
   public Outgoing pod(PodObservation p) {
     return new Outgoing(
         topics.pods.name(),
@@ -44,7 +51,9 @@ public final class Records {
         utf8(p.getUid()),
         topics.pods.valueSerde().serializer().serialize(topics.pods.name(), p),
         p.getObservedAt(),
-        null);
+        null,
+        PodName.of(p).key(),
+        false);
   }
 
   /** A workload object, keyed namespace/kind/name, at its read time. */
@@ -69,14 +78,49 @@ public final class Records {
         null);
   }
 
+  /** A pod event, keyed by the regarding pod's UID, on the partition of its namespace/name. */
   public Outgoing event(ClusterEvent e) {
+    PodName name = PodName.regardedBy(e);
     return new Outgoing(
         topics.events.name(),
         EVENTS,
         utf8(e.getRegarding().getUid()),
         topics.events.valueSerde().serializer().serialize(topics.events.name(), e),
         EventTimes.of(e),
-        null);
+        null,
+        name == null ? null : name.key(),
+        false);
+  }
+
+  /**
+   * A progress mark for every partition of an input topic: everything this collector read up to
+   * {@code time} is in the buffer before it.
+   */
+  public Outgoing mark(String topic, long time, long now) {
+    return mark(topic, time, now, PRODUCER);
+  }
+
+  /** A progress mark written by {@code producer} (e.g. replay). */
+  public Outgoing mark(String topic, long time, long now, String producer) {
+    return new Outgoing(
+        topic,
+        MARKS,
+        null,
+        ProgressMarks.value(producer, time),
+        ProgressMarks.timestamp(time, now),
+        null,
+        null,
+        true);
+  }
+
+  /** The input topics this collector marks. */
+  public java.util.List<String> markedTopics() {
+    return java.util.List.of(
+        topics.pods.name(),
+        topics.events.name(),
+        topics.gpuSamples.name(),
+        topics.requests.name(),
+        topics.workloads.name());
   }
 
   public Outgoing gpuSample(String key, GpuSample s) {

@@ -17,7 +17,8 @@ import java.util.Map;
  * <p>The span of a sample depends on its predecessor in time, not in arrival: samples stay in a
  * time-ordered window until they are older than the grace period (relative to the GPU's newest
  * sample) and only then are settled into a sum, so samples out of order within the grace period
- * count exactly as in order. A sample older than the settled part is too late and is not counted.
+ * count exactly as in order (up to {@link #MAX_WINDOW} samples per GPU). A sample older than the
+ * settled part is too late and is not counted.
  */
 final class GpuBusy {
 
@@ -27,6 +28,13 @@ final class GpuBusy {
   static final String GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL";
   private static final long HISTORY_STEP_MS = 60_000;
   private static final int HISTORY_POINTS = 64;
+
+  /**
+   * Unsettled samples kept per GPU at most. A GPU's samples come in order from one scrape target
+   * through one partition; the window absorbs what a retry may reorder. Without a bound, a 10 Hz
+   * scrape would keep 1,200 points per GPU for a two-minute grace period.
+   */
+  static final int MAX_WINDOW = 32;
 
   private GpuBusy() {}
 
@@ -49,7 +57,22 @@ final class GpuBusy {
   /** Adds a sample; false when it came too late to count. */
   static boolean add(
       TimelineState state, GpuSample sample, double util, TimelineSettings settings) {
-    String id = seriesId(sample);
+    return add(state, seriesId(sample), sample.getTime(), util, settings);
+  }
+
+  /** Whether a sample of this series at this time is older than what was already settled. */
+  static boolean tooLate(TimelineState state, String id, long t) {
+    for (GpuSeries s : state.getGpuSeries()) {
+      if (s.getId().equals(id) && s.getSettledTime() >= 0 && t <= s.getSettledTime()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Adds a reading of GPU {@code id} at {@code t}; false when it came too late to count. */
+  static boolean add(
+      TimelineState state, String id, long t, double util, TimelineSettings settings) {
     GpuSeries series = null;
     for (GpuSeries s : state.getGpuSeries()) {
       if (s.getId().equals(id)) {
@@ -62,7 +85,6 @@ final class GpuBusy {
       all.add(series);
       state.setGpuSeries(all);
     }
-    long t = sample.getTime();
     if (series.getSettledTime() >= 0 && t <= series.getSettledTime()) {
       return false;
     }
@@ -78,7 +100,7 @@ final class GpuBusy {
     }
     long newest = window.get(window.size() - 1).getTime();
     long cutoff = newest - settings.grace().toMillis();
-    while (!window.isEmpty() && window.get(0).getTime() < cutoff) {
+    while (!window.isEmpty() && (window.get(0).getTime() < cutoff || window.size() > MAX_WINDOW)) {
       GpuPoint p = window.remove(0);
       series.setSettledBusy(
           series.getSettledBusy() + contribution(p, series.getSettledTime(), settings));

@@ -9,6 +9,11 @@ public sealed interface Outbound {
   /** To the preemptor: by UID when known, else by namespace/name (resolved by name). */
   record ToPreemptor(VictimLink link) implements Outbound {}
 
-  /** To a victim: who its preemptor is. */
-  record ToVictim(PreemptorDetails details) implements Outbound {}
+  /**
+   * To a victim: who its preemptor is.
+   *
+   * @param victim the victim's {@code namespace/name}, where the answer goes (null when the victim
+   *     did not say)
+   */
+  record ToVictim(PreemptorDetails details, String victim) implements Outbound {}
 }

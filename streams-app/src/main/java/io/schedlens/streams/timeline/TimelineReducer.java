@@ -9,11 +9,14 @@ import io.schedlens.avro.PodCondition;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodRef;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.internal.GpuReading;
+import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.PreemptorDetails;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.common.time.Rfc3339;
+import io.schedlens.schemas.DisruptionCause;
 import io.schedlens.schemas.EventTimes;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -201,8 +204,12 @@ public final class TimelineReducer {
     }
 
     if (first && !s.getDetailsOwed().isEmpty()) {
-      for (String victim : s.getDetailsOwed()) {
-        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(s))));
+      for (String owed : s.getDetailsOwed()) {
+        // "uid|namespace/name" of a victim that linked before this pod was observed
+        int bar = owed.indexOf('|');
+        String victim = bar < 0 ? owed : owed.substring(0, bar);
+        String name = bar < 0 ? null : owed.substring(bar + 1);
+        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(s)), name));
       }
       s.setDetailsOwed(new ArrayList<>());
     }
@@ -226,7 +233,7 @@ public final class TimelineReducer {
       case "Scheduled" -> s.setScheduledEventAt(min(s.getScheduledEventAt(), first));
       case "Preempted" -> out.addAll(preempted(s, e, first));
       default -> {
-        String cause = Disruptions.EVENT_REASONS.get(reason);
+        DisruptionCause cause = Disruptions.EVENT_REASONS.get(reason);
         if (cause != null) {
           disrupt(s, cause, first, e.getReportingController());
         }
@@ -265,7 +272,7 @@ public final class TimelineReducer {
 
   private List<Outbound> preempted(TimelineState s, ClusterEvent e, long at) {
     s.setPreemptedEventAt(min(s.getPreemptedEventAt(), at));
-    disrupt(s, Disruptions.PREEMPTION, at, "default-scheduler");
+    disrupt(s, DisruptionCause.PREEMPTION, at, "default-scheduler");
     var related = e.getRelated();
     if (related != null
         && related.getUid() != null
@@ -295,13 +302,13 @@ public final class TimelineReducer {
   }
 
   private List<Outbound> disruptionCondition(TimelineState s, PodCondition c) {
-    String cause = Disruptions.ofCondition(c.getReason(), c.getMessage());
+    DisruptionCause cause = Disruptions.ofCondition(c.getReason(), c.getMessage());
     if (cause == null) {
       return List.of();
     }
     Long at = c.getLastTransitionTime();
     disrupt(s, cause, at, Disruptions.byOf(c.getMessage(), c.getReason()));
-    if (Disruptions.PREEMPTION.equals(cause)) {
+    if (cause == DisruptionCause.PREEMPTION) {
       s.setPreemptedConditionAt(min(s.getPreemptedConditionAt(), at));
       PreemptionNotes.fromConditionMessage(c.getMessage())
           .ifPresent(
@@ -316,22 +323,28 @@ public final class TimelineReducer {
   }
 
   /**
-   * Keeps the earliest disruption evidence; at the same time the stronger cause wins (a preemption
-   * over the deletion that carries it out), so the result does not depend on order.
+   * Keeps the evidence that decides what ended the pod ({@link DisruptionCause#decidesOver}: the
+   * earliest second, then the cause's precedence), so the result does not depend on the order the
+   * evidence arrived in.
    */
-  private static void disrupt(TimelineState s, String cause, Long at, String by) {
+  private static void disrupt(TimelineState s, DisruptionCause cause, Long at, String by) {
     if (at == null) {
       return;
     }
-    boolean better =
-        s.getDisruptionCause() == null
-            || at < s.getDisruptionAt()
-            || (at.equals(s.getDisruptionAt()) && cause.compareTo(s.getDisruptionCause()) < 0);
-    if (better) {
-      s.setDisruptionCause(cause);
+    DisruptionCause current = DisruptionCause.ofNullable(s.getDisruptionCause());
+    boolean decides = current == null || cause.decidesOver(at, current, s.getDisruptionAt());
+    boolean sameNamedEarlier = cause == current && at.equals(s.getDisruptionAt()) && byFirst(by, s);
+    if (decides || sameNamedEarlier) {
+      s.setDisruptionCause(cause.wire());
       s.setDisruptionAt(at);
       s.setDisruptionBy(by);
     }
+  }
+
+  /** Of two reports of the same cause at the same time, the one naming who comes first. */
+  private static boolean byFirst(String by, TimelineState s) {
+    String current = s.getDisruptionBy();
+    return by != null && (current == null || by.compareTo(current) < 0);
   }
 
   private static void improvePreemptor(TimelineState s, PodRef candidate, int quality) {
@@ -377,6 +390,8 @@ public final class TimelineReducer {
         new Outbound.ToPreemptor(
             VictimLink.newBuilder()
                 .setVictimUid(s.getUid())
+                .setVictimNamespace(s.getNamespace())
+                .setVictimName(s.getName())
                 .setPreemptorUid(p.getUid())
                 .setPreemptorNamespace(p.getNamespace())
                 .setPreemptorName(p.getName())
@@ -398,13 +413,57 @@ public final class TimelineReducer {
 
   /** Whether a sample came too late to count (older than what was already settled). */
   public boolean tooLate(TimelineState s, GpuSample g) {
-    String id = GpuBusy.seriesId(g);
-    return s.getGpuSeries().stream()
-        .anyMatch(
-            x ->
-                x.getId().equals(id)
-                    && x.getSettledTime() >= 0
-                    && g.getTime() <= x.getSettledTime());
+    return GpuBusy.tooLate(s, GpuBusy.seriesId(g), g.getTime());
+  }
+
+  /**
+   * Applies one second of the pod's GPU samples and requests (see {@link InputSeconds}); returns
+   * how many of its GPU samples came too late to count (older than what was already settled).
+   */
+  public int apply(TimelineState s, InputSecond in) {
+    int late = 0;
+    s.setUpdatedAt(Math.max(s.getUpdatedAt(), in.getLatest()));
+    for (GpuReading r : in.getGpu()) {
+      if (!GpuBusy.add(s, r.getSeries(), r.getTime(), r.getUtil(), settings)) {
+        late++;
+      }
+    }
+    if (in.getRequests() > 0) {
+      s.setRequests(s.getRequests() + in.getRequests());
+      s.setErrors(s.getErrors() + in.getErrors());
+      if (!in.getOkTimes().isEmpty()) {
+        TreeSet<Long> ok = new TreeSet<>(s.getOkTimes());
+        ok.addAll(in.getOkTimes());
+        while (ok.size() > OK_TIMES_KEPT) {
+          ok.pollLast();
+        }
+        s.setOkTimes(new ArrayList<>(ok));
+      }
+      if (!in.getLatencies().isEmpty()) {
+        DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+        for (double latency : in.getLatencies()) {
+          sketch.accept(latency);
+        }
+        s.setLatencySketch(LatencySketch.encode(sketch));
+      }
+      s.setSloBreaches(s.getSloBreaches() + breaches(s, in));
+    }
+    return late;
+  }
+
+  /** SLO breaches among one second's requests, for the pod of {@code s}. */
+  public long breaches(TimelineState s, InputSecond in) {
+    long breaches = in.getServiceBreaches();
+    Double classSlo =
+        s.getPriorityClass() == null ? null : settings.slosMs().get(s.getPriorityClass());
+    if (classSlo != null) {
+      for (double latency : in.getClassLatencies()) {
+        if (latency > classSlo) {
+          breaches++;
+        }
+      }
+    }
+    return breaches;
   }
 
   /** Applies a request the pod served (or failed to). */
@@ -461,13 +520,21 @@ public final class TimelineReducer {
       return Change.NONE; // already linked and answered (a repeated or improved link)
     }
     if (s.getSawPod()) {
-      out.add(new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s))));
+      out.add(
+          new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s)), victimName(l)));
     } else {
       List<String> owed = new ArrayList<>(s.getDetailsOwed());
-      owed.add(l.getVictimUid());
+      String name = victimName(l);
+      owed.add(name == null ? l.getVictimUid() : l.getVictimUid() + "|" + name);
       s.setDetailsOwed(owed);
     }
     return Change.story(out);
+  }
+
+  private static String victimName(VictimLink l) {
+    return l.getVictimNamespace() == null || l.getVictimName() == null
+        ? null
+        : l.getVictimNamespace() + "/" + l.getVictimName();
   }
 
   /** The preemptor says who it is. */
@@ -477,19 +544,42 @@ public final class TimelineReducer {
     return Objects.equals(before, s.getPreemptor()) ? Change.NONE : Change.story(List.of());
   }
 
-  /** The workload stage says how its pods fare together. */
+  /**
+   * The workload stage says how its pods fare together: when its pods were preempted and first
+   * succeeded (the timeline counts those up to its own end), or that a rollout deleted this pod (a
+   * cause inferred there, kept apart from the pod's own evidence).
+   */
   public Change apply(TimelineState s, WorkloadStatus w) {
     if (w.getRolledOutAt() != null) {
-      String cause = s.getDisruptionCause();
-      disrupt(s, Disruptions.ROLLOUT, w.getRolledOutAt(), "deployment-controller");
-      return Objects.equals(cause, s.getDisruptionCause()) ? Change.NONE : Change.story(List.of());
+      Long before = s.getRolledOutAt();
+      s.setRolledOutAt(min(before, w.getRolledOutAt()));
+      return Objects.equals(before, s.getRolledOutAt()) ? Change.NONE : Change.story(List.of());
     }
-    if (s.getWorkloadPreemptions() == w.getPreemptions()
-        && s.getWorkloadCompleted() == w.getCompleted()) {
+    // The workload stage sends its whole list each time, in order: the latest is the fullest.
+    List<Long> all = new ArrayList<>(w.getPreemptedAt());
+    all.sort(null);
+    if (all.isEmpty() && w.getPreemptions() > 0) {
+      // an older stage that told only a count: the count, at no particular time
+      for (int i = 0; i < w.getPreemptions(); i++) {
+        all.add(Long.MIN_VALUE);
+      }
+    }
+    Long completed = w.getCompletedAt();
+    if (completed == null && w.getCompleted()) {
+      completed = Long.MIN_VALUE; // an older stage that told no time: completed, long ago
+    }
+    if (all.size() < s.getWorkloadPreemptedAt().size()) {
+      all = s.getWorkloadPreemptedAt();
+    }
+    completed = min(s.getWorkloadCompletedAt(), completed);
+    if (all.equals(s.getWorkloadPreemptedAt())
+        && Objects.equals(completed, s.getWorkloadCompletedAt())) {
       return Change.NONE;
     }
-    s.setWorkloadPreemptions(w.getPreemptions());
-    s.setWorkloadCompleted(w.getCompleted());
+    s.setWorkloadPreemptedAt(all);
+    s.setWorkloadCompletedAt(completed);
+    s.setWorkloadPreemptions(all.size());
+    s.setWorkloadCompleted(completed != null);
     return Change.story(List.of());
   }
 

@@ -7,6 +7,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.schemas.DisruptionCause;
+import io.schedlens.schemas.Outcome;
 import java.util.ArrayList;
 import java.util.TreeMap;
 
@@ -16,13 +18,13 @@ import java.util.TreeMap;
  */
 public final class TimelineView {
 
-  public static final String SUCCEEDED = "Succeeded";
-  public static final String FAILED = "Failed";
-  public static final String PREEMPTED = "Preempted";
-  public static final String EVICTED = "Evicted";
-  public static final String DELETED = "Deleted";
-  public static final String RUNNING = "Running";
-  public static final String PENDING = "Pending";
+  public static final String SUCCEEDED = Outcome.SUCCEEDED.wire();
+  public static final String FAILED = Outcome.FAILED.wire();
+  public static final String PREEMPTED = Outcome.PREEMPTED.wire();
+  public static final String EVICTED = Outcome.EVICTED.wire();
+  public static final String DELETED = Outcome.DELETED.wire();
+  public static final String RUNNING = Outcome.RUNNING.wire();
+  public static final String PENDING = Outcome.PENDING.wire();
 
   private final TimelineSettings settings;
 
@@ -64,13 +66,11 @@ public final class TimelineView {
     if (SUCCEEDED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
       return SUCCEEDED;
     }
-    String cause = s.getDisruptionCause();
-    if (Disruptions.PREEMPTION.equals(cause)) {
+    DisruptionCause cause = cause(s);
+    if (cause == DisruptionCause.PREEMPTION) {
       return PREEMPTED;
     }
-    if (cause != null
-        && !Disruptions.DELETION.equals(cause)
-        && !Disruptions.ROLLOUT.equals(cause)) {
+    if (cause != null && cause != DisruptionCause.DELETION && cause != DisruptionCause.ROLLOUT) {
       return EVICTED;
     }
     if (FAILED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
@@ -86,6 +86,22 @@ public final class TimelineView {
     return PENDING;
   }
 
+  /**
+   * What ended the pod, from all the evidence: its own (conditions, status, events) and a rollout
+   * the workload stage found; the one that decides by {@link DisruptionCause#decidesOver}.
+   */
+  static DisruptionCause cause(TimelineState s) {
+    DisruptionCause own = DisruptionCause.ofNullable(s.getDisruptionCause());
+    Long rolled = s.getRolledOutAt();
+    if (rolled == null) {
+      return own;
+    }
+    if (own == null || DisruptionCause.ROLLOUT.decidesOver(rolled, own, s.getDisruptionAt())) {
+      return DisruptionCause.ROLLOUT;
+    }
+    return own;
+  }
+
   private static boolean finishedOnItsOwn(TimelineState s) {
     return s.getDeletionRequestedAt() == null
         || (s.getFinishedAt() != null && s.getFinishedAt() < s.getDeletionRequestedAt());
@@ -93,32 +109,62 @@ public final class TimelineView {
 
   /** What ended the pod early, or null when it completed, failed on its own, or lives. */
   public static Disruption disruption(TimelineState s) {
+    return disruption(s, cause(s));
+  }
+
+  /**
+   * What the pod's own evidence says ended it, leaving out what the workload stage inferred (a
+   * rollout): the facts a pod tells its workload must not depend on what the workload told it.
+   */
+  public static Disruption ownDisruption(TimelineState s) {
+    return disruption(s, DisruptionCause.ofNullable(s.getDisruptionCause()));
+  }
+
+  private static Disruption disruption(TimelineState s, DisruptionCause cause) {
     String outcome = outcome(s);
     if (outcome.equals(SUCCEEDED) || outcome.equals(RUNNING) || outcome.equals(PENDING)) {
       return null;
     }
-    if (outcome.equals(FAILED) && s.getDisruptionCause() == null) {
+    if (outcome.equals(FAILED) && cause == null) {
       return null;
     }
-    if (s.getDisruptionCause() != null) {
+    if (cause == DisruptionCause.ROLLOUT && s.getRolledOutAt() != null) {
+      return new Disruption(cause.wire(), s.getRolledOutAt(), "deployment-controller");
+    }
+    if (cause != null) {
       String by = s.getDisruptionBy();
-      if (Disruptions.PREEMPTION.equals(s.getDisruptionCause())
+      if (cause == DisruptionCause.PREEMPTION
           && s.getPreemptor() != null
           && s.getPreemptor().getName() != null) {
         by = s.getPreemptor().getNamespace() + "/" + s.getPreemptor().getName();
       }
-      return new Disruption(s.getDisruptionCause(), s.getDisruptionAt(), by);
+      return new Disruption(cause.wire(), s.getDisruptionAt(), by);
     }
     return new Disruption(
-        Disruptions.DELETION,
+        DisruptionCause.DELETION.wire(),
         s.getDeletionRequestedAt() != null ? s.getDeletionRequestedAt() : terminatedAt(s),
         null);
   }
 
-  /** The pod's workload was preempted too often without completing. */
-  boolean workloadStarving(TimelineState s) {
-    return s.getWorkloadPreemptions() >= settings.starvationPreemptions()
-        && !s.getWorkloadCompleted();
+  /**
+   * Pods of the pod's workload preempted by {@code until} (the pod's end, or now for a live pod):
+   * what happened to its workload after a pod ended is not that pod's story.
+   */
+  static int workloadPreemptions(TimelineState s, long until) {
+    int n = 0;
+    for (long at : s.getWorkloadPreemptedAt()) {
+      if (at <= until) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The pod's workload was preempted too often without completing, by {@code until}. */
+  boolean workloadStarving(TimelineState s, long until) {
+    Long completed = s.getWorkloadCompletedAt();
+    return workloadPreemptions(s, until) >= settings.starvationPreemptions()
+        && (completed == null || completed > until);
   }
 
   /** Workloads whose pods can finish their work (a Job); wasted work applies to these. */
@@ -183,8 +229,12 @@ public final class TimelineView {
     // Starving: waited (or has been waiting) longer than the threshold to be scheduled.
     long pendingFor =
         pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
+    // The live flag is set when the pods stream passed the threshold with the pod unscheduled;
+    // a final timeline knows the exact pending time and needs no flag.
     boolean pendingTooLong =
-        pendingFor > settings.starvationPending().toMillis() || s.getStarvingFlagged();
+        pendingFor > settings.starvationPending().toMillis()
+            || (!isFinal && s.getStarvingFlagged());
+    long until = terminated != null ? terminated : Long.MAX_VALUE;
 
     return PodTimeline.newBuilder()
         .setUid(s.getUid())
@@ -232,8 +282,8 @@ public final class TimelineView {
         .setRestarts(restarts)
         .setOutcome(outcome)
         .setDisruption(disruption)
-        .setPreemptionsOfWorkload(s.getWorkloadPreemptions())
-        .setStarving(pendingTooLong || workloadStarving(s))
+        .setPreemptionsOfWorkload(workloadPreemptions(s, until))
+        .setStarving(pendingTooLong || workloadStarving(s, until))
         .setUpdatedAt(s.getUpdatedAt())
         .setFinal$(isFinal)
         .build();

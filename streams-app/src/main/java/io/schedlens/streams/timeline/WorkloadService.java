@@ -1,11 +1,13 @@
 package io.schedlens.streams.timeline;
 
+import io.schedlens.avro.Disruption;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
+import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
@@ -88,8 +90,8 @@ public final class WorkloadService {
       Identity id,
       List<WorkloadMember> pods,
       List<DesiredStep> desiredSteps,
-      List<Long> errorTimes,
-      List<Long> breachTimes,
+      List<SecondCount> errorSeconds,
+      List<SecondCount> breachSeconds,
       long now) {
     List<WorkloadMember> byCreation = withRollouts(pods);
     byCreation.sort(
@@ -180,8 +182,8 @@ public final class WorkloadService {
     for (List<ServiceInterval> intervals : List.of(interruptions, degraded)) {
       for (ServiceInterval i : intervals) {
         long end = i.getEnd() == null ? now : i.getEnd();
-        i.setErrors(countWithin(errorTimes, i.getStart(), end));
-        i.setSloBreaches(countWithin(breachTimes, i.getStart(), end));
+        i.setErrors(countWithin(errorSeconds, i.getStart(), end));
+        i.setSloBreaches(countWithin(breachSeconds, i.getStart(), end));
       }
     }
 
@@ -240,8 +242,11 @@ public final class WorkloadService {
   /**
    * What the workload needs of a pod, from its timeline and its state (the deletion request, which
    * the timeline shows only once the pod is gone; a later loss of Ready; its ReplicaSet's hash).
+   * The disruption is the pod's own evidence only: a rollout is what the workload stage infers from
+   * these facts, so telling it back would make the facts depend on the answer.
    */
   public static WorkloadMember memberOf(PodTimeline t, TimelineState s) {
+    Disruption own = TimelineView.ownDisruption(s);
     Long deletionRequestedAt = s.getDeletionRequestedAt();
     // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
     // it finished; a deleted one when its deletion was asked for.
@@ -254,9 +259,7 @@ public final class WorkloadService {
         t.getReadyAt() == null
             ? null
             : TimelineReducer.min(
-                stopped,
-                TimelineReducer.min(
-                    lost, t.getDisruption() == null ? null : t.getDisruption().getAt()));
+                stopped, TimelineReducer.min(lost, own == null ? null : own.getAt()));
     return WorkloadMember.newBuilder()
         .setUid(t.getUid())
         .setName(t.getName())
@@ -267,8 +270,8 @@ public final class WorkloadService {
         .setStoppedAt(stopped)
         .setFirstOkAt(t.getFirstOkRequestAt())
         .setOutcome(t.getOutcome())
-        .setDisruptionCause(t.getDisruption() == null ? null : t.getDisruption().getCause())
-        .setDisruptionAt(t.getDisruption() == null ? null : t.getDisruption().getAt())
+        .setDisruptionCause(own == null ? null : own.getCause())
+        .setDisruptionAt(own == null ? null : own.getAt())
         .setRestarts(t.getRestarts())
         .setRequests(t.getRequests())
         .setErrors(t.getErrors())
@@ -530,11 +533,15 @@ public final class WorkloadService {
     return sum;
   }
 
-  private static long countWithin(List<Long> times, long from, long to) {
+  /**
+   * Requests counted in the seconds that begin within [from, to). Request errors and breaches are
+   * kept per second; the intervals' ends are condition times, whole seconds too.
+   */
+  private static long countWithin(List<SecondCount> seconds, long from, long to) {
     long n = 0;
-    for (long t : times) {
-      if (t >= from && t < to) {
-        n++;
+    for (SecondCount c : seconds) {
+      if (c.getAt() >= from && c.getAt() < to) {
+        n += c.getN();
       }
     }
     return n;

@@ -46,12 +46,33 @@ public final class DeadLetterHandlers {
             key,
             value,
             reason,
-            e.getClass().getSimpleName() + " in " + ctx.processorNodeId() + ": " + e.getMessage(),
+            e.getClass().getSimpleName()
+                + " in "
+                + ctx.processorNodeId()
+                + ": "
+                + e.getMessage()
+                + where(e),
             ctx.timestamp(),
             System.currentTimeMillis());
     COUNTER.get().accept(reason);
     return new ProducerRecord<>(
         topic, ctx.topic().getBytes(StandardCharsets.UTF_8), SERDE.serialize(topic, d));
+  }
+
+  /** Where in schedlens' code it failed: the first frames that are ours, for a bug report. */
+  static String where(Exception e) {
+    StringBuilder b = new StringBuilder();
+    for (StackTraceElement f : e.getStackTrace()) {
+      if (f.getClassName().startsWith("io.schedlens") && b.length() < 300) {
+        b.append(b.length() == 0 ? " (at " : " < ")
+            .append(f.getClassName().substring(f.getClassName().lastIndexOf('.') + 1))
+            .append('.')
+            .append(f.getMethodName())
+            .append(':')
+            .append(f.getLineNumber());
+      }
+    }
+    return b.length() == 0 ? "" : b.append(')').toString();
   }
 
   /** A record whose bytes are not a known Avro version of its topic's type. */

@@ -13,6 +13,10 @@ public final class DeadLetters {
   public static final String LATE_AFTER_FINAL = "late-after-final";
   public static final String DESERIALIZATION = "deserialization";
   public static final String PROCESSING = "processing";
+  public static final String TOMBSTONE = "tombstone";
+  public static final String NULL_KEY = "null-key";
+  public static final String UNKNOWN_TYPE = "unknown-type";
+  public static final String WRONG_PARTITION = "wrong-partition";
 
   static final int MAX_VALUE_BYTES = 64 * 1024;
 

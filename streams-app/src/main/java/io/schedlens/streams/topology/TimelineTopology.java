@@ -2,15 +2,20 @@ package io.schedlens.streams.topology;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.avro.internal.PodIdentity;
-import io.schedlens.avro.internal.RoutedInput;
-import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.InputSecond;
+import io.schedlens.avro.internal.NodeState;
+import io.schedlens.avro.internal.PodsOfName;
+import io.schedlens.avro.internal.SecondCount;
+import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.schemas.AvroSerde;
+import io.schedlens.schemas.InputDeserializer;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
@@ -23,50 +28,51 @@ import org.apache.kafka.streams.state.Stores;
  * topics and lose state on upgrade).
  *
  * <pre>
- * resolve stage, keyed by namespace/name:
- *   gpu-samples, requests, internal.by-name -> resolve-names [pod-name-index (versioned), unresolved]
- *     -> internal.by-uid, dlq
- * timeline stage, keyed by pod UID:
- *   pods, k8s-events, internal.by-uid -> timeline [timelines, timeline-timers, finalized]
+ * pod stage, one task per partition; every input about a pod is partitioned by its namespace/name:
+ *   pods, k8s-events, gpu-samples, requests, internal.to-pod
+ *     -> pods [pods-by-name, input-seconds, request-ids, pod-timers, pod-progress]
  *     -> pod-timelines, preemptions, dlq,
- *        internal.by-name (new pod names; victim links by name), internal.by-uid (links, answers),
- *        internal.by-workload (pod facts: member, preempted, succeeded, final)
+ *        internal.to-pod (a victim to its preemptor, the answer back),
+ *        internal.by-workload (a pod's facts), internal.by-node (nominations, bindings, victims)
  * workload stage, keyed by namespace/kind/name:
- *   internal.by-workload (pod facts, request errors and breaches), workloads (the objects)
- *     -> workloads [workloads]
- *     -> internal.by-uid (workload status to its pods), workload-timelines
+ *   internal.by-workload, workloads (the objects)
+ *     -> workloads [workloads, workload-pods, workload-seconds]
+ *     -> internal.to-pod (workload status to its pods), workload-timelines, dlq
+ * node stage, keyed by node:
+ *   internal.by-node -> nodes [nodes, node-timers] -> internal.to-pod (an inferred preemptor)
  * query stage:
  *   pod-timelines -> publish [published-timelines] (the API and the gauges read it)
  *   workload-timelines -> publish-workloads [published-workloads] (the API reads it)
  * </pre>
  *
- * The stages feed each other through topics (a victim tells its preemptor, which answers; a pod
- * tells its workload, which answers), so the internal topics and the inputs must have the same
- * partition count; watermarks (see {@link Watermarks}) keep final timelines from going out before
- * the answers are in.
+ * Every internal topic also carries the stages' watermarks to all its partitions ({@link
+ * Watermarks}); inputs and internal topics must have the same partition count.
  */
 public final class TimelineTopology {
 
-  public static final String NAME_INDEX_STORE = "pod-name-index";
-  public static final String UNRESOLVED_STORE = "unresolved";
-  public static final String UNRESOLVED_BY_TIME_STORE = "unresolved-by-time";
-  public static final String TIMELINES_STORE = "timelines";
-  public static final String TIMERS_STORE = "timeline-timers";
-  public static final String FINALIZED_STORE = "finalized";
+  public static final String PODS_BY_NAME_STORE = "pods-by-name";
+  public static final String INPUT_SECONDS_STORE = "input-seconds";
+  public static final String REQUEST_IDS_STORE = "request-ids";
+  public static final String POD_TIMERS_STORE = "pod-timers";
+  public static final String POD_PROGRESS_STORE = "pod-progress";
   public static final String WORKLOADS_STORE = "workloads";
+  public static final String WORKLOAD_PODS_STORE = "workload-pods";
+  public static final String WORKLOAD_SECONDS_STORE = "workload-seconds";
+  public static final String NODES_STORE = "nodes";
+  public static final String NODE_TIMERS_STORE = "node-timers";
   public static final String PUBLISHED_STORE = "published-timelines";
   public static final String PUBLISHED_WORKLOADS_STORE = "published-workloads";
 
-  static final String RESOLVED_SINK = "resolved-by-uid-sink";
-  static final String RESOLVER_DLQ_SINK = "resolve-names-dlq-sink";
-  static final String TIMELINE_BY_NAME_SINK = "timeline-by-name-sink";
-  static final String TIMELINE_BY_UID_SINK = "timeline-by-uid-sink";
-  static final String BY_WORKLOAD_SINK = "timeline-by-workload-sink";
-  static final String PREEMPTIONS_SINK = "preemptions-sink";
+  static final String PODS_TO_POD_SINK = "pods-to-pod-sink";
+  static final String PODS_TO_WORKLOAD_SINK = "pods-to-workload-sink";
+  static final String PODS_TO_NODE_SINK = "pods-to-node-sink";
   static final String POD_TIMELINES_SINK = "pod-timelines-sink";
-  static final String WORKLOAD_BY_UID_SINK = "workload-by-uid-sink";
+  static final String PREEMPTIONS_SINK = "preemptions-sink";
+  static final String PODS_DLQ_SINK = "pods-dlq-sink";
+  static final String WORKLOADS_TO_POD_SINK = "workloads-to-pod-sink";
   static final String WORKLOAD_TIMELINES_SINK = "workload-timelines-sink";
-  static final String TIMELINE_DLQ_SINK = "timeline-dlq-sink";
+  static final String WORKLOADS_DLQ_SINK = "workloads-dlq-sink";
+  static final String NODES_TO_POD_SINK = "nodes-to-pod-sink";
 
   private TimelineTopology() {}
 
@@ -75,95 +81,38 @@ public final class TimelineTopology {
     StringDeserializer keys = new StringDeserializer();
     StringSerializer keyOut = new StringSerializer();
 
-    // resolve stage
+    // pod stage
+    input(t, "pods-source", topics.pods);
+    input(t, "events-source", topics.events);
+    input(t, "gpu-samples-source", topics.gpuSamples);
+    input(t, "requests-source", topics.requests);
     t.addSource(
-        "gpu-samples-source",
-        keys,
-        topics.gpuSamples.valueSerde().deserializer(),
-        topics.gpuSamples.name());
-    t.addSource(
-        "requests-source",
-        keys,
-        topics.requests.valueSerde().deserializer(),
-        topics.requests.name());
-    t.addSource(
-        "by-name-source", keys, topics.byName.valueSerde().deserializer(), topics.byName.name());
+        "to-pod-source", keys, topics.toPod.valueSerde().deserializer(), topics.toPod.name());
     t.addProcessor(
-        "resolve-names",
-        () ->
-            new NameResolver(
-                settings.timeline().grace(),
-                settings.idleTimeout(),
-                settings.partitions(),
-                metrics),
-        "gpu-samples-source",
-        "requests-source",
-        "by-name-source");
-    t.addStateStore(
-        Stores.versionedKeyValueStoreBuilder(
-            Stores.persistentVersionedKeyValueStore(NAME_INDEX_STORE, settings.identityHistory()),
-            Serdes.String(),
-            AvroSerde.of(PodIdentity.class)),
-        "resolve-names");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(UNRESOLVED_STORE),
-                Serdes.String(),
-                AvroSerde.of(RoutedInput.class))
-            .withCachingEnabled(),
-        "resolve-names");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-            Stores.persistentKeyValueStore(UNRESOLVED_BY_TIME_STORE),
-            Serdes.String(),
-            Serdes.String()),
-        "resolve-names");
-    sink(t, RESOLVED_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "resolve-names");
-    sink(t, RESOLVER_DLQ_SINK, topics.deadLetters, keyOut, "resolve-names");
-
-    // timeline stage
-    t.addSource("pods-source", keys, topics.pods.valueSerde().deserializer(), topics.pods.name());
-    t.addSource(
-        "events-source", keys, topics.events.valueSerde().deserializer(), topics.events.name());
-    t.addSource(
-        "by-uid-source", keys, topics.byUid.valueSerde().deserializer(), topics.byUid.name());
-    t.addProcessor(
-        "timeline",
-        () ->
-            new TimelineProcessor(
-                settings.timeline(),
-                settings.emitInterval(),
-                settings.orphanTimeout(),
-                settings.partitions(),
-                settings.idleTimeout(),
-                metrics),
+        "pods",
+        () -> new PodStage(topics, settings, metrics),
         "pods-source",
         "events-source",
-        "by-uid-source");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(TIMELINES_STORE),
-                Serdes.String(),
-                AvroSerde.of(TimelineState.class))
-            .withCachingEnabled(),
-        "timeline");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(TIMERS_STORE), Serdes.String(), Serdes.String())
-            .withCachingEnabled(),
-        "timeline");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(FINALIZED_STORE), Serdes.String(), Serdes.Long())
-            .withCachingEnabled(),
-        "timeline");
-    sink(t, TIMELINE_BY_NAME_SINK, topics.byName, keyOut, new BroadcastWatermarks(), "timeline");
-    sink(t, TIMELINE_BY_UID_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "timeline");
-    sink(t, BY_WORKLOAD_SINK, topics.byWorkload, keyOut, new ByWorkloadObject(), "timeline");
-    sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, "timeline");
-    sink(t, TIMELINE_DLQ_SINK, topics.deadLetters, keyOut, "timeline");
-
-    sink(t, POD_TIMELINES_SINK, topics.podTimelines, keyOut, "timeline");
+        "gpu-samples-source",
+        "requests-source",
+        "to-pod-source");
+    store(t, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    store(t, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(t, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(t, POD_TIMERS_STORE, Serdes.String(), "pods");
+    store(t, POD_PROGRESS_STORE, Serdes.Long(), "pods");
+    sink(t, PODS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "pods");
+    sink(
+        t,
+        PODS_TO_WORKLOAD_SINK,
+        topics.byWorkload,
+        keyOut,
+        new Broadcast(ByWorkloadObject::partition),
+        "pods");
+    sink(t, PODS_TO_NODE_SINK, topics.byNode, keyOut, new Broadcast(), "pods");
+    sink(t, POD_TIMELINES_SINK, topics.podTimelines, keyOut, null, "pods");
+    sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, null, "pods");
+    sink(t, PODS_DLQ_SINK, topics.deadLetters, keyOut, null, "pods");
 
     // workload stage
     t.addSource(
@@ -171,25 +120,26 @@ public final class TimelineTopology {
         keys,
         topics.byWorkload.valueSerde().deserializer(),
         topics.byWorkload.name());
-    t.addSource(
-        "workload-objects-source",
-        keys,
-        topics.workloads.valueSerde().deserializer(),
-        topics.workloads.name());
+    input(t, "workload-objects-source", topics.workloads);
     t.addProcessor(
         "workloads",
-        () -> new WorkloadProcessor(settings.idleTimeout(), settings.emitInterval(), metrics),
+        () -> new WorkloadStage(topics.workloads.name(), settings, metrics),
         "by-workload-source",
         "workload-objects-source");
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(WORKLOADS_STORE),
-                Serdes.String(),
-                AvroSerde.of(WorkloadState.class))
-            .withCachingEnabled(),
-        "workloads");
-    sink(t, WORKLOAD_BY_UID_SINK, topics.byUid, keyOut, new BroadcastWatermarks(), "workloads");
-    sink(t, WORKLOAD_TIMELINES_SINK, topics.workloadTimelines, keyOut, "workloads");
+    store(t, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
+    store(t, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
+    store(t, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
+    sink(t, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
+    sink(t, WORKLOAD_TIMELINES_SINK, topics.workloadTimelines, keyOut, null, "workloads");
+    sink(t, WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
+
+    // node stage
+    t.addSource(
+        "by-node-source", keys, topics.byNode.valueSerde().deserializer(), topics.byNode.name());
+    t.addProcessor("nodes", () -> new NodeStage(settings), "by-node-source");
+    store(t, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
+    store(t, NODE_TIMERS_STORE, Serdes.String(), "nodes");
+    sink(t, NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
 
     // query stage: the published topic is the store's changelog (a read-only store), so keeping
     // it costs no second copy of every timeline.
@@ -220,7 +170,23 @@ public final class TimelineTopology {
     return t;
   }
 
-  /** A sink partitioned by {@code partitioner} (watermarks to every partition; by object). */
+  /** An input topic: its records, or the progress marks between them. */
+  private static void input(Topology t, String name, Topic<String, ?> topic) {
+    t.addSource(
+        name,
+        new StringDeserializer(),
+        new InputDeserializer<>(topic.valueSerde().deserializer()),
+        topic.name());
+  }
+
+  private static <V> void store(Topology t, String name, Serde<V> values, String processor) {
+    t.addStateStore(
+        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values)
+            .withCachingEnabled(),
+        processor);
+  }
+
+  /** A sink partitioned by {@code partitioner}, or by key when null. */
   @SuppressWarnings({"unchecked", "rawtypes"})
   private static void sink(
       Topology t,
@@ -229,23 +195,11 @@ public final class TimelineTopology {
       StringSerializer keys,
       StreamPartitioner<String, Object> partitioner,
       String parent) {
-    t.addSink(
-        name,
-        topic.name(),
-        keys,
-        (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
-        partitioner,
-        parent);
-  }
-
-  @SuppressWarnings({"unchecked", "rawtypes"})
-  private static void sink(
-      Topology t, String name, Topic<String, ?> topic, StringSerializer keys, String parent) {
-    t.addSink(
-        name,
-        topic.name(),
-        keys,
-        (org.apache.kafka.common.serialization.Serializer) topic.valueSerde().serializer(),
-        parent);
+    Serializer values = topic.valueSerde().serializer();
+    if (partitioner == null) {
+      t.addSink(name, topic.name(), keys, values, parent);
+    } else {
+      t.addSink(name, topic.name(), keys, values, partitioner, parent);
+    }
   }
 }

@@ -35,6 +35,12 @@ public final class Inputs {
     return at(seconds) / 1000 * 1000;
   }
 
+  /**
+   * The namespace/name of every pod built here, by UID: an event regards its pod by UID, namespace
+   * and name, as a real one does.
+   */
+  static final Map<String, String[]> NAMES = new java.util.concurrent.ConcurrentHashMap<>();
+
   /** A pod projection under construction. */
   public static final class Pod {
     final PodObservation.Builder b;
@@ -68,6 +74,7 @@ public final class Inputs {
       if (ownerKind != null) {
         b.setOwner(new OwnerReference(ownerKind, ownerName, ownerName + "-uid"));
       }
+      NAMES.put(uid, new String[] {namespace, name});
     }
 
     public Pod created(double s) {
@@ -168,7 +175,13 @@ public final class Inputs {
         .setReason(reason)
         .setNote(note)
         .setType("Normal")
-        .setRegarding(ObjectReference.newBuilder().setKind("Pod").setUid(podUid).build())
+        .setRegarding(
+            ObjectReference.newBuilder()
+                .setKind("Pod")
+                .setUid(podUid)
+                .setNamespace(NAMES.containsKey(podUid) ? NAMES.get(podUid)[0] : null)
+                .setName(NAMES.containsKey(podUid) ? NAMES.get(podUid)[1] : null)
+                .build())
         .setReportingController("default-scheduler")
         .setEventTime(eventTime)
         .setSeriesCount(seriesCount)

@@ -302,24 +302,27 @@ public class TimelineReducerTest {
     }
   }
 
+  static VictimLink link(String victim) {
+    return VictimLink.newBuilder()
+        .setVictimUid(victim)
+        .setVictimNamespace("ai-lab")
+        .setVictimName("asr-batch-" + victim)
+        .setPreemptorUid("u-chat-0")
+        .setPreemptorNamespace("ai-lab")
+        .setPreemptorName("chat-5d8f7-abcde")
+        .setAt(at(100.5))
+        .build();
+  }
+
   @Test
   void shouldLinkOnePreemptorWithTwoVictimsEvenBeforeItIsObserved() {
     TimelineState preemptor = TimelineReducer.empty("u-chat-0");
-    Change first =
-        reducer.apply(
-            preemptor,
-            new VictimLink("u-asr-1", "u-chat-0", "ai-lab", "chat-5d8f7-abcde", at(100.5)));
+    Change first = reducer.apply(preemptor, link("u-asr-1"));
     assertThat(first.outbound()).as("who it is is not known yet").isEmpty();
 
     Change observed = reducer.applyAny(preemptor, interactiveLife().get(0));
-    Change second =
-        reducer.apply(
-            preemptor,
-            new VictimLink("u-asr-2", "u-chat-0", "ai-lab", "chat-5d8f7-abcde", at(100.5)));
-    Change duplicate =
-        reducer.apply(
-            preemptor,
-            new VictimLink("u-asr-2", "u-chat-0", "ai-lab", "chat-5d8f7-abcde", at(100.5)));
+    Change second = reducer.apply(preemptor, link("u-asr-2"));
+    Change duplicate = reducer.apply(preemptor, link("u-asr-2"));
 
     assertThat(preemptor.getVictims()).containsExactly("u-asr-1", "u-asr-2");
     assertThat(observed.outbound())
@@ -341,10 +344,7 @@ public class TimelineReducerTest {
     TimelineState victim = run(preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
     TimelineState preemptor = run(interactiveLife());
 
-    Change answer =
-        reducer.apply(
-            preemptor,
-            new VictimLink("u-asr-1", "u-chat-0", "ai-lab", "chat-5d8f7-abcde", at(100.5)));
+    Change answer = reducer.apply(preemptor, link("u-asr-1"));
     Outbound.ToVictim details = (Outbound.ToVictim) answer.outbound().get(0);
     reducer.apply(victim, details.details());
 

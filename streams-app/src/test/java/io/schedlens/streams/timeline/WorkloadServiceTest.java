@@ -9,6 +9,7 @@ import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
+import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
@@ -70,7 +71,12 @@ class WorkloadServiceTest {
 
     WorkloadTimeline t =
         WorkloadService.view(
-            CHAT, List.of(a, b), List.of(), List.of(at(700), at(50)), List.of(at(790)), at(900));
+            CHAT,
+            List.of(a, b),
+            List.of(),
+            List.of(new SecondCount(at(700), 1), new SecondCount(at(50), 1)),
+            List.of(new SecondCount(at(790), 1)),
+            at(900));
 
     assertThat(t.getDesiredSource()).isEqualTo("inferred");
     assertThat(t.getInterruptions())
@@ -427,7 +433,11 @@ class WorkloadServiceTest {
 
     assertThat(m.getReadyEndAt()).isEqualTo(at(600));
     assertThat(m.getStoppedAt()).isEqualTo(at(600));
-    assertThat(WorkloadService.memberOf(t, deletionAskedAt(null)).getReadyEndAt())
+    TimelineState evicted = deletionAskedAt(null);
+    evicted.setGone(true);
+    evicted.setDisruptionCause("taint-manager");
+    evicted.setDisruptionAt(at(600));
+    assertThat(WorkloadService.memberOf(t, evicted).getReadyEndAt())
         .as("without the deletion request: the disruption's time")
         .isEqualTo(at(600));
   }

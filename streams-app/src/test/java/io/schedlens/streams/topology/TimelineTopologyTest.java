@@ -14,7 +14,6 @@ import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Inputs;
@@ -22,44 +21,32 @@ import io.schedlens.streams.timeline.TimelineReducerTest;
 import io.schedlens.streams.timeline.TimelineSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.SplittableRandom;
-import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
 import org.apache.kafka.streams.Topology;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.test.TestRecord;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The whole topology on TopologyTestDriver: every stage, the internal topics, the timers. */
+/**
+ * The whole topology on TopologyTestDriver: every stage, the internal topics, the progress marks
+ * and watermarks that decide when an input is attributed and when a final timeline goes out.
+ */
 class TimelineTopologyTest {
 
   static final Topics TOPICS = Topics.defaults();
   static final TopologySettings SETTINGS =
       TopologySettings.defaults()
           .withTimeline(TimelineSettings.defaults().withSlos(Map.of("chat", 500.0)));
+  static final long GRACE = SETTINGS.timeline().grace().toMillis();
 
   @TempDir Path stateDir;
-  TopologyTestDriver driver;
-  TestInputTopic<String, PodObservation> pods;
-  TestInputTopic<String, ClusterEvent> events;
-  TestInputTopic<String, GpuSample> gpu;
-  TestInputTopic<String, RequestLog> requests;
-  TestOutputTopic<String, PodTimeline> timelines;
-  TestOutputTopic<String, Preemption> preemptions;
-  TestOutputTopic<String, DeadLetter> dlq;
+  StageDriver driver;
   StreamsMetrics metrics = new StreamsMetrics();
 
   static Topology topology(StreamsMetrics metrics) {
@@ -67,35 +54,7 @@ class TimelineTopologyTest {
   }
 
   void start() {
-    Properties p = new Properties();
-    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-test");
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "unused:9092");
-    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    p.put(
-        StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-        DeadLetterHandlers.Deserialization.class);
-    p.put(DeadLetterHandlers.TOPIC_CONFIG, TOPICS.deadLetters.name());
-    driver = new TopologyTestDriver(topology(metrics), p, Instant.ofEpochMilli(Inputs.T0));
-    StringSerializer k = new StringSerializer();
-    pods = driver.createInputTopic(TOPICS.pods.name(), k, TOPICS.pods.valueSerde().serializer());
-    events =
-        driver.createInputTopic(TOPICS.events.name(), k, TOPICS.events.valueSerde().serializer());
-    gpu =
-        driver.createInputTopic(
-            TOPICS.gpuSamples.name(), k, TOPICS.gpuSamples.valueSerde().serializer());
-    requests =
-        driver.createInputTopic(
-            TOPICS.requests.name(), k, TOPICS.requests.valueSerde().serializer());
-    StringDeserializer kd = new StringDeserializer();
-    timelines =
-        driver.createOutputTopic(
-            TOPICS.podTimelines.name(), kd, TOPICS.podTimelines.valueSerde().deserializer());
-    preemptions =
-        driver.createOutputTopic(
-            TOPICS.preemptions.name(), kd, TOPICS.preemptions.valueSerde().deserializer());
-    dlq =
-        driver.createOutputTopic(
-            TOPICS.deadLetters.name(), kd, TOPICS.deadLetters.valueSerde().deserializer());
+    driver = new StageDriver(SETTINGS, stateDir, metrics);
   }
 
   @AfterEach
@@ -105,62 +64,26 @@ class TimelineTopologyTest {
     }
   }
 
-  /** Pipes an input as the collector keys and timestamps it. */
   void pipe(Object input) {
-    if (input instanceof PodObservation o) {
-      pods.pipeInput(new TestRecord<>(o.getUid(), o, Instant.ofEpochMilli(o.getObservedAt())));
-    } else if (input instanceof ClusterEvent e) {
-      events.pipeInput(
-          new TestRecord<>(e.getRegarding().getUid(), e, Instant.ofEpochMilli(EventTimes.of(e))));
-    } else if (input instanceof GpuSample g) {
-      gpu.pipeInput(
-          new TestRecord<>(
-              g.getNamespace() + "/" + g.getPod(), g, Instant.ofEpochMilli(g.getTime())));
-    } else if (input instanceof RequestLog r) {
-      requests.pipeInput(
-          new TestRecord<>(
-              r.getNamespace() + "/" + r.getPod(), r, Instant.ofEpochMilli(r.getTime())));
-    }
+    driver.pipe(input);
   }
 
-  static long timestampOf(Object input) {
-    if (input instanceof PodObservation o) {
-      return o.getObservedAt();
-    } else if (input instanceof ClusterEvent e) {
-      return EventTimes.of(e);
-    } else if (input instanceof GpuSample g) {
-      return g.getTime();
-    }
-    return ((RequestLog) input).getTime();
+  /** Inputs in order, the input topics marked a second behind them, as the collector does. */
+  void pipeAll(List<Object> ordered) {
+    driver.pipeMarked(ordered, 1000);
   }
 
-  /** Moves event time on with a record of an unrelated pod, so that timers fire. */
-  void advanceEventTime(double toSeconds) {
-    new Inputs.Pod("u-clock", "kube-system", "clock", null, null, null, 0, 0)
-        .created(toSeconds - 1);
-    pods.pipeInput(
-        new TestRecord<>(
-            "u-clock",
-            new Inputs.Pod("u-clock", "kube-system", "clock", null, null, null, 0, 0)
-                .seen(ChangeType.MODIFIED, toSeconds),
-            Instant.ofEpochMilli(at(toSeconds))));
-  }
-
-  /**
-   * Lets event time pass {@code toSeconds} and every stage's watermark through (after a while with
-   * no input, every task reports that it holds nothing back), so that due finals go out.
-   */
+  /** Event time passes {@code toSeconds} on every input; everything due goes out. */
   void finish(double toSeconds) {
-    advanceEventTime(toSeconds);
-    driver.advanceWallClockTime(Duration.ofSeconds(6));
-    driver.advanceWallClockTime(Duration.ofSeconds(1));
+    driver.finish(at(toSeconds));
   }
 
   Map<String, PodTimeline> latestByUid() {
-    Map<String, PodTimeline> latest = new LinkedHashMap<>();
-    timelines.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
-    latest.remove("u-clock");
-    return latest;
+    return driver.latestByUid();
+  }
+
+  static long timestampOf(Object input) {
+    return StageDriver.timestampOf(input);
   }
 
   static List<Object> scenario() {
@@ -200,7 +123,7 @@ class TimelineTopologyTest {
   @Test
   void shouldLinkPreemptorAndVictimsBothWaysAndEmitOnePreemptionPerVictim() {
     start();
-    scenario().forEach(this::pipe);
+    pipeAll(scenario());
     finish(311 + 130);
 
     Map<String, PodTimeline> latest = latestByUid();
@@ -222,14 +145,14 @@ class TimelineTopologyTest {
         .isEqualTo(2);
 
     List<org.apache.kafka.streams.KeyValue<String, Preemption>> records =
-        preemptions.readKeyValuesToList();
+        driver.preemptions.readKeyValuesToList();
     assertThat(records).extracting(kv -> kv.key).containsExactlyInAnyOrder("u-asr-1", "u-asr-2");
     Preemption p = records.get(0).value;
     assertThat(p.getPreemptor().getPriorityClass()).isEqualTo("interactive");
     assertThat(p.getVictim().getPriorityClass()).isEqualTo("batch-low");
     assertThat(p.getWastedGpuSeconds()).isEqualTo(70.0);
     assertThat(p.getSource()).isEqualTo("event");
-    assertThat(dlq.isEmpty()).isTrue();
+    assertThat(driver.dlq.isEmpty()).isTrue();
     assertThat(metrics.preemptions.labelValues("ai-lab", "batch-low", "interactive", "", "").get())
         .isEqualTo(2.0);
   }
@@ -237,24 +160,22 @@ class TimelineTopologyTest {
   @Test
   void shouldGiveExactlyTheOrderedResultForInputShuffledWithinTheGracePeriod() {
     start();
-    scenario().forEach(this::pipe);
+    pipeAll(scenario());
     finish(311 + 130);
     Map<String, PodTimeline> ordered = finals(latestByUid());
     driver.close();
 
     SplittableRandom random = new SplittableRandom(5);
     for (int round = 0; round < 5; round++) {
-      stateDir = stateDir.resolve("r" + round);
       metrics = new StreamsMetrics();
-      start();
+      driver = new StageDriver(SETTINGS, stateDir.resolve("r" + round), metrics);
       List<Object> in = scenario();
-      long grace = SETTINGS.timeline().grace().toMillis();
       List<Object[]> keyed = new ArrayList<>();
       for (Object i : in) {
-        keyed.add(new Object[] {timestampOf(i) + random.nextLong(grace / 2), i});
+        keyed.add(new Object[] {timestampOf(i) + random.nextLong(GRACE / 2), i});
       }
       keyed.sort(Comparator.comparingLong(o -> (Long) o[0]));
-      keyed.forEach(o -> pipe(o[1]));
+      driver.pipeMarked(keyed.stream().map(o -> o[1]).toList(), GRACE / 2 + 1000);
       finish(311 + 190);
       assertThat(finals(latestByUid())).as("round %d", round).isEqualTo(ordered);
       driver.close();
@@ -275,6 +196,7 @@ class TimelineTopologyTest {
   @Test
   void shouldPutSamplesOfARecreatedStatefulSetPodOnTheIncarnationOfTheirTime() {
     start();
+    driver.markAll(at(0));
     Inputs.Pod first =
         new Inputs.Pod(
                 "u-web-0-a", "ai-lab", "web-0", "StatefulSet", "web", "interactive", 100000, 1)
@@ -300,7 +222,8 @@ class TimelineTopologyTest {
     pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(59), 100));
     pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(80), 50));
     pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(95), 50));
-    driver.advanceWallClockTime(Duration.ofSeconds(5));
+    driver.markAll(at(96));
+    driver.settle();
 
     Map<String, PodTimeline> latest = latestByUid();
     // First: 3 samples at 100 % (15 s first, 15 s, 14 s) = 44 GPU-s. Second: 15 + 15 at 50 % = 15.
@@ -311,32 +234,36 @@ class TimelineTopologyTest {
   @Test
   void shouldDeadLetterSamplesOfAPodThatNeverAppearsAfterTheGracePeriod() {
     start();
+    driver.markAll(at(5));
     pipe(Inputs.gpu("GPU-9", "ai-lab", "ghost-0", at(10), 80));
     pipe(Inputs.request("ai-lab", "ghost-0", "chat", at(11), 200, 40));
-    // The timeline stage has passed 10 s + grace (it announces every pod it sees): give up.
-    advanceEventTime(10 + 122);
-    driver.advanceWallClockTime(Duration.ofSeconds(1));
-    advanceEventTime(10 + 123);
+    driver.markAll(at(10 + 119));
+    driver.settle();
+    assertThat(driver.dlq.isEmpty()).as("within the grace period a pod may still appear").isTrue();
+    // The pods stream has passed 10 s + grace without a pod of that name: give up.
+    driver.markAll(at(11 + 120));
 
-    List<DeadLetter> letters = dlq.readValuesToList();
+    List<DeadLetter> letters = driver.dlq.readValuesToList();
     assertThat(letters)
         .hasSize(2)
         .allSatisfy(
             d -> {
               assertThat(d.getReason()).isEqualTo("unknown-pod");
-              assertThat(d.getDetail()).contains("ai-lab/ghost-0");
+              assertThat(d.getDetail()).contains("ai-lab/ghost-0").contains("offsets");
             });
     assertThat(letters.get(0).getEventTime()).isEqualTo(at(10));
+    assertThat(metrics.deadLetters.labelValues("unknown-pod").get()).isEqualTo(2.0);
   }
 
   @Test
   void shouldDeadLetterARecordThatIsNotAvroWithItsPosition() {
     start();
     driver
+        .driver
         .createInputTopic(TOPICS.pods.name(), new StringSerializer(), new StringSerializer())
         .pipeInput("u-x", "{\"this\": \"is json\"}");
 
-    DeadLetter d = dlq.readValue();
+    DeadLetter d = driver.dlq.readValue();
     assertThat(d.getReason()).isEqualTo("deserialization");
     assertThat(d.getSource()).isEqualTo(TOPICS.pods.name());
     assertThat(d.getOffset()).isEqualTo(0L);
@@ -352,7 +279,7 @@ class TimelineTopologyTest {
       in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-" + i, "asr-batch-x" + i, "u-chat-0"));
     }
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
-    in.forEach(this::pipe);
+    pipeAll(in);
     finish(131 + 121);
 
     Map<String, PodTimeline> latest = latestByUid();
@@ -370,11 +297,6 @@ class TimelineTopologyTest {
   @Test
   void shouldEmitTheWorkloadTimelineWithTheInterruptionAndRecoveryOfAnEvictedReplica() {
     start();
-    TestOutputTopic<String, WorkloadTimeline> workloads =
-        driver.createOutputTopic(
-            TOPICS.workloadTimelines.name(),
-            new StringDeserializer(),
-            TOPICS.workloadTimelines.valueSerde().deserializer());
     Inputs.Pod a =
         new Inputs.Pod(
                 "u-chat-a",
@@ -427,12 +349,10 @@ class TimelineTopologyTest {
     in.add(b.seen(ChangeType.MODIFIED, 950.2));
     in.add(Inputs.request("ai-lab", "chat-5d8f7-bbbbb", "chat", at(951.5), 200, 300));
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
-    in.forEach(this::pipe);
+    pipeAll(in);
     finish(1300);
 
-    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
-    workloads.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
-    latest.remove("kube-system/Pod/clock");
+    Map<String, WorkloadTimeline> latest = driver.latestWorkloads();
     assertThat(latest).containsOnlyKeys("ai-lab/Deployment/chat");
     WorkloadTimeline t = latest.get("ai-lab/Deployment/chat");
     assertThat(t.getInterruptions())
@@ -527,7 +447,7 @@ class TimelineTopologyTest {
     in.add(old.seen(ChangeType.MODIFIED, 604.3));
     in.add(old.seen(ChangeType.DELETED, 605));
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
-    in.forEach(this::pipe);
+    pipeAll(in);
     finish(1300);
 
     PodTimeline t = latestByUid().get("u-old");
@@ -546,18 +466,7 @@ class TimelineTopologyTest {
   @Test
   void shouldTakeDesiredReplicasFromTheObservedWorkloadObject() {
     start();
-    TestInputTopic<String, WorkloadObservation> objects =
-        driver.createInputTopic(
-            TOPICS.workloads.name(),
-            new StringSerializer(),
-            TOPICS.workloads.valueSerde().serializer());
-    TestOutputTopic<String, WorkloadTimeline> workloads =
-        driver.createOutputTopic(
-            TOPICS.workloadTimelines.name(),
-            new StringDeserializer(),
-            TOPICS.workloadTimelines.valueSerde().deserializer());
-    objects.pipeInput(
-        "ai-lab/Deployment/chat",
+    pipe(
         WorkloadObservation.newBuilder()
             .setNamespace("ai-lab")
             .setKind("Deployment")
@@ -566,8 +475,7 @@ class TimelineTopologyTest {
             .setChangeType(ChangeType.ADDED)
             .setObservedAt(sec(0))
             .setDesired(2)
-            .build(),
-        Instant.ofEpochMilli(sec(0)));
+            .build());
     List<Object> in = new ArrayList<>();
     for (String suffix : List.of("aaaaa", "bbbbb")) {
       Inputs.Pod p =
@@ -595,13 +503,10 @@ class TimelineTopologyTest {
       }
     }
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
-    in.forEach(this::pipe);
-    advanceEventTime(700);
-    driver.advanceWallClockTime(Duration.ofSeconds(2));
+    pipeAll(in);
+    finish(700);
 
-    Map<String, WorkloadTimeline> latest = new LinkedHashMap<>();
-    workloads.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
-    WorkloadTimeline t = latest.get("ai-lab/Deployment/chat");
+    WorkloadTimeline t = driver.latestWorkloads().get("ai-lab/Deployment/chat");
     assertThat(t.getDesiredSource()).isEqualTo("observed");
     assertThat(t.getDesired()).isEqualTo(2);
     assertThat(t.getReady()).isEqualTo(1);
@@ -623,16 +528,6 @@ class TimelineTopologyTest {
   @Test
   void shouldPlaceADesiredReplicasChangeAtItsWriteNotItsRead() {
     start();
-    TestInputTopic<String, WorkloadObservation> objects =
-        driver.createInputTopic(
-            TOPICS.workloads.name(),
-            new StringSerializer(),
-            TOPICS.workloads.valueSerde().serializer());
-    TestOutputTopic<String, WorkloadTimeline> workloads =
-        driver.createOutputTopic(
-            TOPICS.workloadTimelines.name(),
-            new StringDeserializer(),
-            TOPICS.workloadTimelines.valueSerde().deserializer());
     Inputs.Pod p =
         new Inputs.Pod(
                 "u-chat-a",
@@ -651,8 +546,7 @@ class TimelineTopologyTest {
             .condition("Ready", "True", 60, null, null);
     pipe(p.seen(ChangeType.ADDED, 60.5));
     for (int[] change : new int[][] {{0, 1, 0}, {600, 0, 645}}) {
-      objects.pipeInput(
-          "ai-lab/Deployment/chat",
+      pipe(
           WorkloadObservation.newBuilder()
               .setNamespace("ai-lab")
               .setKind("Deployment")
@@ -662,12 +556,11 @@ class TimelineTopologyTest {
               .setObservedAt(sec(Math.max(change[0], change[2])))
               .setDesiredChangedAt(sec(change[0]))
               .setDesired(change[1])
-              .build(),
-          Instant.ofEpochMilli(sec(Math.max(change[0], change[2]))));
+              .build());
     }
+    finish(650);
 
-    List<WorkloadTimeline> out = workloads.readValuesToList();
-    WorkloadTimeline t = out.get(out.size() - 1);
+    WorkloadTimeline t = driver.latestWorkloads().get("ai-lab/Deployment/chat");
     assertThat(t.getSeries())
         .filteredOn(x -> x.getDesired() == 0)
         .first()
@@ -679,15 +572,311 @@ class TimelineTopologyTest {
     assertThat(ByWorkloadObject.objectKey("ai-lab/Job/embed/u-1")).isEqualTo("ai-lab/Job/embed");
     assertThat(ByWorkloadObject.objectKey("ai-lab/Deployment/chat"))
         .isEqualTo("ai-lab/Deployment/chat");
-    var partitioner = new ByWorkloadObject();
     for (int n : new int[] {1, 3, 6, 12}) {
       // what a producer does with a record keyed by the object alone
       int expected =
           org.apache.kafka.clients.producer.internals.BuiltInPartitioner.partitionForKey(
               "ai-lab/Job/embed".getBytes(java.nio.charset.StandardCharsets.UTF_8), n);
-      assertThat(partitioner.partitions("t", "ai-lab/Job/embed/u-1", null, n))
-          .contains(java.util.Set.of(expected));
+      assertThat(ByWorkloadObject.partition("ai-lab/Job/embed/u-1", n)).isEqualTo(expected);
     }
+  }
+
+  /**
+   * The pods stream lags minutes behind the samples and requests (a collector restart, a slow
+   * partition, a backlog): every sample and request waits for the pods stream to say which
+   * incarnation held the name at its time, and none is dead-lettered, even for a name that two
+   * incarnations held one after the other.
+   */
+  @Test
+  void shouldAttributeEverySampleAndRequestWhenThePodsStreamLagsMinutesBehind() {
+    start();
+    Inputs.Pod first =
+        new Inputs.Pod("u-web-a", "ai-lab", "web-0", "StatefulSet", "web", "interactive", 100000, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("srv", 2, 0, true)
+            .condition("Ready", "True", 3, null, null);
+    Inputs.Pod second =
+        new Inputs.Pod("u-web-b", "ai-lab", "web-0", "StatefulSet", "web", "interactive", 100000, 1)
+            .created(90)
+            .condition("PodScheduled", "True", 90, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("srv", 91, 0, true)
+            .condition("Ready", "True", 91, null, null);
+    List<Object> pods = new ArrayList<>();
+    pods.add(first.seen(ChangeType.ADDED, 3.2));
+    first.deleting(85, 0).terminated("srv", 2, 86, 0, "Completed");
+    pods.add(first.seen(ChangeType.MODIFIED, 86.2));
+    pods.add(first.seen(ChangeType.DELETED, 86.5));
+    pods.add(second.seen(ChangeType.ADDED, 91.2));
+    List<Object> named = new ArrayList<>();
+    for (int s = 4; s < 180; s++) {
+      if (s > 86 && s < 91) {
+        continue; // nothing served between the two
+      }
+      named.add(Inputs.request("ai-lab", "web-0", "chat", at(s + 0.5), 200, 100));
+      named.add(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(s), 50));
+    }
+    // Samples and requests first, their topics marked as they go; the pods topic marked nowhere.
+    long last = Long.MIN_VALUE;
+    for (Object in : named) {
+      long t = timestampOf(in);
+      if (t - 1000 > last + 1000) {
+        last = t - 1000;
+        driver.mark(TOPICS.gpuSamples.name(), last);
+        driver.mark(TOPICS.requests.name(), last);
+        driver.mark(TOPICS.events.name(), last);
+      }
+      pipe(in);
+    }
+    driver.settle();
+    assertThat(latestByUid()).as("nothing is known of a pod yet").isEmpty();
+    // Minutes later, the pods stream catches up.
+    pods.forEach(this::pipe);
+    finish(200);
+
+    Map<String, PodTimeline> latest = latestByUid();
+    assertThat(driver.dlq.isEmpty()).as("no unknown-pod dead letter").isTrue();
+    assertThat(latest.get("u-web-a").getRequests()).isEqualTo(86 - 4 + 1);
+    assertThat(latest.get("u-web-b").getRequests()).isEqualTo(180 - 91);
+    assertThat(latest.get("u-web-a").getBusyGpuSeconds()).isEqualTo(7.5 + 82 * 0.5);
+    assertThat(latest.get("u-web-b").getBusyGpuSeconds()).isEqualTo(7.5 + 88 * 0.5);
+  }
+
+  /** A shipper that got no answer sends the batch again: each line counts once. */
+  @Test
+  void shouldCountARequestLineSentTwiceOnce() {
+    start();
+    Inputs.Pod p =
+        new Inputs.Pod(
+                "u-chat", "ai-lab", "chat-0", "StatefulSet", "chat", "interactive", 100000, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("srv", 2, 0, true)
+            .condition("Ready", "True", 3, null, null);
+    List<Object> in = new ArrayList<>();
+    in.add(p.seen(ChangeType.ADDED, 3.5));
+    List<RequestLog> batch = new ArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      RequestLog r = Inputs.request("ai-lab", "chat-0", "chat", at(10 + i * 0.25), 200, 900);
+      r.setRequestId("req-" + i);
+      batch.add(r);
+    }
+    in.addAll(batch);
+    in.addAll(batch.subList(0, 10)); // the retry, seconds later in arrival, same lines
+    RequestLog noId = Inputs.request("ai-lab", "chat-0", "chat", at(20), 500, 10);
+    in.add(noId);
+    in.add(noId); // without an id, a line counts as it comes
+    driver.pipeMarked(in, 1000);
+    driver.markAll(at(30));
+    pipe(batch.get(19)); // once more, after the second was settled
+    finish(40);
+
+    PodTimeline t = latestByUid().get("u-chat");
+    assertThat(t.getRequests()).isEqualTo(22);
+    assertThat(t.getErrors()).isEqualTo(2);
+    assertThat(t.getSloBreaches()).as("900 ms over the 500 ms SLO of chat").isEqualTo(20);
+    assertThat(metrics.lateRecords.labelValues("duplicate-request").get()).isEqualTo(11.0);
+  }
+
+  @Test
+  void shouldDeadLetterTombstonesNullKeysAndRecordsOnAnotherPartition() {
+    TopologySettings three = SETTINGS.withPartitions(3);
+    driver = new StageDriver(three, stateDir, metrics);
+    var raw =
+        driver.driver.createInputTopic(
+            TOPICS.requests.name(),
+            new StringSerializer(),
+            TOPICS.requests.valueSerde().serializer());
+    RequestLog r = Inputs.request("ai-lab", "chat-1", "chat", at(10), 200, 40);
+    raw.pipeInput("ai-lab/chat-1", null);
+    raw.pipeInput(null, r);
+    // TopologyTestDriver reads every topic as partition 0; chat-1 belongs on another of three.
+    int partition = io.schedlens.schemas.PodName.partitionOf("ai-lab/chat-1", 3);
+    assertThat(partition).as("the test's premise").isNotZero();
+    raw.pipeInput("ai-lab/chat-1", r);
+
+    List<DeadLetter> letters = driver.dlq.readValuesToList();
+    assertThat(letters)
+        .extracting(DeadLetter::getReason)
+        .containsExactly("tombstone", "null-key", "wrong-partition");
+    assertThat(letters.get(2).getDetail()).contains("partition " + partition + " of 3");
+    assertThat(letters.get(1).getValue()).as("the record, to look at").isNotNull();
+  }
+
+  /**
+   * The Preempted event expired and the condition names no preemptor: the pod the scheduler
+   * nominated to the victim's node at the preemption is the preemptor, marked inferred, on both
+   * timelines.
+   */
+  @Test
+  void shouldInferThePreemptorFromTheNominationWhenNothingNamesIt() {
+    start();
+    Inputs.Pod victim =
+        new Inputs.Pod("u-asr", "ai-lab", "asr-0", "Job", "asr", "batch-low", 1000, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("asr", 2, 0, true);
+    Inputs.Pod preemptor =
+        new Inputs.Pod(
+                "u-chat", "ai-lab", "chat-0", "StatefulSet", "chat", "interactive", 100000, 1)
+            .created(50)
+            .condition("PodScheduled", "False", 50, "Unschedulable", "0/1 nodes are available");
+    Inputs.Pod bystander =
+        new Inputs.Pod("u-other", "ai-lab", "other-0", "Job", "other", "batch-low", 1000, 1)
+            .created(55)
+            .condition("PodScheduled", "False", 55, "Unschedulable", "0/1 nodes are available");
+    List<Object> in = new ArrayList<>();
+    in.add(victim.seen(ChangeType.ADDED, 2.5));
+    in.add(preemptor.seen(ChangeType.ADDED, 50.2));
+    in.add(bystander.seen(ChangeType.ADDED, 55.2));
+    victim
+        .condition(
+            "DisruptionTarget",
+            "True",
+            60,
+            "PreemptionByScheduler",
+            "default-scheduler: preempting to accommodate a higher priority pod")
+        .deleting(60, 0)
+        .terminated("asr", 2, 61, 137, "Error");
+    in.add(victim.seen(ChangeType.MODIFIED, 60.3));
+    preemptor.nominated("gpu-node-1");
+    in.add(preemptor.seen(ChangeType.MODIFIED, 60.5));
+    in.add(victim.seen(ChangeType.DELETED, 61.5));
+    preemptor
+        .condition("PodScheduled", "True", 62, null, null)
+        .node("gpu-node-1")
+        .phase("Running")
+        .running("srv", 63, 0, true);
+    in.add(preemptor.seen(ChangeType.MODIFIED, 63.2));
+    bystander.condition("PodScheduled", "True", 64, null, null).node("gpu-node-1");
+    in.add(bystander.seen(ChangeType.MODIFIED, 64.2));
+    pipeAll(in);
+    finish(61.5 + 130);
+
+    Map<String, PodTimeline> latest = latestByUid();
+    PodTimeline v = latest.get("u-asr");
+    assertThat(v.getFinal$()).isTrue();
+    assertThat(v.getOutcome()).isEqualTo("Preempted");
+    assertThat(v.getPreemptor()).isNotNull();
+    assertThat(v.getPreemptor().getUid()).isEqualTo("u-chat");
+    assertThat(v.getPreemptor().getPriorityClass()).isEqualTo("interactive");
+    assertThat(v.getPreemptor().getInferred()).isTrue();
+    assertThat(latest.get("u-chat").getVictims()).containsExactly("u-asr");
+    assertThat(latest.get("u-other").getVictims()).isEmpty();
+  }
+
+  /**
+   * Whatever order a task reads its four input topics in (each topic's own order kept, as Kafka
+   * keeps a partition's), and whenever the stages' watermarks go out, the final timelines,
+   * preemptions and dead letters are the same.
+   */
+  @Test
+  void shouldGiveTheSameOutputsWhateverTheOrderItReadsItsTopicsIn() {
+    List<Object> in = scenario();
+    in.add(Inputs.gpu("GPU-9", "ai-lab", "ghost-0", at(30), 80));
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    Map<String, List<Object[]>> byTopic = new LinkedHashMap<>();
+    long lastMark = Long.MIN_VALUE;
+    List<Object> marked = new ArrayList<>();
+    for (Object i : in) {
+      long t = timestampOf(i);
+      if (t - 1000 > lastMark + 1000) {
+        lastMark = t - 1000;
+        marked.add(lastMark);
+      }
+      marked.add(i);
+    }
+    // one sequence per topic: its inputs and its marks, in order
+    for (Object o : marked) {
+      for (String topic : topicsOf(o)) {
+        byTopic.computeIfAbsent(topic, k -> new ArrayList<>()).add(new Object[] {topic, o});
+      }
+    }
+    Map<String, PodTimeline> expected = null;
+    List<String> expectedLetters = null;
+    List<String> expectedPreemptions = null;
+    SplittableRandom random = new SplittableRandom(11);
+    for (int round = 0; round < 6; round++) {
+      metrics = new StreamsMetrics();
+      // every other round decodes each state from the store's bytes, as after a restart
+      driver =
+          new StageDriver(
+              round % 2 == 1 ? SETTINGS.withHotObjects(0) : SETTINGS,
+              stateDir.resolve("i" + round),
+              metrics);
+      Map<String, Integer> next = new LinkedHashMap<>();
+      byTopic.keySet().forEach(k -> next.put(k, 0));
+      while (!next.isEmpty()) {
+        List<String> open = new ArrayList<>(next.keySet());
+        String topic = open.get(random.nextInt(open.size()));
+        int n = 1 + random.nextInt(round == 0 ? 1 : 40);
+        List<Object[]> seq = byTopic.get(topic);
+        for (int k = 0; k < n && next.containsKey(topic); k++) {
+          Object o = seq.get(next.get(topic))[1];
+          if (o instanceof Long mark) {
+            driver.mark(topic, mark);
+          } else {
+            pipe(o);
+          }
+          if (next.get(topic) + 1 == seq.size()) {
+            next.remove(topic);
+          } else {
+            next.put(topic, next.get(topic) + 1);
+          }
+        }
+        if (random.nextInt(8) == 0) {
+          driver.settle(); // the stages' broadcasts go out at some point, any point
+        }
+      }
+      finish(311 + 200);
+      Map<String, PodTimeline> finals = finals(latestByUid());
+      List<String> letters =
+          driver.dlq.readValuesToList().stream()
+              .map(d -> d.getReason() + " " + d.getDetail())
+              .sorted()
+              .toList();
+      List<String> preempted =
+          driver.preemptions.readValuesToList().stream().map(Object::toString).sorted().toList();
+      if (expected == null) {
+        expected = finals;
+        expectedLetters = letters;
+        expectedPreemptions = preempted;
+        assertThat(letters).singleElement().asString().startsWith("unknown-pod");
+      } else {
+        assertThat(finals).as("round %d", round).isEqualTo(expected);
+        assertThat(letters).as("round %d", round).isEqualTo(expectedLetters);
+        assertThat(preempted).as("round %d", round).isEqualTo(expectedPreemptions);
+      }
+      driver.close();
+      driver = null;
+    }
+  }
+
+  /** The input topics an element of a marked sequence goes to (a mark goes to all). */
+  static List<String> topicsOf(Object o) {
+    if (o instanceof Long) {
+      return List.of(
+          TOPICS.pods.name(),
+          TOPICS.events.name(),
+          TOPICS.gpuSamples.name(),
+          TOPICS.requests.name(),
+          TOPICS.workloads.name());
+    }
+    if (o instanceof PodObservation) {
+      return List.of(TOPICS.pods.name());
+    }
+    if (o instanceof ClusterEvent) {
+      return List.of(TOPICS.events.name());
+    }
+    if (o instanceof GpuSample) {
+      return List.of(TOPICS.gpuSamples.name());
+    }
+    return List.of(TOPICS.requests.name());
   }
 
   @Test
@@ -712,9 +901,9 @@ class TimelineTopologyTest {
         new Inputs.Pod("u-wait", "ai-lab", "asr-batch-w", "Job", "asr-batch", "batch-low", 1000, 1)
             .condition("PodScheduled", "False", 0, "Unschedulable", null);
     pipe(p.seen(ChangeType.ADDED, 0.5));
-    advanceEventTime(599);
+    finish(599);
     assertThat(latestByUid().get("u-wait").getStarving()).isFalse();
-    advanceEventTime(601);
+    finish(601);
     PodTimeline t = latestByUid().get("u-wait");
     assertThat(t.getStarving()).isTrue();
     assertThat(t.getOutcome()).isEqualTo("Pending");

@@ -1,0 +1,39 @@
+package io.schedlens.streams.metrics;
+
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.streams.timeline.TimelineSettings;
+import io.schedlens.streams.timeline.Workloads;
+
+/**
+ * The labels every per-pod figure carries (DESIGN.md section 5): bounded ones only, never a pod
+ * name or UID.
+ */
+public record PodLabels(
+    String namespace, String priorityClass, String workloadKind, String arm, String repeat) {
+
+  /** A pod's labels, from its state. */
+  public static PodLabels of(TimelineState s, TimelineSettings settings) {
+    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    return new PodLabels(
+        orEmpty(s.getNamespace()),
+        orEmpty(s.getPriorityClass()),
+        w == null ? "" : w.getKind(),
+        orEmpty(s.getLabels().get(settings.armKey())),
+        orEmpty(s.getLabels().get(settings.repeatKey())));
+  }
+
+  /** The values in the order of {@link StreamsMetrics}' per-pod label names. */
+  public String[] values() {
+    return new String[] {namespace, priorityClass, workloadKind, arm, repeat};
+  }
+
+  /** The values with one more label after them (an outcome, a cause). */
+  public String[] and(String extra) {
+    return new String[] {namespace, priorityClass, workloadKind, arm, repeat, extra};
+  }
+
+  private static String orEmpty(String s) {
+    return s == null ? "" : s;
+  }
+}

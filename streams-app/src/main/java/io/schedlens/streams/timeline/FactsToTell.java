@@ -1,0 +1,179 @@
+package io.schedlens.streams.timeline;
+
+import io.schedlens.avro.PodRef;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.NodeFact;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.WorkloadEvent;
+import io.schedlens.avro.internal.WorkloadMember;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a pod's own facts tell the stages that look across pods: its workload (membership, its
+ * preemption and success with their times, its facts for the service view, its request errors and
+ * breaches per second) and its node (a nomination or binding there, for naming a preemptor no
+ * Kubernetes object named; a victim preempted there without a named preemptor). Each fact is told
+ * once; the state records what was told. Only the pod's own evidence is told, never what another
+ * stage told the pod, so that no answer causes another question. Pure apart from that record.
+ */
+public final class FactsToTell {
+
+  /** A message for another stage. */
+  public sealed interface Tell {}
+
+  /** To the workload stage, keyed {@code namespace/kind/name[/controllerUid]}. */
+  public record ToWorkload(String key, WorkloadEvent event) implements Tell {}
+
+  /** To the node stage, keyed by node name. */
+  public record ToNode(String node, NodeFact fact) implements Tell {}
+
+  static final String MEMBER = "member";
+  static final String PREEMPTED = "preempted";
+  static final String SUCCEEDED = "succeeded";
+  static final String NOMINATED = "nominated";
+  static final String BOUND = "bound";
+  static final String VICTIM = "victim";
+
+  private FactsToTell() {}
+
+  /**
+   * Facts told once after a change of the pod's own facts.
+   *
+   * @param observedAt when the observation that changed them was read: a nomination has no time of
+   *     its own in the pod object
+   */
+  public static List<Tell> afterChange(TimelineState s, long observedAt) {
+    List<Tell> out = new ArrayList<>();
+    if (!s.getSawPod()) {
+      return out;
+    }
+    String workload = workloadKey(s);
+    if (workload != null) {
+      once(s, MEMBER, workload, at(s, observedAt), out);
+      Long preempted = TimelineReducer.preemptedAt(s);
+      if (preempted != null) {
+        once(s, PREEMPTED, workload, preempted, out);
+      }
+      if (TimelineView.SUCCEEDED.equals(TimelineView.outcome(s))) {
+        Long finished = s.getFinishedAt();
+        once(s, SUCCEEDED, workload, finished != null ? finished : at(s, observedAt), out);
+      }
+    }
+    if (s.getNominatedNode() != null) {
+      toNode(s, NOMINATED, s.getNominatedNode(), observedAt, null, out);
+    }
+    Long scheduled = TimelineView.scheduledAt(s);
+    if (s.getNode() != null && scheduled != null) {
+      toNode(s, BOUND, s.getNode(), scheduled, null, out);
+    }
+    return out;
+  }
+
+  /**
+   * The question a victim asks its node when no Kubernetes object named its preemptor, or named it
+   * by UID only: empty when it needs none, or asked already.
+   */
+  public static Optional<ToNode> victimQuestion(TimelineState s) {
+    Long preempted = TimelineReducer.preemptedAt(s);
+    PodRef p = s.getPreemptor();
+    boolean unnamed = p == null || (p.getName() == null && p.getUid() == null);
+    boolean uidOnly = p != null && p.getName() == null && p.getUid() != null;
+    if (preempted == null || s.getNode() == null || !(unnamed || uidOnly)) {
+      return Optional.empty();
+    }
+    List<Tell> out = new ArrayList<>();
+    toNode(s, VICTIM, s.getNode(), preempted, uidOnly ? p.getUid() : null, out);
+    return out.isEmpty() ? Optional.empty() : Optional.of((ToNode) out.get(0));
+  }
+
+  /**
+   * The pod's facts for its workload's service view, when they changed since last told (counters
+   * travel with the next change or the final facts, not with every flush).
+   */
+  public static Optional<ToWorkload> member(TimelineState s, PodTimeline t) {
+    String workload = workloadKey(s);
+    if (workload == null) {
+      return Optional.empty();
+    }
+    WorkloadMember m = WorkloadService.memberOf(t, s);
+    if (!t.getFinal$() && s.getMemberSent() != null && sameButCounters(m, s.getMemberSent())) {
+      return Optional.empty();
+    }
+    s.setMemberSent(m);
+    return Optional.of(
+        new ToWorkload(workload, new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m, 0, 0)));
+  }
+
+  /** A second of the pod's requests with errors or SLO breaches. */
+  public static Optional<ToWorkload> requests(
+      TimelineState s, long second, long errors, long breaches) {
+    String workload = workloadKey(s);
+    if (workload == null || (errors == 0 && breaches == 0)) {
+      return Optional.empty();
+    }
+    return Optional.of(
+        new ToWorkload(
+            workload,
+            new WorkloadEvent(s.getUid(), "requests", second, null, (int) errors, (int) breaches)));
+  }
+
+  /** The key of the pod's workload's state, or null when it has none known yet. */
+  public static String workloadKey(TimelineState s) {
+    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    if (w == null || s.getNamespace() == null) {
+      return null;
+    }
+    return Workloads.key(s.getNamespace(), w, s.getOwnerUid());
+  }
+
+  private static void once(TimelineState s, String fact, String workload, long at, List<Tell> out) {
+    if (s.getWorkloadFacts().contains(fact)) {
+      return;
+    }
+    List<String> facts = new ArrayList<>(s.getWorkloadFacts());
+    facts.add(fact);
+    s.setWorkloadFacts(facts);
+    out.add(new ToWorkload(workload, new WorkloadEvent(s.getUid(), fact, at, null, 0, 0)));
+  }
+
+  private static void toNode(
+      TimelineState s, String kind, String node, long at, String preemptorUid, List<Tell> out) {
+    String mark = kind + ":" + node;
+    if (s.getNodeFactsSent().contains(mark)) {
+      return;
+    }
+    List<String> sent = new ArrayList<>(s.getNodeFactsSent());
+    sent.add(mark);
+    s.setNodeFactsSent(sent);
+    out.add(
+        new ToNode(
+            node,
+            NodeFact.newBuilder()
+                .setNode(node)
+                .setKind(kind)
+                .setAt(at)
+                .setPod(TimelineReducer.selfRef(s))
+                .setPreemptorUid(preemptorUid)
+                .build()));
+  }
+
+  private static long at(TimelineState s, long fallback) {
+    return s.getCreatedAt() != null ? s.getCreatedAt() : fallback;
+  }
+
+  /**
+   * Request counters move with every flush of a serving pod; the workload needs them only for its
+   * totals, so they travel with the pod's next lifecycle change or its final facts.
+   */
+  static boolean sameButCounters(WorkloadMember a, WorkloadMember b) {
+    return WorkloadMember.newBuilder(a)
+        .setRequests(b.getRequests())
+        .setErrors(b.getErrors())
+        .setSloBreaches(b.getSloBreaches())
+        .build()
+        .equals(b);
+  }
+}
