@@ -228,7 +228,7 @@ public final class CollectorConfig extends AppConfig {
               "10s",
               Durations.atLeast(Duration.ofMillis(100)),
               Importance.LOW,
-              "How long the intake waits for Kafka to acknowledge a batch before answering 503.")
+              "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
           .define(
               PROGRESS_INTERVAL,
               Type.STRING,

@@ -159,9 +159,9 @@ class AvroSerdeTest {
             "schedlens.workload-timelines",
             "schedlens.preemptions",
             "schedlens.dlq",
-            "schedlens.internal.by-name",
-            "schedlens.internal.by-uid",
-            "schedlens.internal.by-workload");
+            "schedlens.internal.to-pod",
+            "schedlens.internal.by-workload",
+            "schedlens.internal.by-node");
     assertThat(topics.podTimelines.configs()).containsEntry("cleanup.policy", "compact");
     assertThat(topics.pods.configs()).containsEntry("cleanup.policy", "delete");
     assertThat(topics.newTopics(3, (short) 1))

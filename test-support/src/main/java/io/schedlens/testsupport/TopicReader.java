@@ -1,5 +1,6 @@
 package io.schedlens.testsupport;
 
+import io.schedlens.schemas.ProgressMarks;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,12 +11,13 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Reads a topic from its beginning, for assertions: everything committed so far, or until a
- * condition on what was read holds.
+ * condition on what was read holds. Progress marks between an input topic's records are left out.
  */
 public final class TopicReader<V> implements AutoCloseable {
 
@@ -35,7 +37,7 @@ public final class TopicReader<V> implements AutoCloseable {
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG,
                 false),
             new StringDeserializer(),
-            values);
+            skippingMarks(values));
     List<TopicPartition> partitions =
         consumer.partitionsFor(topic, Duration.ofSeconds(30)).stream()
             .map(p -> new TopicPartition(topic, p.partition()))
@@ -49,16 +51,39 @@ public final class TopicReader<V> implements AutoCloseable {
       Predicate<List<ConsumerRecord<String, V>>> done, Duration timeout) {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!done.test(read) && System.nanoTime() < deadline) {
-      consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+      poll();
     }
     return List.copyOf(read);
+  }
+
+  private void poll() {
+    for (ConsumerRecord<String, V> r : consumer.poll(Duration.ofMillis(100))) {
+      if (!ProgressMarks.isMark(r.headers())) {
+        read.add(r);
+      }
+    }
+  }
+
+  /** An input topic's progress marks are no data: they read as null and are left out. */
+  private static <V> Deserializer<V> skippingMarks(Deserializer<V> values) {
+    return new Deserializer<>() {
+      @Override
+      public V deserialize(String topic, byte[] data) {
+        return values.deserialize(topic, data);
+      }
+
+      @Override
+      public V deserialize(String topic, Headers headers, byte[] data) {
+        return ProgressMarks.isMark(headers) ? null : values.deserialize(topic, headers, data);
+      }
+    };
   }
 
   /** Polls for a while and returns everything read (for asserting that nothing more comes). */
   public List<ConsumerRecord<String, V>> readFor(Duration period) {
     long deadline = System.nanoTime() + period.toNanos();
     while (System.nanoTime() < deadline) {
-      consumer.poll(Duration.ofMillis(100)).forEach(read::add);
+      poll();
     }
     return List.copyOf(read);
   }

@@ -140,6 +140,12 @@ public final class Demo {
                           Math.max(1000, scrapeMs * 4) + "ms",
                           "--startup-readback",
                           "false",
+                          // Progress marks a tenth of a wall second apart, and a minute of
+                          // virtual time (0.3 s of wall time) for the watch to deliver a change.
+                          "--progress-interval",
+                          "100ms",
+                          "--progress-allowance",
+                          "60s",
                           "--http-port",
                           Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT))),
                       kafkaEnv)),

@@ -28,6 +28,7 @@ import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
@@ -176,6 +177,8 @@ public final class Replay {
             config.getList(CollectorConfig.POD_ANNOTATIONS));
     List<String> objectFiles = new ArrayList<>(config.getList(ReplayConfig.PODS));
     objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
+    Map<String, PodName> podNames = new HashMap<>();
+    List<ClusterEvent> events = new ArrayList<>();
     for (String file : objectFiles) {
       // A watch stream is in the order things happened, but a Pod carries no time of its own
       // change (a deleted pending pod may carry no later time at all): each watch event is taken
@@ -198,18 +201,41 @@ public final class Replay {
             }
             o.setObservedAt(at);
             inputs.add(records.pod(o));
+            podNames.put(o.getUid(), PodName.of(o));
           } else if (item instanceof RecordedObjects.CoreEventItem e) {
-            event(
-                EventProjection.project(e.event(), e.change(), 0), records, inputs, unusable, file);
+            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
           } else if (item instanceof RecordedObjects.EventsV1Item e) {
-            event(
-                EventProjection.project(e.event(), e.change(), 0), records, inputs, unusable, file);
+            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
           }
         } catch (RuntimeException e) {
           // the projection refuses objects without the fields every real one has (uid, name)
           unusable.add(RecordedObjects.INVALID_OBJECT, file + ": " + e.getMessage());
         }
       }
+    }
+    int renamed = 0;
+    for (ClusterEvent e : events) {
+      // A recording put together from several captures may name a pod in an event otherwise than
+      // the pod itself (another namespace, no name): the UID is the pod; its name decides the
+      // partition, so the event takes the name of the pod with its UID.
+      PodName pod = podNames.get(e.getRegarding().getUid());
+      if (pod != null && !pod.equals(PodName.regardedBy(e))) {
+        e.getRegarding().setNamespace(pod.namespace());
+        e.getRegarding().setName(pod.name());
+        renamed++;
+      }
+      if (PodName.regardedBy(e) == null) {
+        unusable.add(
+            "event-without-pod-name", e.getReason() + " for pod " + e.getRegarding().getUid());
+        continue;
+      }
+      inputs.add(records.event(e));
+    }
+    if (renamed > 0) {
+      say(
+          "%d event(s) named their pod otherwise than the pod of their UID in the recording; matched"
+              + " by UID",
+          renamed);
     }
     for (String file : config.getList(ReplayConfig.DCGM)) {
       String name = Path.of(file).getFileName().toString();
@@ -237,7 +263,7 @@ public final class Replay {
   }
 
   private static void event(
-      ClusterEvent e, Records records, List<Outgoing> inputs, Unusable unusable, String file) {
+      ClusterEvent e, List<ClusterEvent> events, Unusable unusable, String file) {
     if (!EventProjection.isAboutPod(e)) {
       unusable.add("event-not-about-a-pod", e.getRegarding().getKind() + " " + e.getReason());
       return;
@@ -254,7 +280,7 @@ public final class Replay {
       return;
     }
     e.setObservedAt(at);
-    inputs.add(records.event(e));
+    events.add(e);
   }
 
   private StreamsAppConfig streamsConfig(Path stateDir, String bootstrap) {

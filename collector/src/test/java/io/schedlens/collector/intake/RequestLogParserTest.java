@@ -3,6 +3,7 @@ package io.schedlens.collector.intake;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.RequestLog;
+import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.intake.RequestLogParser.Accepted;
 import io.schedlens.collector.intake.RequestLogParser.Parsed;
 import io.schedlens.collector.intake.RequestLogParser.Rejected;
@@ -14,7 +15,9 @@ import org.junit.jupiter.api.Test;
 
 class RequestLogParserTest {
 
-  private final RequestLogParser parser = new RequestLogParser(FieldMapping.defaults());
+  /** Lines of recorded times: any time goes (the bounds have their own tests below). */
+  private final RequestLogParser parser =
+      new RequestLogParser(FieldMapping.defaults(), InputBounds.anyTime());
 
   private RequestLog accepted(String line) {
     Parsed p = parser.parseLine(line, 42L);
@@ -120,7 +123,8 @@ class RequestLogParserTest {
                     "namespace=kubernetes.namespace_name",
                     "pod=kubernetes.pod_name",
                     "latency_ms=duration_ms",
-                    "status=code")));
+                    "status=code")),
+            InputBounds.anyTime());
 
     Parsed p =
         fluentBit.parseLine(
@@ -151,5 +155,47 @@ class RequestLogParserTest {
         .hasMessageContaining("unknown field 'latency'");
     Assertions.assertThatThrownBy(() -> FieldMapping.parse(List.of("pod")))
         .hasMessageContaining("FIELD=PATH");
+  }
+
+  /**
+   * A line with a time Kafka would refuse (more than an hour ahead), an absurdly old one, or a
+   * latency no request can have is rejected on its own, with why; its neighbours are not.
+   */
+  @Test
+  void shouldRejectTimesAndLatenciesOutOfRangeLineByLine() {
+    RequestLogParser live = new RequestLogParser(FieldMapping.defaults(), InputBounds.defaults());
+    long now = Instant.parse("2026-11-29T10:00:00Z").toEpochMilli();
+    String ok =
+        "{\"time\":\"2026-11-29T09:59:58Z\",\"namespace\":\"ai-lab\",\"pod\":\"chat-0\","
+            + "\"status\":200,\"latency_ms\":%s}";
+    assertThat(live.parseLine(String.format(ok, "120"), now)).isInstanceOf(Accepted.class);
+    assertThat(
+            live.parseLine(
+                "{\"time\":\"2026-11-29T12:00:00Z\",\"namespace\":\"ai-lab\",\"pod\":\"chat-0\","
+                    + "\"status\":200,\"latency_ms\":5}",
+                now))
+        .isInstanceOfSatisfying(
+            Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(InputBounds.TIME_OUT_OF_RANGE);
+              assertThat(r.detail()).contains("PT2H after the collector's clock");
+            });
+    assertThat(
+            live.parseLine(
+                "{\"time\":\"2026-10-01T00:00:00Z\",\"namespace\":\"ai-lab\",\"pod\":\"chat-0\","
+                    + "\"status\":200,\"latency_ms\":5}",
+                now))
+        .isInstanceOfSatisfying(
+            Rejected.class, r -> assertThat(r.reason()).isEqualTo(InputBounds.TIME_OUT_OF_RANGE));
+    assertThat(live.parseLine(String.format(ok, "1e308"), now))
+        .isInstanceOfSatisfying(
+            Rejected.class,
+            r -> {
+              assertThat(r.reason()).isEqualTo(InputBounds.LATENCY_OUT_OF_RANGE);
+              assertThat(r.detail()).contains("latency_ms");
+            });
+    assertThat(live.parseLine(String.format(ok, "-3"), now))
+        .isInstanceOfSatisfying(
+            Rejected.class, r -> assertThat(r.reason()).isEqualTo(RequestLogParser.INVALID_FIELD));
   }
 }
