@@ -203,10 +203,10 @@ public final class StreamsAppConfig extends AppConfig {
           .define(
               ROCKSDB_MEMORY,
               Type.INT,
-              64,
-              Range.atLeast(8),
+              256,
+              Range.atLeast(32),
               Importance.MEDIUM,
-              "Memory of all RocksDB stores of this instance together (block cache and write buffers), MiB.")
+              "Memory of all RocksDB stores of this instance together, MiB: half write buffers, half block cache. Under a high input rate allow about 32 MiB per partition the instance works on; with much less the write buffers flush so often that RocksDB stalls the stream threads.")
           .define(
               REPLICATION,
               Type.INT,

@@ -99,10 +99,12 @@ public final class FactsToTell {
       return Optional.empty();
     }
     WorkloadMember m = WorkloadService.memberOf(t, s);
-    if (!t.getFinal$() && s.getMemberSent() != null && sameButCounters(m, s.getMemberSent())) {
+    long hash = withoutCounters(m);
+    if (!t.getFinal$() && s.getMemberSentHash() == hash) {
       return Optional.empty();
     }
-    s.setMemberSent(m);
+    s.setMemberSentHash(hash);
+    s.setMemberSent(null);
     return Optional.of(
         new ToWorkload(workload, new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m, 0, 0)));
   }
@@ -165,15 +167,17 @@ public final class FactsToTell {
   }
 
   /**
-   * Request counters move with every flush of a serving pod; the workload needs them only for its
-   * totals, so they travel with the pod's next lifecycle change or its final facts.
+   * A 64-bit hash of a pod's facts without its request counters: the counters move with every flush
+   * of a serving pod, and the workload needs them only for its totals, so they travel with the
+   * pod's next lifecycle change or its final facts. The state keeps this hash, not the facts.
    */
-  static boolean sameButCounters(WorkloadMember a, WorkloadMember b) {
-    return WorkloadMember.newBuilder(a)
-        .setRequests(b.getRequests())
-        .setErrors(b.getErrors())
-        .setSloBreaches(b.getSloBreaches())
-        .build()
-        .equals(b);
+  static long withoutCounters(WorkloadMember m) {
+    return InputSeconds.idHash(
+        WorkloadMember.newBuilder(m)
+            .setRequests(0)
+            .setErrors(0)
+            .setSloBreaches(0)
+            .build()
+            .toString());
   }
 }

@@ -34,7 +34,7 @@ final class GpuBusy {
    * through one partition; the window absorbs what a retry may reorder. Without a bound, a 10 Hz
    * scrape would keep 1,200 points per GPU for a two-minute grace period.
    */
-  static final int MAX_WINDOW = 32;
+  static final int MAX_WINDOW = 8;
 
   private GpuBusy() {}
 

@@ -140,7 +140,22 @@ public final class InputSeconds {
    * (for de-duplication), marked applied.
    */
   public static InputSecond take(InputSecond b) {
-    InputSecond taken = InputSecond.newBuilder(b).setIds(new ArrayList<>()).build();
+    // Moves the lists over rather than copying them: a builder made from a record deep-copies it.
+    InputSecond taken =
+        InputSecond.newBuilder()
+            .setSecond(b.getSecond())
+            .setName(b.getName())
+            .setLatest(b.getLatest())
+            .setRequests(b.getRequests())
+            .setErrors(b.getErrors())
+            .setServiceBreaches(b.getServiceBreaches())
+            .setLatencies(b.getLatencies())
+            .setClassLatencies(b.getClassLatencies())
+            .setOkTimes(b.getOkTimes())
+            .setGpu(b.getGpu())
+            .setIds(new ArrayList<>())
+            .setInputs(b.getInputs())
+            .build();
     b.setApplied(true);
     b.setRequests(0);
     b.setErrors(0);

@@ -8,6 +8,9 @@ import com.datadoghq.sketch.ddsketch.store.CollapsingLowestDenseStore;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Request latencies of one pod in a DDSketch: quantiles within 2 % relative error, mergeable (so a
@@ -22,6 +25,64 @@ public final class LatencySketch {
 
   public static DDSketch empty() {
     return DDSketches.logarithmicCollapsingLowestDense(RELATIVE_ACCURACY, MAX_BINS);
+  }
+
+  /**
+   * The sketches last decoded or encoded, by the buffer that holds them (identity): a serving pod's
+   * sketch takes a second of latencies at a time, and decoding it again each time cost more than
+   * the rest of applying them. Only ever read and written by one stream thread per processor, but
+   * shared by the threads of an instance, hence synchronized.
+   */
+  private static final Map<Ref, DDSketch> LAST =
+      Collections.synchronizedMap(
+          new LinkedHashMap<>(1024, 0.75f, true) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Ref, DDSketch> eldest) {
+              return size() > 20_000;
+            }
+          });
+
+  /** A buffer compared by identity: the very buffer a state holds, not equal bytes. */
+  private record Ref(ByteBuffer buffer) {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Ref r && r.buffer == buffer;
+    }
+
+    @Override
+    public int hashCode() {
+      return System.identityHashCode(buffer);
+    }
+  }
+
+  /**
+   * The sketch in {@code bytes}, to be changed: a copy, so that the buffer (still a pod's state
+   * until {@link #encode} replaces it) keeps what it says.
+   */
+  public static DDSketch decodeForUpdate(ByteBuffer bytes) {
+    if (bytes == null) {
+      return empty();
+    }
+    DDSketch cached = LAST.remove(new Ref(bytes));
+    return cached != null ? cached : decode(bytes);
+  }
+
+  /** The sketch in {@code bytes}, to be read only. */
+  public static DDSketch decodeForRead(ByteBuffer bytes) {
+    if (bytes == null) {
+      return empty();
+    }
+    DDSketch cached = LAST.get(new Ref(bytes));
+    return cached != null ? cached : decode(bytes);
+  }
+
+  /** Encodes a sketch just updated, remembering it for the next {@link #decodeForUpdate}. */
+  public static ByteBuffer encodeAndKeep(DDSketch sketch) {
+    ByteBuffer b = encode(sketch);
+    LAST.put(new Ref(b), sketch);
+    return b;
   }
 
   public static DDSketch decode(ByteBuffer bytes) {

@@ -440,11 +440,11 @@ public final class TimelineReducer {
         s.setOkTimes(new ArrayList<>(ok));
       }
       if (!in.getLatencies().isEmpty()) {
-        DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+        DDSketch sketch = LatencySketch.decodeForUpdate(s.getLatencySketch());
         for (double latency : in.getLatencies()) {
           sketch.accept(latency);
         }
-        s.setLatencySketch(LatencySketch.encode(sketch));
+        s.setLatencySketch(LatencySketch.encodeAndKeep(sketch));
       }
       s.setSloBreaches(s.getSloBreaches() + breaches(s, in));
     }

@@ -222,7 +222,7 @@ public final class TimelineView {
       }
     }
 
-    DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+    DDSketch sketch = LatencySketch.decodeForRead(s.getLatencySketch());
     int restarts = s.getRestarts().values().stream().mapToInt(Integer::intValue).sum();
     int failedScheduling =
         s.getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();

@@ -48,8 +48,17 @@ final class HotStore<V> {
   }
 
   void delete(String key) {
-    store.delete(key);
+    remove(store, key);
     hot.remove(key);
+  }
+
+  /**
+   * Deletes a key without reading its value: {@code KeyValueStore.delete} returns the old value, so
+   * it reads and decodes it (4 % of the stream thread's time in StreamsLoad fleet); a put of null
+   * writes the same tombstone.
+   */
+  static <V> void remove(KeyValueStore<String, V> store, String key) {
+    store.put(key, null);
   }
 
   /** Forgets the object of a key whose update failed half-way (the store still holds the last). */

@@ -38,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -105,12 +104,28 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private ProcessorContext<String, Object> context;
   private HotStore<PodsOfName> names;
   private HotStore<InputSecond> pending;
-  private HotStore<InputSecond> seen;
+
+  /**
+   * Request ids of settled seconds: written once per pod and second, read only for a line that
+   * comes after its second settled, so not kept decoded (20,000 of them cost 40 MiB of heap).
+   */
+  private KeyValueStore<String, InputSecond> seen;
+
   private TimerIndex timers;
   private KeyValueStore<String, Long> progress;
   private long external = Long.MIN_VALUE;
   private long answered = Long.MIN_VALUE;
   private long lastExpiry = Long.MIN_VALUE;
+
+  /**
+   * The keys of {@code input-seconds}, in time order: seconds come due as the pods stream passes
+   * them, and most keys are new, so looking them up in RocksDB (or scanning it over the tombstones
+   * of settled seconds) would cost more than keeping the few waiting keys here. Read from the store
+   * at start.
+   */
+  private final java.util.TreeSet<String> pendingKeys = new java.util.TreeSet<>();
+
+  private String seenFloor = "";
   private long sentTime = Long.MIN_VALUE;
   private long sentAnswered = Long.MIN_VALUE;
   private long sentAtWall;
@@ -139,7 +154,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     this.context = context;
     this.names = new HotStore<>(context.getStateStore(TimelineTopology.PODS_BY_NAME_STORE), hot);
     this.pending = new HotStore<>(context.getStateStore(TimelineTopology.INPUT_SECONDS_STORE), hot);
-    this.seen = new HotStore<>(context.getStateStore(TimelineTopology.REQUEST_IDS_STORE), hot);
+    this.seen = context.getStateStore(TimelineTopology.REQUEST_IDS_STORE);
     this.timers = new TimerIndex(context.getStateStore(TimelineTopology.POD_TIMERS_STORE));
     this.progress = context.getStateStore(TimelineTopology.POD_PROGRESS_STORE);
     // The marks decide what is late: they must survive a restart, or a record after a mark that
@@ -151,6 +166,9 @@ final class PodStage implements Processor<String, Object, String, Object> {
       }
     }
     external = Watermarks.external(marks, SOURCES);
+    try (KeyValueIterator<String, InputSecond> it = pending.store().all()) {
+      it.forEachRemaining(kv -> pendingKeys.add(kv.key));
+    }
     context.schedule(
         TopologySettings.WATERMARK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::broadcast);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
@@ -245,15 +263,11 @@ final class PodStage implements Processor<String, Object, String, Object> {
 
   /** The pods stream passed {@code p}: settle the seconds it decides, fire its timers. */
   private void podsAdvanced(long p) {
-    List<KeyValue<String, InputSecond>> due = new ArrayList<>();
-    try (KeyValueIterator<String, InputSecond> it =
-        pending.store().range(null, TimerIndex.pad(p) + "|\uffff")) {
-      it.forEachRemaining(due::add);
-    }
-    for (KeyValue<String, InputSecond> kv : due) {
-      InputSecond b = pending.get(kv.key);
-      if (b != null && settle(kv.key, b, p)) {
-        pending.delete(kv.key);
+    for (String key : new ArrayList<>(pendingKeys.headSet(TimerIndex.pad(p) + "|\uffff", true))) {
+      InputSecond b = pending.get(key);
+      if (b == null || settle(key, b, p)) {
+        pending.delete(key);
+        pendingKeys.remove(key);
       }
     }
     for (String id : timers.due(TimerIndex.STARVE, p)) {
@@ -275,11 +289,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     lastExpiry = before;
     List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, InputSecond> it =
-        seen.store().range(null, TimerIndex.pad(before) + "|")) {
+    String to = TimerIndex.pad(before) + "|";
+    try (KeyValueIterator<String, InputSecond> it = seen.range(seenFloor, to)) {
       it.forEachRemaining(kv -> old.add(kv.key));
     }
-    old.forEach(seen::delete);
+    old.forEach(k -> HotStore.remove(seen, k));
+    seenFloor = to;
   }
 
   // ------------------------------------------------------------------ pods and events
@@ -498,10 +513,11 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     long second = InputSeconds.secondOf(time);
     String key = TimerIndex.pad(second) + "|" + name.key();
-    InputSecond b = pending.get(key);
+    InputSecond b = pendingKeys.contains(key) ? pending.get(key) : null;
     if (b == null) {
       b = InputSeconds.empty(second, name.key());
-      InputSecond ids = seen.get(key);
+      // Only a second the pods stream has passed can have been settled, its ids kept.
+      InputSecond ids = mark(PODS) >= second ? seen.get(key) : null;
       if (ids != null) {
         b.setIds(new ArrayList<>(ids.getIds()));
       }
@@ -519,9 +535,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
     if (mark(PODS) >= second && settle(key, b, mark(PODS))) {
-      pending.delete(key);
+      if (pendingKeys.remove(key)) {
+        pending.delete(key);
+      }
     } else {
       pending.put(key, b);
+      pendingKeys.add(key);
     }
   }
 
@@ -543,7 +562,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
     long n = InputSeconds.pendingInputs(b);
     InputSecond taken = InputSeconds.take(b);
     if (!b.getIds().isEmpty()) {
-      seen.put(key, InputSecond.newBuilder(b).build());
+      seen.put(key, b); // what is left of it: its request ids
+      if (key.compareTo(seenFloor) < 0) {
+        seenFloor = key;
+      }
     }
     if (a instanceof Incarnations.Live live) {
       TimelineState s = live.pod();

@@ -1,7 +1,9 @@
 package io.schedlens.streams.topology;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
@@ -33,28 +35,45 @@ final class TimerIndex {
 
   private final KeyValueStore<String, String> store;
 
+  /**
+   * Per kind, where the next scan starts: timers before it have fired and been deleted, and RocksDB
+   * would walk their tombstones on every scan from the start. In memory: after a restart the first
+   * scan starts at the beginning.
+   */
+  private final Map<String, String> floor = new HashMap<>();
+
   TimerIndex(KeyValueStore<String, String> store) {
     this.store = store;
   }
 
   void add(String kind, long due, String id) {
-    store.put(key(kind, due, id), "");
+    String key = key(kind, due, id);
+    store.put(key, "");
+    String f = floor.get(kind);
+    if (f != null && key.compareTo(f) < 0) {
+      floor.put(kind, key);
+    }
   }
 
   void cancel(String kind, long due, String id) {
-    store.delete(key(kind, due, id));
+    HotStore.remove(store, key(kind, due, id));
   }
 
   /** Removes and returns the ids of the timers of a kind due at or before {@code time}. */
   List<String> due(String kind, long time) {
     List<KeyValue<String, String>> due = new ArrayList<>();
     String to = kind + "|" + (time == Long.MAX_VALUE ? "~" : pad(time) + "~");
-    try (KeyValueIterator<String, String> it = store.range(kind + "|", to)) {
+    String from = floor.getOrDefault(kind, kind + "|");
+    if (from.compareTo(to) > 0) {
+      return List.of();
+    }
+    try (KeyValueIterator<String, String> it = store.range(from, to)) {
       it.forEachRemaining(due::add);
     }
+    floor.put(kind, to);
     List<String> ids = new ArrayList<>(due.size());
     for (KeyValue<String, String> kv : due) {
-      store.delete(kv.key);
+      HotStore.remove(store, kv.key);
       ids.add(kv.key.substring(kv.key.indexOf('|', kind.length() + 1) + 1));
     }
     return ids;
@@ -66,6 +85,9 @@ final class TimerIndex {
 
   /** A time as 19 digits (negative times as 0), so that text order is time order. */
   static String pad(long time) {
-    return String.format("%019d", Math.max(0, time));
+    String digits = Long.toString(Math.max(0, time));
+    return ZEROS.substring(digits.length()) + digits;
   }
+
+  private static final String ZEROS = "0000000000000000000";
 }

@@ -371,7 +371,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
                   kv.value.getCreatedAt() == null ? Long.MAX_VALUE : kv.value.getCreatedAt()));
       for (KeyValue<String, WorkloadMember> kv :
           all.subList(0, all.size() - WorkloadService.MAX_PODS)) {
-        pods.delete(kv.key);
+        HotStore.remove(pods, kv.key);
       }
       all = new ArrayList<>(all.subList(all.size() - WorkloadService.MAX_PODS, all.size()));
     }
@@ -389,7 +389,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     }
     if (all.size() > MAX_REQUEST_SECONDS) {
       for (KeyValue<String, SecondCount> kv : all.subList(0, all.size() - MAX_REQUEST_SECONDS)) {
-        seconds.delete(kv.key);
+        HotStore.remove(seconds, kv.key);
       }
       all = all.subList(all.size() - MAX_REQUEST_SECONDS, all.size());
     }

@@ -1,0 +1,108 @@
+package io.schedlens.bench;
+
+import io.schedlens.streams.StreamsMain;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Streams app instances, each in its own JVM as in a deployment, so that the app's CPU time can be
+ * told from the broker's and the load generator's, and instances can be added: they share the work
+ * through their application id.
+ */
+final class AppInstances implements AutoCloseable {
+
+  private final List<Process> processes = new ArrayList<>();
+  private final Path root;
+
+  AppInstances(String bootstrap, String appId, int instances, String heap, List<String> extraArgs)
+      throws Exception {
+    this.root = Files.createTempDirectory("schedlens-load-");
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    for (int i = 0; i < instances; i++) {
+      Path state = root.resolve("instance-" + i);
+      Files.createDirectories(state);
+      // The JVM settings of the deployment (deploy/base/streams-app/statefulset.yaml), the heap
+      // fixed from the start so that its resizing does not show in the first windows.
+      List<String> cmd =
+          new ArrayList<>(List.of(java, "-Xmx" + heap, "-Xms" + heap, "-XX:+UseG1GC"));
+      // e.g. a flight recording: SCHEDLENS_LOAD_JAVA_OPTS=-XX:StartFlightRecording=filename=app.jfr
+      String opts = System.getenv("SCHEDLENS_LOAD_JAVA_OPTS");
+      if (opts != null && !opts.isBlank()) {
+        cmd.addAll(List.of(opts.trim().replace("%i", Integer.toString(i)).split("\\s+")));
+      }
+      cmd.addAll(
+          List.of(
+              "-cp",
+              System.getProperty("java.class.path"),
+              StreamsMain.class.getName(),
+              "--application-id",
+              appId,
+              "--state-dir",
+              state.toString(),
+              "--http-port",
+              "0",
+              "--slo",
+              "chat=800"));
+      cmd.addAll(extraArgs);
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);
+      File log = state.resolve("app.log").toFile();
+      pb.redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(log));
+      processes.add(pb.start());
+    }
+  }
+
+  /** CPU time the instances have used so far, in seconds. */
+  double cpuSeconds() {
+    double s = 0;
+    for (Process p : processes) {
+      s += p.info().totalCpuDuration().orElse(Duration.ZERO).toNanos() / 1e9;
+    }
+    return s;
+  }
+
+  /**
+   * Per instance, the heap in use right after a full collection, MiB: what the app keeps, as
+   * opposed to the garbage a young-collection log shows growing until the old generation is
+   * collected. Asks each JVM through {@code jcmd} (GC.run, then GC.heap_info).
+   */
+  List<Long> liveHeapMb() throws Exception {
+    List<Long> mb = new ArrayList<>();
+    String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+    for (Process p : processes) {
+      String pid = Long.toString(p.pid());
+      new ProcessBuilder(jcmd, pid, "GC.run").redirectErrorStream(true).start().waitFor();
+      Process info =
+          new ProcessBuilder(jcmd, pid, "GC.heap_info").redirectErrorStream(true).start();
+      String out = new String(info.getInputStream().readAllBytes());
+      info.waitFor();
+      // G1 prints "garbage-first heap   total 786432K, used 51234K [...]" first.
+      java.util.regex.Matcher m =
+          java.util.regex.Pattern.compile("heap\\s+total \\d+K, used (\\d+)K").matcher(out);
+      long usedKb = m.find() ? Long.parseLong(m.group(1)) : -1;
+      mb.add(usedKb / 1024);
+    }
+    return mb;
+  }
+
+  int count() {
+    return processes.size();
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (Process p : processes) {
+      p.destroy();
+    }
+    for (Process p : processes) {
+      p.waitFor();
+    }
+    try (var walk = Files.walk(root)) {
+      walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+}
