@@ -584,6 +584,44 @@ public class TimelineReducerTest {
         .isCloseTo(60.0, within(1e-9));
   }
 
+  /**
+   * A pod the scheduler preempted and whose node the pod garbage collector then cleaned up: the
+   * evidence of both may land in one second. The scheduler decided, so the cause is preemption, in
+   * whatever order the evidence arrives (the cause strings' alphabetical order would say pod-gc).
+   */
+  @ParameterizedTest
+  @CsvSource({"100.5,preemption", "101.5,pod-gc"})
+  void shouldTakeTheDecidingCauseWhenTwoAreSeen(double preemptedAt, String cause) {
+    Inputs.Pod p =
+        new Inputs.Pod("u-asr-7", "ai-lab", "asr-7", "Job", "asr-batch", "batch-low", 1000, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("asr", 5, 0, true);
+    PodObservation added = p.seen(ChangeType.ADDED, 5.5);
+    p.condition("DisruptionTarget", "True", 100, "DeletionByPodGC", "PodGC: node no longer exists")
+        .deleting(100, 0);
+    PodObservation marked = p.seen(ChangeType.MODIFIED, 100.2);
+    p.terminated("asr", 5, 102, 137, "Error").phase("Failed");
+    PodObservation failed = p.seen(ChangeType.MODIFIED, 102.5);
+    PodObservation deleted = p.seen(ChangeType.DELETED, 103);
+    ClusterEvent preempted =
+        Inputs.preempted(
+            "ev-pre-7", "u-asr-7", "u-chat-7", "ai-lab", "chat-7", "gpu-node-1", at(preemptedAt));
+    List<Object> in = new ArrayList<>(List.of(added, marked, failed, deleted, preempted));
+
+    for (int order = 0; order < 5; order++) {
+      // the event first, last and in between: every place it can arrive in
+      List<Object> shuffled = new ArrayList<>(in.subList(0, 4));
+      shuffled.add(order, preempted);
+      PodTimeline t = finalView(run(shuffled));
+      assertThat(t.getDisruption().getCause())
+          .as("the Preempted event at %s s in place %d", preemptedAt, order)
+          .isEqualTo(cause);
+      assertThat(t.getOutcome()).isEqualTo(cause.equals("preemption") ? "Preempted" : "Evicted");
+    }
+  }
+
   @Test
   void shouldFitAPodsStateInFourKibibytes() {
     TimelineState s = run(preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
