@@ -134,6 +134,40 @@ class SimulatorTest {
     }
   }
 
+  /**
+   * A StatefulSet's pod comes back under its name with a new UID, created only once the pod before
+   * it is gone from the API (its ordinal's name is taken until then); a warm server answers its
+   * first request within a second of its creation.
+   */
+  @Test
+  void shouldRecreateAStatefulSetPodUnderItsNameOnceTheOldOneIsGone() throws Exception {
+    List<PodTruth> truth = run(ScenarioLoader.load("dense"), ClusterWriter.NONE);
+    Map<String, List<PodTruth>> byName =
+        truth.stream()
+            .filter(t -> t.workloadKind().equals("StatefulSet"))
+            .collect(Collectors.groupingBy(t -> t.arm() + "/" + t.name()));
+    assertThat(byName.keySet())
+        .contains("control/chat-0", "control/chat-1", "treatment/asr-stream-0");
+    assertThat(byName.values()).anyMatch(l -> l.size() > 1);
+    for (List<PodTruth> incarnations : byName.values()) {
+      List<PodTruth> ordered =
+          incarnations.stream()
+              .sorted(java.util.Comparator.comparing(PodTruth::createdAt))
+              .toList();
+      for (int i = 1; i < ordered.size(); i++) {
+        PodTruth before = ordered.get(i - 1);
+        assertThat(ordered.get(i).uid()).isNotEqualTo(before.uid());
+        assertThat(before.deletedAt()).as(before.name() + " gone").isNotNull();
+        assertThat(ordered.get(i).createdAt())
+            .as("%s created after its predecessor was gone", before.name())
+            .isGreaterThanOrEqualTo(before.deletedAt());
+      }
+    }
+    assertThat(truth)
+        .filteredOn(t -> t.firstOkRequestAt() != null)
+        .anyMatch(t -> t.firstOkRequestAt() - t.createdAt() < 1000);
+  }
+
   @Test
   void shouldWasteOnlyTheWorkSinceTheLastCheckpoint() throws Exception {
     for (PodTruth t : run(ScenarioLoader.load("day08"), ClusterWriter.NONE)) {

@@ -119,7 +119,7 @@ public final class Demo {
           "Kubernetes API (fabric8 mock server) on %s; dcgm-exporter for %d GPU(s)",
           api.url(), scenario.totalGpus());
 
-      long scrapeMs = Math.max(20, (long) (15_000 / speed));
+      long scrapeMs = Math.max(20, (long) (scenario.scrapeInterval().toMillis() / speed));
       Collector collector =
           Collector.start(
               CollectorConfig.from(

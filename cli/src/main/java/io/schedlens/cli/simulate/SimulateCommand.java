@@ -82,7 +82,12 @@ public final class SimulateCommand {
     ClusterRecorder recorder =
         recordDir.isEmpty()
             ? null
-            : new ClusterRecorder(Path.of(recordDir), sim.gpus(), sim.nodes(), origin, 15_000);
+            : new ClusterRecorder(
+                Path.of(recordDir),
+                sim.gpus(),
+                sim.nodes(),
+                origin,
+                scenario.scrapeInterval().toMillis());
     List<PodTruth> truth =
         sim.run(
             recorder == null ? ClusterWriter.NONE : recorder,

@@ -58,7 +58,8 @@ class ReplayIT {
     Path rec = dir.resolve("recording-" + scenarioName);
     List<PodTruth> truth;
     try (ClusterRecorder recorder =
-        new ClusterRecorder(rec, sim.gpus(), sim.nodes(), origin, 15_000)) {
+        new ClusterRecorder(
+            rec, sim.gpus(), sim.nodes(), origin, scenario.scrapeInterval().toMillis())) {
       truth = sim.run(recorder, recorder, recorder, Simulator.Progress.NONE);
     }
     Path out = dir.resolve("out-" + scenarioName);

@@ -172,7 +172,7 @@ public final class ClusterRun {
   public void schedule() {
     SplittableRandom jitter = random.split();
     for (Workload w : scenario.workloads()) {
-      if (w.isDeployment()) {
+      if (w.isServing()) {
         DeploymentController rs = new DeploymentController(w);
         deployments.add(rs);
         for (ReplicaStep step : w.replicas()) {
@@ -506,6 +506,19 @@ public final class ClusterRun {
 
   private SimPod newPod(
       Workload w, String ownerKind, String ownerName, String ownerUid, String generateName) {
+    return newPod(w, ownerKind, ownerName, ownerUid, generateName, generateName + names.suffix());
+  }
+
+  /**
+   * A pod named {@code name}: generated from {@code generateName}, or (null) chosen by its owner.
+   */
+  private SimPod newPod(
+      Workload w,
+      String ownerKind,
+      String ownerName,
+      String ownerUid,
+      String generateName,
+      String name) {
     PriorityClassSpec pc =
         arm.priorityClasses() && w.priorityClass() != null
             ? scenario.priorityClass(w.priorityClass())
@@ -525,7 +538,7 @@ public final class ClusterRun {
         new SimPod(
             names.uid(),
             scenario.namespace(),
-            generateName + names.suffix(),
+            name,
             generateName,
             w,
             ownerKind,
@@ -765,7 +778,8 @@ public final class ClusterRun {
   // ------------------------------------------------------------------ the kubelet
 
   private void kubeletStart(SimPod p) {
-    long seen = 100 + random.nextInt(400);
+    boolean warm = p.workload.warmStart();
+    long seen = warm ? 20 + random.nextInt(40) : 100 + random.nextInt(400);
     queue.after(
         seen,
         () -> {
@@ -789,7 +803,7 @@ public final class ClusterRun {
           p.containerWaitingReason = "ContainerCreating";
           writeStatus(p);
         });
-    long sandbox = seen + 800 + random.nextInt(700);
+    long sandbox = seen + (warm ? 50 + random.nextInt(100) : 800 + random.nextInt(700));
     queue.after(
         sandbox,
         () -> {
@@ -798,9 +812,12 @@ public final class ClusterRun {
           }
           condition(p, "PodReadyToStartContainers", "True", null, null);
           writeStatus(p);
-          kubeletEvent(p, "Pulling", "Pulling image \"" + p.workload.image() + "\"");
+          if (!warm) {
+            kubeletEvent(p, "Pulling", "Pulling image \"" + p.workload.image() + "\"");
+          }
         });
-    long pull = Math.max(200, p.workload.pull().toMillis() + random.nextLong(-1000, 1001));
+    long pull =
+        warm ? 0 : Math.max(200, p.workload.pull().toMillis() + random.nextLong(-1000, 1001));
     queue.after(
         sandbox + pull,
         () -> {
@@ -810,12 +827,14 @@ public final class ClusterRun {
           kubeletEvent(
               p,
               "Pulled",
-              String.format(
-                  "Successfully pulled image \"%s\" in %.3fs (%.3fs including waiting). Image size: 8123456789 bytes.",
-                  p.workload.image(), pull / 1000.0, pull / 1000.0));
+              warm
+                  ? "Container image \"" + p.workload.image() + "\" already present on machine"
+                  : String.format(
+                      "Successfully pulled image \"%s\" in %.3fs (%.3fs including waiting). Image size: 8123456789 bytes.",
+                      p.workload.image(), pull / 1000.0, pull / 1000.0));
           kubeletEvent(p, "Created", "Created container: " + PodObjects.containerName(p));
         });
-    long started = sandbox + pull + 300 + random.nextInt(500);
+    long started = sandbox + pull + (warm ? 20 + random.nextInt(60) : 300 + random.nextInt(500));
     queue.after(started, () -> containerStarted(p));
   }
 
@@ -847,7 +866,7 @@ public final class ClusterRun {
       writeStatus(p);
       long load =
           Math.max(
-              1000,
+              p.workload.warmStart() ? 50 : 1000,
               jittered(
                   random,
                   p.workload.modelLoad().at().toMillis(),
@@ -1069,8 +1088,20 @@ public final class ClusterRun {
       sets.add(new ReplicaSetController(this));
     }
 
-    /** The Deployment object as its user last applied it (replicas, template). */
+    /** The Deployment (or StatefulSet) object as its user last applied it (replicas, template). */
     void write() {
+      if (w.isStatefulSet()) {
+        api.applyObject(
+            WorkloadObjects.statefulSet(
+                scenario.namespace(),
+                w.name(),
+                uid,
+                ended ? 0 : desired,
+                readyPods().size(),
+                experimentLabels(),
+                queue.now()));
+        return;
+      }
       api.applyObject(
           WorkloadObjects.deployment(
               scenario.namespace(),
@@ -1198,20 +1229,26 @@ public final class ClusterRun {
     final Workload w;
     final String hash = names.templateHash();
     final String name;
-    final String uid = names.uid();
+    final String uid;
     int desired;
     final List<SimPod> owned = new ArrayList<>();
 
     ReplicaSetController(DeploymentController deployment) {
       this.deployment = deployment;
       this.w = deployment.w;
-      this.name = w.name() + "-" + hash;
+      // A StatefulSet owns its pods itself: this stands for it, under its name and UID.
+      this.name = w.isStatefulSet() ? w.name() : w.name() + "-" + hash;
+      this.uid = w.isStatefulSet() ? deployment.uid : names.uid();
     }
 
     /**
      * @param outdated an old template's ReplicaSet: its scale-down is a rollout's
      */
     void reconcile(boolean outdated) {
+      if (w.isStatefulSet()) {
+        reconcileOrdinals();
+        return;
+      }
       List<SimPod> active = owned.stream().filter(SimPod::active).toList();
       int want = ended ? 0 : desired;
       if (active.size() < want) {
@@ -1239,6 +1276,41 @@ public final class ClusterRun {
         }
         publishGpus();
       }
+    }
+
+    /**
+     * A StatefulSet's controller (podManagementPolicy Parallel): ordinals below the desired count
+     * each have a pod named {@code NAME-ORDINAL}; a missing one is created under that name only
+     * once its predecessor is gone from the API (terminating still holds the name); the highest
+     * ordinals go first on a scale-down.
+     */
+    private void reconcileOrdinals() {
+      int want = ended ? 0 : desired;
+      boolean changed = false;
+      for (int i = 0; i < want; i++) {
+        String podName = name + "-" + i;
+        if (owned.stream().noneMatch(p -> !p.gone && p.name.equals(podName))) {
+          SimPod p = newPod(w, "StatefulSet", name, uid, null, podName);
+          p.labels.put("statefulset.kubernetes.io/pod-name", podName);
+          p.labels.put("apps.kubernetes.io/pod-index", Integer.toString(i));
+          owned.add(p);
+          create(p);
+          changed = true;
+        }
+      }
+      for (SimPod p : owned) {
+        if (p.active() && ordinal(p) >= want) {
+          delete(p);
+          changed = true;
+        }
+      }
+      if (changed) {
+        publishGpus();
+      }
+    }
+
+    private int ordinal(SimPod p) {
+      return Integer.parseInt(p.name.substring(name.length() + 1));
     }
 
     int ready() {
@@ -1379,12 +1451,13 @@ public final class ClusterRun {
     Traffic t = rs.w.traffic();
     if (rs.desired > 0) {
       List<SimPod> ready = rs.readyPods();
-      int n = poisson(t.ratePerSecond());
+      long tick = t.tick().toMillis();
+      int n = poisson(t.ratePerSecond() * tick / 1000.0);
       double load =
           ready.isEmpty() ? 0 : t.ratePerSecond() / (ready.size() * t.capacityPerReplica());
       double factor = 1.0 / (1.0 - Math.min(load, 0.9));
       for (int i = 0; i < n; i++) {
-        long at = now + random.nextInt(1000);
+        long at = now + random.nextInt((int) tick);
         if (ready.isEmpty()) {
           unserved++;
           unservedByService.merge(t.service(), 1L, Long::sum);
@@ -1427,7 +1500,7 @@ public final class ClusterRun {
             "req-" + repeat + "-" + (++requestSeq));
       }
     }
-    queue.after(1000, () -> trafficTick(rs));
+    queue.after(t.tick().toMillis(), () -> trafficTick(rs));
   }
 
   private int poisson(double lambda) {

@@ -85,7 +85,7 @@ public final class PodObjects {
             .withRequests(gpus)
             .withLimits(gpus)
             .endResources();
-    if (p.workload.isDeployment()) {
+    if (p.workload.isServing()) {
       container
           .withNewReadinessProbe()
           .withNewHttpGet()

@@ -5,15 +5,17 @@ import io.fabric8.kubernetes.api.model.ManagedFieldsEntry;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.DeploymentBuilder;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.apps.StatefulSetBuilder;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobBuilder;
 import java.util.Map;
 
 /**
  * The workload objects of the simulated cluster as the API shows them: a Deployment with its
- * replicas, rollout bounds and the template's hash; a Job with its parallelism, completions and,
- * once done, its Complete condition; each with the managedFields time of the write. Only what a
- * watcher of desired replicas reads.
+ * replicas, rollout bounds and the template's hash; a StatefulSet with its replicas; a Job with its
+ * parallelism, completions and, once done, its Complete condition; each with the managedFields time
+ * of the write. Only what a watcher of desired replicas reads.
  */
 final class WorkloadObjects {
 
@@ -56,6 +58,43 @@ final class WorkloadObjects {
         .withNewMetadata()
         .addToLabels("app.kubernetes.io/name", name)
         .addToAnnotations("schedlens.io/simulated-template", templateHash)
+        .endMetadata()
+        .endTemplate()
+        .endSpec()
+        .withNewStatus()
+        .withReadyReplicas(readyReplicas)
+        .endStatus()
+        .build();
+  }
+
+  static StatefulSet statefulSet(
+      String namespace,
+      String name,
+      String uid,
+      int replicas,
+      int readyReplicas,
+      Map<String, String> labels,
+      long at) {
+    return new StatefulSetBuilder()
+        .withApiVersion("apps/v1")
+        .withKind("StatefulSet")
+        .withNewMetadata()
+        .withNamespace(namespace)
+        .withName(name)
+        .withUid(uid)
+        .withLabels(labels)
+        .withManagedFields(written("kubectl", null, at))
+        .endMetadata()
+        .withNewSpec()
+        .withReplicas(replicas)
+        .withServiceName(name)
+        .withPodManagementPolicy("Parallel")
+        .withNewSelector()
+        .addToMatchLabels("app.kubernetes.io/name", name)
+        .endSelector()
+        .withNewTemplate()
+        .withNewMetadata()
+        .addToLabels("app.kubernetes.io/name", name)
         .endMetadata()
         .endTemplate()
         .endSpec()

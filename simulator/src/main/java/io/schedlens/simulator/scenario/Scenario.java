@@ -25,6 +25,9 @@ import java.util.Map;
  *     app in the demo)
  * @param conditions the experiment's stated conditions (change, fixed, metrics): written, with the
  *     repeats, into the experiment ConfigMap the simulated cluster carries
+ * @param scrapeInterval how often dcgm-exporter is scraped, in virtual time: the interval of a
+ *     recording's {@code dcgm.prom} and of the demo's scrapes (Prometheus' usual 15 s; 100 ms is a
+ *     10 Hz exporter)
  */
 public record Scenario(
     String name,
@@ -41,7 +44,8 @@ public record Scenario(
     List<Workload> workloads,
     Map<String, Double> slos,
     List<Action> actions,
-    Map<String, String> conditions) {
+    Map<String, String> conditions,
+    Duration scrapeInterval) {
 
   /**
    * Something done during every run, at {@code at} into it: to a node, {@code drain} (cordon it,
@@ -130,6 +134,8 @@ public record Scenario(
    * @param latencySigma log-normal shape of latency
    * @param capacityPerReplica requests per second one replica serves before queueing sets in
    * @param errorRate share of requests answered 5xx
+   * @param tick how often the load balancer draws the next requests (over the tick to come) among
+   *     the Ready pods: a pod Ready since the last tick serves from the next
    */
   public record Traffic(
       String service,
@@ -137,12 +143,13 @@ public record Scenario(
       double latencyMedianMs,
       double latencySigma,
       double capacityPerReplica,
-      double errorRate) {}
+      double errorRate,
+      Duration tick) {}
 
   /**
-   * A Deployment or a Job.
+   * A Deployment, a StatefulSet or a Job.
    *
-   * @param kind Deployment or Job
+   * @param kind Deployment, StatefulSet or Job
    * @param priorityClass its PriorityClass in arms that use them
    * @param gpus nvidia.com/gpu request of each pod
    * @param image container image
@@ -151,9 +158,10 @@ public record Scenario(
    * @param stopTime how long the container takes to stop after SIGTERM (killed at the grace period)
    * @param nodeSelector node labels the pod requires
    * @param tolerations the pod's tolerations
-   * @param replicas Deployment: desired replicas over each run
-   * @param modelLoad Deployment: time from container start to Ready (model loaded), ± jitter
-   * @param traffic Deployment: request traffic, or null
+   * @param replicas Deployment, StatefulSet: desired replicas over each run
+   * @param modelLoad Deployment, StatefulSet: time from container start to Ready (model loaded), ±
+   *     jitter
+   * @param traffic Deployment, StatefulSet: request traffic, or null
    * @param arrival Job: when the Job (or each of several) is created in each run
    * @param parallelism Job: pods running at once
    * @param completions Job: successful pods needed
@@ -165,6 +173,11 @@ public record Scenario(
    * @param ignoreDisruptions Job: a podFailurePolicy rule {@code Ignore} on {@code
    *     DisruptionTarget}: preempted pods do not count towards the backoff limit
    * @param ttlAfterFinished Job: ttlSecondsAfterFinished (then the Job and its pods are deleted)
+   * @param minAvailable a PodDisruptionBudget's minAvailable over its pods, or null
+   * @param warmStart the image is on the node and the model in its page cache: the kubelet reports
+   *     the image present and starts the container within half a second, and {@code modelLoad} may
+   *     be under a second, so a server can answer its first request less than a second after it is
+   *     created
    */
   public record Workload(
       String name,
@@ -190,10 +203,25 @@ public record Scenario(
       int backoffLimit,
       boolean ignoreDisruptions,
       Duration ttlAfterFinished,
-      Integer minAvailable) {
+      Integer minAvailable,
+      boolean warmStart) {
 
     public boolean isDeployment() {
       return kind.equals("Deployment");
+    }
+
+    /**
+     * A StatefulSet (podManagementPolicy Parallel): pods named {@code NAME-0}, {@code NAME-1}, ...;
+     * a pod that goes is recreated under the same name, with a new UID, once the old one is gone
+     * from the API.
+     */
+    public boolean isStatefulSet() {
+      return kind.equals("StatefulSet");
+    }
+
+    /** Replicas that serve traffic: a Deployment or a StatefulSet. */
+    public boolean isServing() {
+      return isDeployment() || isStatefulSet();
     }
 
     public boolean isJob() {
@@ -226,7 +254,8 @@ public record Scenario(
         workloads,
         slos,
         actions,
-        conditions);
+        conditions,
+        scrapeInterval);
   }
 
   public PriorityClassSpec priorityClass(String name) {

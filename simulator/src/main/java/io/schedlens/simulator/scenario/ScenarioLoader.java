@@ -38,7 +38,7 @@ public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
   public static final List<String> BUNDLED =
-      List.of("day08", "day08-disruptions", "node-failure", "pool");
+      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Pattern DNS_LABEL = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
@@ -111,7 +111,8 @@ public final class ScenarioLoader {
         "workloads",
         "slos",
         "actions",
-        "conditions");
+        "conditions",
+        "scrapeInterval");
     String name = dnsName(n, "", "name", null);
     List<NodePool> nodes = new ArrayList<>();
     forEach(n, "nodes", true, (x, p) -> nodes.add(nodePool(x, p)));
@@ -137,7 +138,11 @@ public final class ScenarioLoader {
             workloads,
             slos(n),
             actions(n),
-            conditions(n));
+            conditions(n),
+            duration(n, "", "scrapeInterval", Duration.ofSeconds(15)));
+    if (s.scrapeInterval().toMillis() < 10) {
+      throw fail("scrapeInterval", "must be at least 10ms, got " + s.scrapeInterval());
+    }
     crossCheck(s);
     return s;
   }
@@ -390,9 +395,10 @@ public final class ScenarioLoader {
 
   private Workload workload(JsonNode n, String p) {
     String kind = text(n, p, "kind", null);
-    if (!kind.equals("Deployment") && !kind.equals("Job")) {
-      throw fail(p + ".kind", "must be Deployment or Job, got '" + kind + "'");
+    if (!List.of("Deployment", "StatefulSet", "Job").contains(kind)) {
+      throw fail(p + ".kind", "must be Deployment, StatefulSet or Job, got '" + kind + "'");
     }
+    boolean serving = !kind.equals("Job");
     List<String> common =
         List.of(
             "name",
@@ -405,9 +411,10 @@ public final class ScenarioLoader {
             "stopTime",
             "nodeSelector",
             "tolerations",
-            "disruptionBudget");
+            "disruptionBudget",
+            "warmStart");
     List<String> own =
-        kind.equals("Deployment")
+        serving
             ? List.of("replicas", "modelLoad", "traffic")
             : List.of(
                 "arrival",
@@ -442,8 +449,7 @@ public final class ScenarioLoader {
     Traffic traffic = null;
     Jittered modelLoad = null;
     Scenario.Arrival arrival = null;
-    boolean deployment = kind.equals("Deployment");
-    if (deployment) {
+    if (serving) {
       forEach(
           n,
           p,
@@ -457,7 +463,7 @@ public final class ScenarioLoader {
                     intValue(x, q, "replicas", null, 0, 1000)));
           });
       if (replicas.isEmpty()) {
-        throw fail(p + ".replicas", "a Deployment needs at least one {at, replicas} step");
+        throw fail(p + ".replicas", "a " + kind + " needs at least one {at, replicas} step");
       }
       modelLoad = jittered(n, p, "modelLoad", new Jittered(Duration.ofSeconds(60), Duration.ZERO));
       JsonNode t = n.get("traffic");
@@ -471,7 +477,8 @@ public final class ScenarioLoader {
             "latencyMedianMs",
             "latencySigma",
             "capacityPerReplica",
-            "errorRate");
+            "errorRate",
+            "tick");
         traffic =
             new Traffic(
                 text(t, q, "service", text(n, p, "name", null)),
@@ -479,7 +486,11 @@ public final class ScenarioLoader {
                 positive(t, q, "latencyMedianMs", 200.0),
                 number(t, q, "latencySigma", 0.3, 0, 3),
                 positive(t, q, "capacityPerReplica", 10.0),
-                number(t, q, "errorRate", 0.0, 0, 1));
+                number(t, q, "errorRate", 0.0, 0, 1),
+                duration(t, q, "tick", Duration.ofSeconds(1)));
+        if (traffic.tick().toMillis() < 10 || traffic.tick().toMillis() > 60_000) {
+          throw fail(q + ".tick", "must be between 10ms and 60s, got " + traffic.tick());
+        }
       }
     } else {
       arrival = arrival(n, p);
@@ -500,16 +511,17 @@ public final class ScenarioLoader {
         modelLoad,
         traffic,
         arrival,
-        deployment ? 0 : intValue(n, p, "parallelism", 1, 1, 1000),
-        deployment ? 0 : intValue(n, p, "completions", 1, 1, 100_000),
-        deployment ? null : duration(n, p, "work", null),
-        deployment ? 0 : number(n, p, "workJitter", 0.0, 0, 0.9),
-        deployment ? null : duration(n, p, "setup", Duration.ofSeconds(30)),
-        deployment ? null : duration(n, p, "checkpointInterval", Duration.ZERO),
-        deployment ? 0 : intValue(n, p, "backoffLimit", 6, 0, 10_000),
-        !deployment && bool(n, p, "ignoreDisruptions", false),
-        deployment ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
-        disruptionBudget(n, p));
+        serving ? 0 : intValue(n, p, "parallelism", 1, 1, 1000),
+        serving ? 0 : intValue(n, p, "completions", 1, 1, 100_000),
+        serving ? null : duration(n, p, "work", null),
+        serving ? 0 : number(n, p, "workJitter", 0.0, 0, 0.9),
+        serving ? null : duration(n, p, "setup", Duration.ofSeconds(30)),
+        serving ? null : duration(n, p, "checkpointInterval", Duration.ZERO),
+        serving ? 0 : intValue(n, p, "backoffLimit", 6, 0, 10_000),
+        !serving && bool(n, p, "ignoreDisruptions", false),
+        serving ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
+        disruptionBudget(n, p),
+        bool(n, p, "warmStart", false));
   }
 
   /**

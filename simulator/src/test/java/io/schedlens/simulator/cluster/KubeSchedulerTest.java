@@ -62,7 +62,8 @@ class KubeSchedulerTest {
         6,
         false,
         Duration.ofSeconds(60),
-        null);
+        null,
+        false);
   }
 
   SimPod pod(int priority, int gpus, String policy) {

@@ -69,7 +69,8 @@ class ScenarioLoaderTest {
         .hasMessageContaining("workloads[0].priorityClass: 'gold' is not one of priorityClasses");
     assertThatThrownBy(
             () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("kind: Job", "kind: CronJob")))
-        .hasMessage("t.yaml: workloads[0].kind: must be Deployment or Job, got 'CronJob'");
+        .hasMessage(
+            "t.yaml: workloads[0].kind: must be Deployment, StatefulSet or Job, got 'CronJob'");
     assertThatThrownBy(
             () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("name: tiny", "name: Tiny_1")))
         .hasMessageContaining("'Tiny_1' is not a Kubernetes name");
@@ -77,6 +78,6 @@ class ScenarioLoaderTest {
         .hasMessageStartingWith("t.yaml: not valid YAML");
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
         .hasMessageContaining(
-            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool] nor a readable file");
+            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense] nor a readable file");
   }
 }
