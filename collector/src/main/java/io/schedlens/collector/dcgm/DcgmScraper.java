@@ -56,6 +56,9 @@ public final class DcgmScraper implements AutoCloseable {
     volatile int failures;
     volatile long notBefore;
     volatile boolean everOk;
+
+    /** One scrape of a target at a time (inFlight), so its samples are stamped in order. */
+    final GpuIntervals intervals = new GpuIntervals();
   }
 
   private final InputBounds bounds;
@@ -215,6 +218,7 @@ public final class DcgmScraper implements AutoCloseable {
     for (var k : result.samples()) {
       String problem = bounds.timeProblem(k.sample().getTime(), scrapedAt);
       if (problem == null) {
+        state.intervals.stamp(k.sample());
         out.add(records.gpuSample(k.key(), k.sample()));
       } else {
         // An exposition timestamp Kafka would refuse: this sample alone goes to the dead letters.

@@ -3,6 +3,7 @@ package io.schedlens.collector.recorded;
 import io.schedlens.collector.dcgm.ExpositionFormatException;
 import io.schedlens.collector.dcgm.ExpositionParser;
 import io.schedlens.collector.dcgm.ExpositionSample;
+import io.schedlens.collector.dcgm.GpuIntervals;
 import io.schedlens.collector.dcgm.GpuSampleAssembler;
 import io.schedlens.collector.dcgm.GpuSampleAssembler.KeyedGpuSample;
 import java.util.ArrayList;
@@ -56,8 +57,10 @@ public final class RecordedScrapes {
     }
     unusable.add(NO_TIMESTAMP, untimed, name + ": " + untimed + " samples without a timestamp");
     List<KeyedGpuSample> out = new ArrayList<>();
+    GpuIntervals intervals = new GpuIntervals();
     for (var scrape : byTime.entrySet()) {
       var result = GpuSampleAssembler.assemble(scrape.getValue(), scrape.getKey(), name, null);
+      result.samples().forEach(k -> intervals.stamp(k.sample()));
       out.addAll(result.samples());
       result.notUsed().forEach((reason, n) -> unusable.add("dcgm-" + reason, n, name));
     }

@@ -164,7 +164,10 @@ public final class StreamsMetrics {
     lateRecords =
         Counter.builder()
             .name("schedlens_late_records_total")
-            .help("Inputs that arrived after the grace period, by kind (gpu-sample, after-final).")
+            .help(
+                "Inputs not counted, by kind: gpu-sample and request (after the grace period),"
+                    + " after-final, after-pod-removed, duplicate-request, duplicate-gpu-sample,"
+                    + " gpu-no-utilisation.")
             .labelNames("kind")
             .register(registry);
     eventToMetricLag =

@@ -1,24 +1,25 @@
 package io.schedlens.streams.timeline;
 
 import io.schedlens.avro.GpuSample;
-import io.schedlens.avro.internal.GpuPoint;
-import io.schedlens.avro.internal.GpuSeries;
+import io.schedlens.avro.internal.BusyMinute;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.schemas.GpuSeriesId;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Busy GPU-seconds from DCGM samples: each sample's utilisation times the span it stands for, the
- * time since the previous sample of the same GPU (at most {@code gpuMaxGap}; the first sample
- * stands for one scrape interval). DCGM reports utilisation averaged over its last sampling period,
- * so a sample describes the span before it.
+ * time since the previous sample of the same GPU ({@code intervalMs}, measured by the collector,
+ * which reads a target's scrapes in order; the first sample of a GPU stands for one scrape
+ * interval), at most {@code gpuMaxGap}: a longer gap is missing data, not busy or idle time. DCGM
+ * reports utilisation averaged over its last sampling period, so a sample describes the span before
+ * it.
  *
- * <p>The span of a sample depends on its predecessor in time, not in arrival: samples stay in a
- * time-ordered window until they are older than the grace period (relative to the GPU's newest
- * sample) and only then are settled into a sum, so samples out of order within the grace period
- * count exactly as in order (up to {@link #MAX_WINDOW} samples per GPU). A sample older than the
- * settled part is too late and is not counted.
+ * <p>With the span on each sample, the busy time is a sum, and a sum does not depend on the order
+ * the samples arrive in: any order within the grace period gives the same number (the pod stage
+ * counts a sample delivered twice once). For the busy part of wasted work it is also kept per
+ * minute of sample time, the latest 64 minutes, older ones folded into one sum.
  */
 final class GpuBusy {
 
@@ -26,15 +27,8 @@ final class GpuBusy {
   static final String ENGINE_ACTIVE = "DCGM_FI_PROF_GR_ENGINE_ACTIVE";
 
   static final String GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL";
-  private static final long HISTORY_STEP_MS = 60_000;
-  private static final int HISTORY_POINTS = 64;
-
-  /**
-   * Unsettled samples kept per GPU at most. A GPU's samples come in order from one scrape target
-   * through one partition; the window absorbs what a retry may reorder. Without a bound, a 10 Hz
-   * scrape would keep 1,200 points per GPU for a two-minute grace period.
-   */
-  static final int MAX_WINDOW = 8;
+  private static final long MINUTE_MS = 60_000;
+  static final int MINUTES_KEPT = 64;
 
   private GpuBusy() {}
 
@@ -50,158 +44,86 @@ final class GpuBusy {
   }
 
   static String seriesId(GpuSample s) {
-    String base = s.getUuid() != null ? s.getUuid() : s.getNode() + "/" + s.getGpu();
-    return s.getMigInstanceId() == null ? base : base + "/mig-" + s.getMigInstanceId();
+    return GpuSeriesId.of(s);
   }
 
-  /** Adds a sample; false when it came too late to count. */
-  static boolean add(
-      TimelineState state, GpuSample sample, double util, TimelineSettings settings) {
-    return add(state, seriesId(sample), sample.getTime(), util, settings);
-  }
-
-  /** Whether a sample of this series at this time is older than what was already settled. */
-  static boolean tooLate(TimelineState state, String id, long t) {
-    for (GpuSeries s : state.getGpuSeries()) {
-      if (s.getId().equals(id) && s.getSettledTime() >= 0 && t <= s.getSettledTime()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Adds a reading of GPU {@code id} at {@code t}; false when it came too late to count. */
-  static boolean add(
-      TimelineState state, String id, long t, double util, TimelineSettings settings) {
-    GpuSeries series = null;
-    for (GpuSeries s : state.getGpuSeries()) {
-      if (s.getId().equals(id)) {
-        series = s;
-      }
-    }
-    if (series == null) {
-      series = GpuSeries.newBuilder().setId(id).setWindow(new ArrayList<>()).build();
-      List<GpuSeries> all = new ArrayList<>(state.getGpuSeries());
-      all.add(series);
-      state.setGpuSeries(all);
-    }
-    if (series.getSettledTime() >= 0 && t <= series.getSettledTime()) {
-      return false;
-    }
-    List<GpuPoint> window = new ArrayList<>(series.getWindow());
-    int i = 0;
-    while (i < window.size() && window.get(i).getTime() < t) {
-      i++;
-    }
-    if (i < window.size() && window.get(i).getTime() == t) {
-      window.set(i, new GpuPoint(t, util));
-    } else {
-      window.add(i, new GpuPoint(t, util));
-    }
-    long newest = window.get(window.size() - 1).getTime();
-    long cutoff = newest - settings.grace().toMillis();
-    while (!window.isEmpty() && (window.get(0).getTime() < cutoff || window.size() > MAX_WINDOW)) {
-      GpuPoint p = window.remove(0);
-      series.setSettledBusy(
-          series.getSettledBusy() + contribution(p, series.getSettledTime(), settings));
-      series.setSettledTime(p.getTime());
-      recordHistory(state, p.getTime());
-    }
-    series.setWindow(window);
-    return true;
-  }
-
-  private static double contribution(GpuPoint p, long previousTime, TimelineSettings settings) {
-    long span =
-        previousTime < 0
-            ? settings.gpuSampleInterval().toMillis()
-            : Math.min(p.getTime() - previousTime, settings.gpuMaxGap().toMillis());
-    return p.getValue() * span / 1000.0;
-  }
-
-  private static void recordHistory(TimelineState state, long time) {
-    List<GpuPoint> history = state.getBusyHistory();
-    if (!history.isEmpty() && time - history.get(history.size() - 1).getTime() < HISTORY_STEP_MS) {
-      return;
-    }
-    double settled = 0;
-    for (GpuSeries s : state.getGpuSeries()) {
-      settled += s.getSettledBusy();
-    }
-    List<GpuPoint> h = new ArrayList<>(history);
-    h.add(new GpuPoint(time, settled));
-    if (h.size() > HISTORY_POINTS) {
-      h.remove(0);
-    }
-    state.setBusyHistory(h);
-  }
-
-  /** Busy GPU-seconds of every sample so far, settled or not. */
-  static double total(TimelineState state, TimelineSettings settings) {
-    double total = 0;
-    for (GpuSeries s : state.getGpuSeries()) {
-      total += s.getSettledBusy();
-      long prev = s.getSettledTime();
-      for (GpuPoint p : s.getWindow()) {
-        total += contribution(p, prev, settings);
-        prev = p.getTime();
-      }
-    }
-    return total;
+  /** The span a sample stands for, ms: its interval (else one scrape interval), at most the gap. */
+  static long span(Long intervalMs, TimelineSettings settings) {
+    long span = intervalMs == null ? settings.gpuSampleInterval().toMillis() : intervalMs;
+    return Math.max(0, Math.min(span, settings.gpuMaxGap().toMillis()));
   }
 
   /**
-   * Busy GPU-seconds accumulated up to time {@code t}: exact for samples still in the window,
-   * interpolated between the once-a-minute history points for settled ones, and linear from the
-   * start of running before the first point.
+   * A sample's busy GPU time, microseconds: rounded per sample so that the sum over samples is an
+   * integer sum, exact in any order (a sum of doubles differs in its last digits by order).
    */
-  static double until(TimelineState state, long t, Long runningAt, TimelineSettings settings) {
-    double settledUntil = settledUntil(state, t, runningAt);
-    double windowed = 0;
-    for (GpuSeries s : state.getGpuSeries()) {
-      long prev = s.getSettledTime();
-      for (GpuPoint p : s.getWindow()) {
-        if (p.getTime() <= t) {
-          windowed += contribution(p, prev, settings);
-        }
-        prev = p.getTime();
-      }
-    }
-    return settledUntil + windowed;
+  static long busyMicros(double util, long spanMs) {
+    return Math.round(util * spanMs * 1000.0);
   }
 
-  private static double settledUntil(TimelineState state, long t, Long runningAt) {
-    List<GpuPoint> points = new ArrayList<>(state.getBusyHistory());
-    double settledTotal = 0;
-    long lastSettled = -1;
-    for (GpuSeries s : state.getGpuSeries()) {
-      settledTotal += s.getSettledBusy();
-      lastSettled = Math.max(lastSettled, s.getSettledTime());
+  /** Adds a sample at {@code t} of utilisation {@code util} standing for {@code spanMs}. */
+  static void add(TimelineState state, long t, double util, long spanMs) {
+    long busy = busyMicros(util, spanMs);
+    state.setBusyMicros(state.getBusyMicros() + busy);
+    state.setLastSampleAt(Math.max(state.getLastSampleAt(), t));
+    long minute = Math.floorDiv(t, MINUTE_MS) * MINUTE_MS;
+    List<BusyMinute> minutes = state.getBusyByMinute();
+    if (minutes.size() >= MINUTES_KEPT && minute < minutes.get(0).getMinute()) {
+      state.setBusyBeforeMinutesMicros(state.getBusyBeforeMinutesMicros() + busy);
+      return;
     }
-    if (lastSettled < 0) {
-      return 0;
+    List<BusyMinute> m = new ArrayList<>(minutes);
+    int i = 0;
+    while (i < m.size() && m.get(i).getMinute() < minute) {
+      i++;
     }
-    if (points.isEmpty() || points.get(points.size() - 1).getTime() < lastSettled) {
-      points.add(new GpuPoint(lastSettled, settledTotal));
+    if (i < m.size() && m.get(i).getMinute() == minute) {
+      m.set(i, new BusyMinute(minute, m.get(i).getBusyMicros() + busy));
+    } else {
+      m.add(i, new BusyMinute(minute, busy));
     }
-    if (t >= lastSettled) {
-      return settledTotal;
+    // The oldest minutes fold into one sum. The minutes kept are the latest 64 of all samples
+    // (a minute once folded or refused is older than 64 kept ones, and stays so), so the final
+    // state is the same in any order.
+    while (m.size() > MINUTES_KEPT) {
+      state.setBusyBeforeMinutesMicros(
+          state.getBusyBeforeMinutesMicros() + m.remove(0).getBusyMicros());
     }
-    GpuPoint first = points.get(0);
-    if (t < first.getTime()) {
-      if (runningAt == null || t <= runningAt || first.getTime() <= runningAt) {
+    state.setBusyByMinute(m);
+  }
+
+  /** Busy GPU-seconds of every sample so far. */
+  static double total(TimelineState state) {
+    return state.getBusyMicros() / 1e6;
+  }
+
+  /**
+   * Busy GPU-seconds of the samples up to time {@code t}: whole minutes before it, the minute of
+   * {@code t} pro rata, and, before the minutes kept, linear from the start of running.
+   */
+  static double until(TimelineState state, long t, Long runningAt) {
+    List<BusyMinute> minutes = state.getBusyByMinute();
+    double before = state.getBusyBeforeMinutesMicros() / 1e6;
+    if (minutes.isEmpty()) {
+      return t >= state.getLastSampleAt() ? total(state) : 0;
+    }
+    long first = minutes.get(0).getMinute();
+    if (t < first) {
+      if (before == 0 || runningAt == null || t <= runningAt || first <= runningAt) {
         return 0;
       }
-      return first.getValue() * (t - runningAt) / (double) (first.getTime() - runningAt);
+      return before * (t - runningAt) / (double) (first - runningAt);
     }
-    for (int i = 1; i < points.size(); i++) {
-      GpuPoint a = points.get(i - 1);
-      GpuPoint b = points.get(i);
-      if (t <= b.getTime()) {
-        double f = (t - a.getTime()) / (double) Math.max(1, b.getTime() - a.getTime());
-        return a.getValue() + f * (b.getValue() - a.getValue());
+    double sum = before;
+    for (BusyMinute p : minutes) {
+      long end = p.getMinute() + MINUTE_MS;
+      double busy = p.getBusyMicros() / 1e6;
+      if (t >= end) {
+        sum += busy;
+      } else if (t > p.getMinute()) {
+        sum += busy * (t - p.getMinute()) / (double) MINUTE_MS;
       }
     }
-    return settledTotal;
+    return sum;
   }
 }

@@ -20,7 +20,7 @@ import java.util.Map;
  *
  * <p>A request log line sent twice (a shipper retries a batch after a timeout or a 503) names the
  * same pod, time and request id: the second's id set counts it once. Lines without an id count as
- * they come. Pure.
+ * they come. A GPU sample delivered twice (series and time) counts once the same way. Pure.
  */
 public final class InputSeconds {
 
@@ -48,21 +48,27 @@ public final class InputSeconds {
         .build();
   }
 
+  /** Why an input was not added: a request line already counted in its second. */
+  public static final String DUPLICATE_REQUEST = "duplicate-request";
+
+  /** Why an input was not added: the same GPU sample (series and time) already counted. */
+  public static final String DUPLICATE_GPU_SAMPLE = "duplicate-gpu-sample";
+
+  /** Why an input was not added: a GPU sample with neither utilisation field. */
+  public static final String NO_UTILISATION = "gpu-no-utilisation";
+
   /**
-   * Adds a request; false (and nothing changes) when its id was already seen in this second.
+   * Adds a request; returns why not (and changes nothing) when its id was already seen in this
+   * second, else null.
    *
    * @param serviceSloMs the SLO of the request's service, or null when it has none (the pod's
    *     priority class decides, later)
    */
-  public static boolean addRequest(InputSecond b, RequestLog r, Double serviceSloMs) {
-    if (r.getRequestId() != null && !r.getRequestId().isEmpty()) {
-      long id = idHash(r.getRequestId());
-      List<Long> ids = mutable(b.getIds(), b::setIds);
-      int at = Collections.binarySearch(ids, id);
-      if (at >= 0) {
-        return false;
-      }
-      ids.add(-at - 1, id);
+  public static String addRequest(InputSecond b, RequestLog r, Double serviceSloMs) {
+    if (r.getRequestId() != null
+        && !r.getRequestId().isEmpty()
+        && !addId(b, idHash(r.getRequestId()))) {
+      return DUPLICATE_REQUEST;
     }
     b.setLatest(Math.max(b.getLatest(), r.getTime()));
     b.setRequests(b.getRequests() + 1);
@@ -82,29 +88,42 @@ public final class InputSeconds {
         mutable(b.getClassLatencies(), b::setClassLatencies).add(latency);
       }
     }
+    return null;
+  }
+
+  /** Adds an id hash to the second's sorted set; false when it was there. */
+  private static boolean addId(InputSecond b, long id) {
+    List<Long> ids = mutable(b.getIds(), b::setIds);
+    int at = Collections.binarySearch(ids, id);
+    if (at >= 0) {
+      return false;
+    }
+    ids.add(-at - 1, id);
     return true;
   }
 
-  /** Adds a GPU sample's utilisation; false when it carries none. */
-  public static boolean addGpu(InputSecond b, GpuSample g) {
+  /**
+   * Adds a GPU sample's utilisation and the span it stands for; returns why not when it carries no
+   * utilisation or was counted before (the same series and time, in the de-duplication window),
+   * else null.
+   */
+  public static String addGpu(InputSecond b, GpuSample g) {
     Double util = GpuBusy.utilisation(g);
     if (util == null) {
-      return false;
+      return NO_UTILISATION;
+    }
+    String series = GpuBusy.seriesId(g);
+    if (!addId(b, idHash("gpu " + series + " " + g.getTime()))) {
+      return DUPLICATE_GPU_SAMPLE;
     }
     b.setLatest(Math.max(b.getLatest(), g.getTime()));
-    String series = GpuBusy.seriesId(g);
     List<GpuReading> readings = mutable(b.getGpu(), b::setGpu);
     int i = 0;
     while (i < readings.size() && order(readings.get(i), series, g.getTime()) < 0) {
       i++;
     }
-    GpuReading r = new GpuReading(series, g.getTime(), util);
-    if (i < readings.size() && order(readings.get(i), series, g.getTime()) == 0) {
-      readings.set(i, r); // the same sample again: a duplicate changes nothing
-    } else {
-      readings.add(i, r);
-    }
-    return true;
+    readings.add(i, new GpuReading(series, g.getTime(), util, g.getIntervalMs()));
+    return null;
   }
 
   /** Notes where an input came from, for a dead letter if no pod ever held the name. */
@@ -136,8 +155,8 @@ public final class InputSeconds {
   }
 
   /**
-   * Takes what is pending: returns a copy holding it and leaves {@code b} with only its request ids
-   * (for de-duplication), marked applied.
+   * Takes what is pending: returns a copy holding it and leaves {@code b} with only its ids (of
+   * request lines and GPU samples, for de-duplication), marked applied.
    */
   public static InputSecond take(InputSecond b) {
     // Moves the lists over rather than copying them: a builder made from a record deep-copies it.
@@ -169,9 +188,10 @@ public final class InputSeconds {
   }
 
   /**
-   * A 64-bit FNV-1a hash of a request id. Written here rather than taken from a library: ten lines,
-   * and only the streams app's de-duplication needs it (8 bytes per id instead of the id itself;
-   * among the few thousand ids of one pod in one window, a collision is about 1 in 10^12).
+   * A 64-bit FNV-1a hash of a request id, or of a GPU sample's series and time. Written here rather
+   * than taken from a library: ten lines, and only the streams app's de-duplication needs it (8
+   * bytes per id instead of the id itself; among the tens of thousands of ids of one pod in one
+   * window, a collision is about 1 in 10^10).
    */
   static long idHash(String id) {
     long h = 0xcbf29ce484222325L;

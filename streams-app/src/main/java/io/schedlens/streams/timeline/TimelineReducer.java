@@ -401,32 +401,26 @@ public final class TimelineReducer {
 
   // ---------------------------------------------------------------- GPU samples and requests
 
-  /** Applies a DCGM sample of one of the pod's GPUs. */
+  /**
+   * Applies a DCGM sample of one of the pod's GPUs on its own: the tests' and tools' way in. The
+   * pod stage gives samples a second at a time ({@link #apply(TimelineState, InputSecond)}), having
+   * counted each sample once.
+   */
   public Change apply(TimelineState s, GpuSample g) {
     Double util = GpuBusy.utilisation(g);
     if (util == null) {
       return Change.NONE;
     }
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), g.getTime()));
-    return GpuBusy.add(s, g, util, settings) ? Change.countersOnly() : Change.NONE;
+    GpuBusy.add(s, g.getTime(), util, GpuBusy.span(g.getIntervalMs(), settings));
+    return Change.countersOnly();
   }
 
-  /** Whether a sample came too late to count (older than what was already settled). */
-  public boolean tooLate(TimelineState s, GpuSample g) {
-    return GpuBusy.tooLate(s, GpuBusy.seriesId(g), g.getTime());
-  }
-
-  /**
-   * Applies one second of the pod's GPU samples and requests (see {@link InputSeconds}); returns
-   * how many of its GPU samples came too late to count (older than what was already settled).
-   */
-  public int apply(TimelineState s, InputSecond in) {
-    int late = 0;
+  /** Applies one second of the pod's GPU samples and requests (see {@link InputSeconds}). */
+  public void apply(TimelineState s, InputSecond in) {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), in.getLatest()));
     for (GpuReading r : in.getGpu()) {
-      if (!GpuBusy.add(s, r.getSeries(), r.getTime(), r.getUtil(), settings)) {
-        late++;
-      }
+      GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
     }
     if (in.getRequests() > 0) {
       s.setRequests(s.getRequests() + in.getRequests());
@@ -448,7 +442,6 @@ public final class TimelineReducer {
       }
       s.setSloBreaches(s.getSloBreaches() + breaches(s, in));
     }
-    return late;
   }
 
   /** SLO breaches among one second's requests, for the pod of {@code s}. */

@@ -209,7 +209,7 @@ public final class TimelineView {
     if (running != null && s.getGpus() > 0) {
       long end = terminated != null ? terminated : Math.max(now, running);
       allocated = s.getGpus() * Math.max(0, end - running) / 1000.0;
-      busy = GpuBusy.total(s, settings);
+      busy = GpuBusy.total(s);
       idle = Math.max(0.0, allocated - busy);
       if (disruption != null && terminated != null && canComplete(workload)) {
         long from =
@@ -217,8 +217,7 @@ public final class TimelineView {
                 running,
                 s.getCheckpointAt() == null ? running : Math.min(s.getCheckpointAt(), terminated));
         wasted = s.getGpus() * Math.max(0, terminated - from) / 1000.0;
-        wastedBusy =
-            Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running, settings)));
+        wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
       }
     }
 

@@ -523,15 +523,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
         b.setIds(new ArrayList<>(ids.getIds()));
       }
     }
-    boolean added =
+    String refused =
         input instanceof RequestLog r
             ? InputSeconds.addRequest(b, r, serviceSlo(r))
             : InputSeconds.addGpu(b, (GpuSample) input);
-    if (!added) {
-      metrics
-          .lateRecords
-          .labelValues(input instanceof RequestLog ? "duplicate-request" : "gpu-no-utilisation")
-          .inc();
+    if (refused != null) {
+      metrics.lateRecords.labelValues(refused).inc();
       return;
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
@@ -588,10 +585,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private void apply(String key, PodsOfName pods, TimelineState s, InputSecond in) {
     try {
       long breaches = reducer.breaches(s, in);
-      int late = reducer.apply(s, in);
-      if (late > 0) {
-        metrics.lateRecords.labelValues("gpu-sample").inc(late);
-      }
+      reducer.apply(s, in);
       if (in.getRequests() > 0) {
         podMetrics.countRequests(s, in.getRequests(), in.getErrors(), breaches);
         FactsToTell.requests(s, in.getSecond(), in.getErrors(), breaches).ifPresent(this::tell);

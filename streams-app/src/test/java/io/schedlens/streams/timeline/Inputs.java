@@ -218,7 +218,17 @@ public final class Inputs {
 
   public static GpuSample gpu(
       String uuid, String namespace, String pod, long time, double utilPercent) {
+    return gpu(uuid, namespace, pod, time, utilPercent, null);
+  }
+
+  /**
+   * A sample as the collector sends it: {@code intervalMs} since the previous sample of the GPU
+   * (null for the first since the collector started).
+   */
+  public static GpuSample gpu(
+      String uuid, String namespace, String pod, long time, double utilPercent, Long intervalMs) {
     return GpuSample.newBuilder()
+        .setIntervalMs(intervalMs)
         .setTime(time)
         .setNode("gpu-node-1")
         .setGpu("0")

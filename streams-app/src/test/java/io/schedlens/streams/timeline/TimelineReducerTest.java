@@ -270,14 +270,15 @@ public class TimelineReducerTest {
     PodTimeline once = finalView(s);
 
     for (Object i : in) {
+      if (i instanceof io.schedlens.avro.GpuSample) {
+        continue; // a sample delivered twice is the pod stage's to count once (its second's ids)
+      }
       Object again =
           i instanceof PodObservation p
               ? PodObservation.newBuilder(p).setChangeType(ChangeType.RELIST).build()
               : i;
       Change c = reducer.applyAny(s, again);
-      if (!(i instanceof io.schedlens.avro.GpuSample)) {
-        assertThat(c.isNone()).as("re-applying %s", i.getClass().getSimpleName()).isTrue();
-      }
+      assertThat(c.isNone()).as("re-applying %s", i.getClass().getSimpleName()).isTrue();
     }
 
     assertThat(finalView(s)).isEqualTo(once);

@@ -3,6 +3,7 @@ package io.schedlens.streams.topology;
 import static io.schedlens.streams.timeline.Inputs.at;
 import static io.schedlens.streams.timeline.Inputs.sec;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
@@ -205,8 +206,10 @@ class TimelineTopologyTest {
             .phase("Running")
             .running("srv", 2, 0, true);
     pipe(first.seen(ChangeType.ADDED, 2));
-    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(30), 100));
-    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(45), 100));
+    // The collector's scrapes of GPU-1 at 30, 45, 59, 80 and 95 s, each with the time since the
+    // previous one.
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(30), 100, null));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(45), 100, 15_000L));
     first.terminated("srv", 2, 60, 0, "Completed");
     pipe(first.seen(ChangeType.DELETED, 61));
     Inputs.Pod second =
@@ -219,16 +222,17 @@ class TimelineTopologyTest {
             .running("srv", 64, 0, true);
     pipe(second.seen(ChangeType.ADDED, 64));
     // A late sample of the first incarnation, then samples of the second.
-    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(59), 100));
-    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(80), 50));
-    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(95), 50));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(59), 100, 14_000L));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(80), 50, 21_000L));
+    pipe(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(95), 50, 15_000L));
     driver.markAll(at(96));
     driver.settle();
 
     Map<String, PodTimeline> latest = latestByUid();
-    // First: 3 samples at 100 % (15 s first, 15 s, 14 s) = 44 GPU-s. Second: 15 + 15 at 50 % = 15.
+    // First: 3 samples at 100 % (the first standing for one scrape interval, 15 s; then 15 s and
+    // 14 s) = 44 GPU-s. Second: 21 s (since the GPU's sample at 59 s) + 15 s at 50 % = 18.
     assertThat(latest.get("u-web-0-a").getBusyGpuSeconds()).isEqualTo(44.0);
-    assertThat(latest.get("u-web-0-b").getBusyGpuSeconds()).isEqualTo(15.0);
+    assertThat(latest.get("u-web-0-b").getBusyGpuSeconds()).isEqualTo(18.0);
   }
 
   @Test
@@ -612,12 +616,16 @@ class TimelineTopologyTest {
     pods.add(first.seen(ChangeType.DELETED, 86.5));
     pods.add(second.seen(ChangeType.ADDED, 91.2));
     List<Object> named = new ArrayList<>();
+    Long previous = null;
     for (int s = 4; s < 180; s++) {
       if (s > 86 && s < 91) {
         continue; // nothing served between the two
       }
       named.add(Inputs.request("ai-lab", "web-0", "chat", at(s + 0.5), 200, 100));
-      named.add(Inputs.gpu("GPU-1", "ai-lab", "web-0", at(s), 50));
+      named.add(
+          Inputs.gpu(
+              "GPU-1", "ai-lab", "web-0", at(s), 50, previous == null ? null : at(s) - previous));
+      previous = at(s);
     }
     // Samples and requests first, their topics marked as they go; the pods topic marked nowhere.
     long last = Long.MIN_VALUE;
@@ -641,8 +649,10 @@ class TimelineTopologyTest {
     assertThat(driver.dlq.isEmpty()).as("no unknown-pod dead letter").isTrue();
     assertThat(latest.get("u-web-a").getRequests()).isEqualTo(86 - 4 + 1);
     assertThat(latest.get("u-web-b").getRequests()).isEqualTo(180 - 91);
+    // a: the first sample stands for one scrape interval (15 s), the others for 1 s, at 50 %;
+    // b: its first sample stands for the 5 s since the GPU's previous one.
     assertThat(latest.get("u-web-a").getBusyGpuSeconds()).isEqualTo(7.5 + 82 * 0.5);
-    assertThat(latest.get("u-web-b").getBusyGpuSeconds()).isEqualTo(7.5 + 88 * 0.5);
+    assertThat(latest.get("u-web-b").getBusyGpuSeconds()).isEqualTo(2.5 + 88 * 0.5);
   }
 
   /** A shipper that got no answer sends the batch again: each line counts once. */
@@ -680,6 +690,51 @@ class TimelineTopologyTest {
     assertThat(t.getErrors()).isEqualTo(2);
     assertThat(t.getSloBreaches()).as("900 ms over the 500 ms SLO of chat").isEqualTo(20);
     assertThat(metrics.lateRecords.labelValues("duplicate-request").get()).isEqualTo(11.0);
+  }
+
+  /**
+   * GPU samples in any order within the grace period, some delivered twice, give the busy time of
+   * the samples in order, counted once: each carries the span it stands for, and the sum does not
+   * depend on order (it did when the span was taken from whichever sample had arrived before).
+   */
+  @Test
+  void shouldCountGpuSamplesInAnyOrderAndEachOnce() {
+    Inputs.Pod p =
+        new Inputs.Pod("u-asr", "ai-lab", "asr-0", "StatefulSet", "asr", "batch-low", 500, 1)
+            .condition("PodScheduled", "True", 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("asr", 2, 0, true);
+    List<GpuSample> samples = new ArrayList<>();
+    for (int i = 0; i < 600; i++) {
+      // 10 Hz, utilisation varying, each with the 100 ms since the previous one
+      samples.add(
+          Inputs.gpu(
+              "GPU-1", "ai-lab", "asr-0", at(3 + i * 0.1), (i * 37) % 101, i == 0 ? null : 100L));
+    }
+    double expected = 0; // the first sample (0 %) stands for one scrape interval
+    for (int i = 1; i < 600; i++) {
+      expected += ((i * 37) % 101) / 100.0 * 0.1;
+    }
+    List<Double> busy = new ArrayList<>();
+    for (long seed : List.of(1L, 2L, 3L)) {
+      metrics = new StreamsMetrics();
+      driver = new StageDriver(SETTINGS, stateDir.resolve("r" + seed), metrics);
+      List<Object> in = new ArrayList<>(samples);
+      java.util.Collections.shuffle(in, new java.util.Random(seed));
+      in.addAll(samples.subList(100, 150)); // delivered twice
+      in.add(0, p.seen(ChangeType.ADDED, 2.5));
+      driver.markAll(at(1));
+      in.forEach(this::pipe);
+      finish(80);
+      busy.add(latestByUid().get("u-asr").getBusyGpuSeconds());
+      assertThat(metrics.lateRecords.labelValues("duplicate-gpu-sample").get()).isEqualTo(50.0);
+      driver.close();
+      driver = null;
+    }
+    double inOrder = expected;
+    assertThat(busy).allSatisfy(b -> assertThat(b).isCloseTo(inOrder, within(1e-6)));
+    assertThat(busy).as("the same number to the last digit").containsOnly(busy.get(0));
   }
 
   @Test
