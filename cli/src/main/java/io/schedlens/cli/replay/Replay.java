@@ -5,6 +5,7 @@ import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
@@ -74,12 +75,20 @@ public final class Replay {
   private static final Duration QUIET = Duration.ofSeconds(3);
 
   /** What a replay produced. */
+  /**
+   * What a replay computed.
+   *
+   * @param preemptions the latest record per key of schedlens.preemptions
+   * @param deadLetterKeys every dead letter of the streams app as "reason source key", sorted
+   */
   public record Result(
       Map<String, PodTimeline> timelines,
       Map<String, WorkloadTimeline> workloads,
+      Map<String, Preemption> preemptions,
       Map<String, Integer> produced,
       Unusable unusable,
       Map<String, Integer> deadLetters,
+      List<String> deadLetterKeys,
       ExperimentReport report,
       Path out) {}
 
@@ -121,6 +130,8 @@ public final class Replay {
       Conditions conditions;
       Map<String, Integer> deadLetters;
       Map<String, String> deadLetterExamples = new TreeMap<>();
+      List<String> deadLetterKeys = new ArrayList<>();
+      Map<String, Preemption> preemptions = new TreeMap<>();
       try {
         produce(kafka, topics, records, inputs);
         say("produced %,d records; waiting for the last timelines", inputs.size());
@@ -137,7 +148,11 @@ public final class Replay {
                     .filter(e -> e != null)
                     .findFirst()
                     .orElse("replay"));
-        deadLetters = deadLetters(kafka, topics, deadLetterExamples);
+        deadLetters = deadLetters(kafka, topics, deadLetterExamples, deadLetterKeys);
+        try (KafkaConsumer<String, Preemption> consumer =
+            TopicConsumers.fromBeginning(kafka, topics.preemptions)) {
+          TopicConsumers.readToEnd(consumer, r -> preemptions.put(r.key(), r.value()));
+        }
         if (!deadLetters.isEmpty()) {
           say("dead-lettered by the streams app: %s; e.g. %s", deadLetters, deadLetterExamples);
         }
@@ -162,7 +177,16 @@ public final class Replay {
           timelines.values().stream().filter(PodTimeline::getFinal$).count(),
           workloads.size(),
           (System.nanoTime() - t0) / 1e9);
-      return new Result(timelines, workloads, produced, unusable, deadLetters, report, outDir);
+      return new Result(
+          timelines,
+          workloads,
+          preemptions,
+          produced,
+          unusable,
+          deadLetters,
+          deadLetterKeys,
+          report,
+          outDir);
     } finally {
       deleteTree(stateDir);
     }
@@ -333,11 +357,21 @@ public final class Replay {
     try (KafkaProducer<byte[], byte[]> producer =
             new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         Admin admin = Admin.create(kafka)) {
+      long seed = config.getLong(ReplayConfig.SHUFFLE);
+      java.util.Random shuffle = seed == 0 ? null : new java.util.Random(seed);
       int i = 0;
       while (i < inputs.size()) {
         long end = inputs.get(i).eventTime() + slice;
+        List<Outgoing> batch = new ArrayList<>();
         while (i < inputs.size() && inputs.get(i).eventTime() < end) {
-          producer.send(ProducerRecords.data(inputs.get(i++), partitions));
+          batch.add(inputs.get(i++));
+        }
+        if (shuffle != null) {
+          // Any order within a slice is one a collector may deliver: the slice's mark follows.
+          java.util.Collections.shuffle(batch, shuffle);
+        }
+        for (Outgoing o : batch) {
+          producer.send(ProducerRecords.data(o, partitions));
         }
         mark(producer, records, end - 1, partitions);
         producer.flush();
@@ -442,7 +476,7 @@ public final class Replay {
   }
 
   private static Map<String, Integer> deadLetters(
-      Map<String, Object> kafka, Topics topics, Map<String, String> examples) {
+      Map<String, Object> kafka, Topics topics, Map<String, String> examples, List<String> keys) {
     Map<String, Integer> reasons = new TreeMap<>();
     try (KafkaConsumer<String, DeadLetter> consumer =
         TopicConsumers.fromBeginning(kafka, topics.deadLetters)) {
@@ -451,6 +485,14 @@ public final class Replay {
           r -> {
             if (r.value() != null) {
               reasons.merge(r.value().getReason(), 1, Integer::sum);
+              keys.add(
+                  r.value().getReason()
+                      + " "
+                      + r.value().getSource()
+                      + " "
+                      + (r.value().getKey() == null
+                          ? "-"
+                          : StandardCharsets.UTF_8.decode(r.value().getKey().duplicate())));
               examples.putIfAbsent(
                   r.value().getReason(),
                   r.value().getSource()
@@ -463,6 +505,7 @@ public final class Replay {
             }
           });
     }
+    java.util.Collections.sort(keys);
     return reasons;
   }
 

@@ -26,6 +26,7 @@ public final class ReplayConfig extends AppConfig {
   public static final String PARTITIONS = "partitions";
   public static final String TIMEOUT = "timeout";
   public static final String GUARDRAILS = "guardrails";
+  public static final String SHUFFLE = "shuffle.seed";
 
   /** Streams app settings that shape the timelines, passed through unchanged. */
   public static final String SLICE = "slice";
@@ -102,6 +103,12 @@ public final class ReplayConfig extends AppConfig {
                 "0s",
                 Importance.LOW,
                 "Event time produced between two progress marks (0: one grace period). Changes how fast a replay runs, never what it says.")
+            .define(
+                SHUFFLE,
+                Type.LONG,
+                0L,
+                Importance.LOW,
+                "0: each slice is produced in event-time order. Any other number: in an order shuffled with this seed, across topics and partitions, as a collector and shippers may deliver it; the timelines must not change (a check of determinism).")
             .define(
                 TIMEOUT,
                 Type.STRING,
