@@ -373,12 +373,18 @@ public final class TimelineReducer {
     }
   }
 
-  /** Tells the preemptor, once per better knowledge of who it is. */
+  /**
+   * Tells the preemptor, once per better knowledge of who it is, and only once the victim knows its
+   * own namespace and name: the preemptor's answer is routed by them. (A victim's Preempted event
+   * may come before its first pod observation; the link then goes out with that observation.)
+   */
   private static List<Outbound> linkToPreemptor(TimelineState s) {
     PodRef p = s.getPreemptor();
     if (p == null
         || s.getPreemptorQuality() <= s.getLinkedQuality()
-        || s.getPreemptorQuality() == BY_PREEMPTOR_ITSELF) {
+        || s.getPreemptorQuality() == BY_PREEMPTOR_ITSELF
+        || s.getNamespace() == null
+        || s.getName() == null) {
       return List.of();
     }
     if (p.getUid() == null && (p.getNamespace() == null || p.getName() == null)) {

@@ -341,6 +341,32 @@ public class TimelineReducerTest {
   }
 
   @Test
+  void shouldLinkToThePreemptorOnlyOnceTheVictimKnowsItsOwnName() {
+    List<Object> life = preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0");
+    Object event = life.get(life.size() - 1);
+    TimelineState victim = TimelineReducer.empty("u-asr-1");
+
+    Change early = reducer.applyAny(victim, event);
+    assertThat(early.outbound())
+        .as("the answer could not find a victim that does not know its own name yet")
+        .isEmpty();
+
+    List<Outbound> later = new ArrayList<>();
+    for (Object o : life.subList(0, life.size() - 1)) {
+      later.addAll(reducer.applyAny(victim, o).outbound());
+    }
+    assertThat(later)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            Outbound.ToPreemptor.class,
+            l -> {
+              assertThat(l.link().getVictimNamespace()).isEqualTo("ai-lab");
+              assertThat(l.link().getVictimName()).isEqualTo("asr-batch-x1");
+              assertThat(l.link().getPreemptorUid()).isEqualTo("u-chat-0");
+            });
+  }
+
+  @Test
   void shouldTakeThePreemptorsOwnAnswerForItsPriorityClass() {
     TimelineState victim = run(preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
     TimelineState preemptor = run(interactiveLife());

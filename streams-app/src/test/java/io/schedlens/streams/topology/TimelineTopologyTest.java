@@ -121,6 +121,36 @@ class TimelineTopologyTest {
     return in;
   }
 
+  /**
+   * A victim's Preempted event read before the victim's own pod observation (another topic, within
+   * the grace period): the victim links to its preemptor once it knows its own name, so the
+   * preemptor's answer (its priority class) finds it. Found by the determinism suite on the dense
+   * scenario, where the answer was lost in some runs.
+   */
+  @Test
+  void shouldGetThePreemptorsAnswerWhenTheVictimsEventComesBeforeItsPod() {
+    start();
+    List<Object> in = new ArrayList<>(scenario());
+    Object event =
+        in.stream()
+            .filter(i -> i instanceof ClusterEvent e && "Preempted".equals(e.getReason()))
+            .filter(i -> ((ClusterEvent) i).getRegarding().getUid().equals("u-asr-1"))
+            .findFirst()
+            .orElseThrow();
+    in.remove(event);
+    pipe(event);
+    pipeAll(in);
+    finish(311 + 130);
+
+    PodTimeline victim = latestByUid().get("u-asr-1");
+    assertThat(victim.getFinal$()).isTrue();
+    assertThat(victim.getPreemptor().getUid()).isEqualTo("u-chat-0");
+    assertThat(victim.getPreemptor().getPriorityClass())
+        .as("answered by the preemptor")
+        .isEqualTo("interactive");
+    assertThat(latestByUid().get("u-chat-0").getVictims()).containsExactly("u-asr-1", "u-asr-2");
+  }
+
   @Test
   void shouldLinkPreemptorAndVictimsBothWaysAndEmitOnePreemptionPerVictim() {
     start();
