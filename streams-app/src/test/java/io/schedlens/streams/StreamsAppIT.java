@@ -259,24 +259,97 @@ class StreamsAppIT {
         HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
   }
 
-  @Test
-  void shouldEqualAnUninterruptedRunAfterAHardKill(@TempDir Path crashState) throws Exception {
-    List<Object> inputs = ScenarioInputs.cluster(ROUNDS);
+  /** The finals and preemptions of an uninterrupted run of the cluster scenario (run once). */
+  record Clean(
+      Map<String, PodTimeline> finals, List<ConsumerRecord<String, Preemption>> preemptions) {}
 
-    Topics clean = topics("clean.");
-    ScenarioInputs.produce(broker.bootstrapServers(), clean, inputs, true);
+  static Clean clean;
+
+  static synchronized Clean clean(Path stateDir) {
+    if (clean == null) {
+      Topics t = topics("clean.");
+      ScenarioInputs.produce(broker.bootstrapServers(), t, ScenarioInputs.cluster(ROUNDS), true);
+      StreamsAppConfig config =
+          StreamsAppConfig.from(
+              CommandLineSettings.load(
+                  StreamsAppConfig.DEF,
+                  new StreamsAppIT().args("clean.", "clean-app", stateDir),
+                  Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+      try (StreamsApp app = StreamsApp.start(config)) {
+        clean = new Clean(finals(t, PODS), preemptions(t, ROUNDS * 2));
+      }
+    }
+    return clean;
+  }
+
+  /**
+   * The pods stream minutes behind the GPU samples and requests (its topic paused, as behind a
+   * collector restart, a slow partition or a backlog): every sample and request waits for the pod
+   * that announces it, none is declared an unknown pod, and the timelines equal an uninterrupted
+   * run's.
+   */
+  @Test
+  void shouldAttributeEverySampleAndRequestWhenThePodsStreamLagsByMinutes(@TempDir Path lagState)
+      throws Exception {
+    Clean expected = clean(stateDir);
+    List<Object> inputs = ScenarioInputs.cluster(ROUNDS);
+    List<Object> pods =
+        inputs.stream().filter(i -> i instanceof io.schedlens.avro.PodObservation).toList();
+    List<Object> rest =
+        inputs.stream().filter(i -> !(i instanceof io.schedlens.avro.PodObservation)).toList();
+    Topics t = topics("lag.");
     StreamsAppConfig config =
         StreamsAppConfig.from(
             CommandLineSettings.load(
                 StreamsAppConfig.DEF,
-                args("clean.", "clean-app", stateDir),
+                args("lag.", "lag-app", lagState),
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
-    Map<String, PodTimeline> expected;
-    List<ConsumerRecord<String, Preemption>> expectedPreemptions;
-    try (StreamsApp app = StreamsApp.start(config)) {
-      expected = finals(clean, PODS);
-      expectedPreemptions = preemptions(clean, ROUNDS * 2);
+    try (io.schedlens.testsupport.InputProducer producer =
+            new io.schedlens.testsupport.InputProducer(broker.bootstrapServers(), t, 2);
+        StreamsApp app = StreamsApp.start(config)) {
+      producer.hold(t.pods.name());
+      producer.produce(rest);
+      long span =
+          ScenarioInputs.timestampOf(rest.get(rest.size() - 1))
+              - ScenarioInputs.timestampOf(rest.get(0));
+      assertThat(span).as("the other inputs run minutes ahead").isGreaterThan(180_000);
+      HttpClient http = HttpClient.newHttpClient();
+      // The app has read everything but the pods (the requests and GPU topics have no lag).
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .untilAsserted(
+              () ->
+                  assertThat(get(http, app.baseUrl() + "/metrics").body())
+                      .containsPattern(
+                          "schedlens_consumer_lag_records\\{topic=\"lag.requests\"\\} 0.0")
+                      .containsPattern(
+                          "schedlens_consumer_lag_records\\{topic=\"lag.gpu-samples\"\\} 0.0"));
+      producer.release(t.pods.name());
+      producer.produce(pods);
+      producer.end();
+
+      Map<String, PodTimeline> finals = finals(t, PODS);
+      try (TopicReader<io.schedlens.avro.DeadLetter> r =
+          new TopicReader<>(
+              broker.bootstrapServers(),
+              t.deadLetters.name(),
+              t.deadLetters.valueSerde().deserializer())) {
+        assertThat(r.readFor(Duration.ofSeconds(2)))
+            .extracting(d -> d.value().getReason() + ": " + d.value().getDetail())
+            .as("dead letters")
+            .isEmpty();
+      }
+      assertThat(finals).isEqualTo(expected.finals());
+      assertThat(finals.get("u-chat-1").getRequests()).isEqualTo(20);
+      assertThat(finals.values()).allSatisfy(f -> assertThat(f.getBusyGpuSeconds()).isPositive());
     }
+  }
+
+  @Test
+  void shouldEqualAnUninterruptedRunAfterAHardKill(@TempDir Path crashState) throws Exception {
+    List<Object> inputs = ScenarioInputs.cluster(ROUNDS);
+    Map<String, PodTimeline> expected = clean(stateDir).finals();
+    List<ConsumerRecord<String, Preemption>> expectedPreemptions = clean(stateDir).preemptions();
 
     Topics crash = topics("crash.");
     int half = inputs.size() / 2;

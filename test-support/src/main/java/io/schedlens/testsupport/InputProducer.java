@@ -27,6 +27,7 @@ public final class InputProducer implements AutoCloseable {
   private final Topics topics;
   private final int partitions;
   private final KafkaProducer<byte[], byte[]> producer;
+  private final java.util.Set<String> held = new java.util.HashSet<>();
   private long lastMark = Long.MIN_VALUE;
 
   public InputProducer(String bootstrap, Topics topics, int partitions) {
@@ -59,7 +60,23 @@ public final class InputProducer implements AutoCloseable {
     producer.flush();
   }
 
-  /** A progress mark of {@code time} on every partition of every input topic. */
+  /**
+   * Marks no more on {@code topic} until {@link #release}: a producer that stopped (a paused
+   * partition, a collector that is down), or a topic another producer marks (the collector's own
+   * request-log and GPU topics beside a test's pod observations).
+   */
+  public InputProducer hold(String topic) {
+    held.add(topic);
+    return this;
+  }
+
+  /** Marks {@code topic} again from the next mark on. */
+  public InputProducer release(String topic) {
+    held.remove(topic);
+    return this;
+  }
+
+  /** A progress mark of {@code time} on every partition of every input topic not held. */
   public void mark(long time) {
     lastMark = Math.max(lastMark, time);
     for (String topic :
@@ -69,6 +86,9 @@ public final class InputProducer implements AutoCloseable {
             topics.gpuSamples.name(),
             topics.requests.name(),
             topics.workloads.name())) {
+      if (held.contains(topic)) {
+        continue;
+      }
       for (int p = 0; p < partitions; p++) {
         producer.send(
             new ProducerRecord<>(
