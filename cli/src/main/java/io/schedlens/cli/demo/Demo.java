@@ -18,8 +18,10 @@ import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
+import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.live.DcgmExporterServer;
 import io.schedlens.simulator.live.KubernetesClusterWriter;
+import io.schedlens.simulator.live.RecordingTee;
 import io.schedlens.simulator.live.RequestShipper;
 import io.schedlens.simulator.live.SimClock;
 import io.schedlens.simulator.live.SimulatedApiServer;
@@ -184,8 +186,24 @@ public final class Demo {
       say("streams app: %s/metrics, %s/api/pods?state=all", streams.baseUrl(), streams.baseUrl());
 
       KubernetesClusterWriter writer = new KubernetesClusterWriter(api.client());
+      String record = config.getString(DemoConfig.RECORD);
       clock.start();
-      List<PodTruth> truth = simulator.run(writer, shipper, clock, progress(simulator, collector));
+      List<PodTruth> truth;
+      if (record.isEmpty()) {
+        truth = simulator.run(writer, shipper, clock, progress(simulator, collector));
+      } else {
+        try (ClusterRecorder recorder =
+            new ClusterRecorder(
+                Path.of(record),
+                simulator.gpus(),
+                simulator.nodes(),
+                origin,
+                scenario.scrapeInterval().toMillis())) {
+          RecordingTee tee = new RecordingTee(writer, shipper, clock, recorder);
+          truth = simulator.run(tee, tee, tee, progress(simulator, collector));
+        }
+        say("recorded the simulated cluster in %s (./schedlens replay reads it)", record);
+      }
       clock.simulationDone();
       shipper.flush();
       say(

@@ -23,6 +23,7 @@ public final class DemoConfig extends AppConfig {
   public static final String PARTITIONS = "partitions";
   public static final String FINALS_TIMEOUT = "finals.timeout";
   public static final String STATE_DIR = "state.dir";
+  public static final String RECORD = "record";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -90,7 +91,13 @@ public final class DemoConfig extends AppConfig {
               Type.STRING,
               "",
               Importance.LOW,
-              "State directory of the streams app. Empty: a temporary directory, removed at the end.");
+              "State directory of the streams app. Empty: a temporary directory, removed at the end.")
+          .define(
+              RECORD,
+              Type.STRING,
+              "",
+              Importance.LOW,
+              "Directory to record the simulated cluster in while the demo runs (as simulate --record does), for ./schedlens replay of the same cluster. Empty: no recording.");
 
   public DemoConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
