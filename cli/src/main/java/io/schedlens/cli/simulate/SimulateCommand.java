@@ -43,7 +43,7 @@ public final class SimulateCommand {
               Type.STRING,
               "day08",
               Importance.HIGH,
-              "A bundled scenario (day08, day08-disruptions, node-failure, pool) or a scenario YAML file.")
+              "A bundled scenario (day08, day08-disruptions, node-failure, pool, dense) or a scenario YAML file.")
           .define(
               OUT,
               Type.STRING,
@@ -56,7 +56,7 @@ public final class SimulateCommand {
               Type.STRING,
               "",
               Importance.MEDIUM,
-              "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (timestamped scrapes every 15 s), requests.jsonl. Empty: no recording.");
+              "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (a timestamped scrape every scrape interval of the scenario, 15 s in most), requests.jsonl. Empty: no recording.");
 
   private SimulateCommand() {}
 
