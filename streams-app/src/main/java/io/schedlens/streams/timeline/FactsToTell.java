@@ -55,7 +55,10 @@ public final class FactsToTell {
       once(s, MEMBER, workload, at(s, observedAt), out);
       Long preempted = TimelineReducer.preemptedAt(s);
       if (preempted != null) {
-        once(s, PREEMPTED, workload, preempted, out);
+        // Told again when better evidence moves it (the Preempted event's precise time after the
+        // condition's whole second): the workload keeps the pod's latest word, the same in every
+        // order the evidence may come in.
+        whenChanged(s, PREEMPTED, workload, preempted, out);
       }
       if (TimelineView.SUCCEEDED.equals(TimelineView.outcome(s))) {
         Long finished = s.getFinishedAt();
@@ -129,6 +132,23 @@ public final class FactsToTell {
       return null;
     }
     return Workloads.key(s.getNamespace(), w, s.getOwnerUid());
+  }
+
+  private static void whenChanged(
+      TimelineState s, String fact, String workload, long at, List<Tell> out) {
+    String told = fact + "@" + at;
+    if (s.getWorkloadFacts().contains(told)) {
+      return;
+    }
+    List<String> facts = new ArrayList<>();
+    for (String f : s.getWorkloadFacts()) {
+      if (!f.equals(fact) && !f.startsWith(fact + "@")) {
+        facts.add(f);
+      }
+    }
+    facts.add(told);
+    s.setWorkloadFacts(facts);
+    out.add(new ToWorkload(workload, new WorkloadEvent(s.getUid(), fact, at, null, 0, 0)));
   }
 
   private static void once(TimelineState s, String fact, String workload, long at, List<Tell> out) {

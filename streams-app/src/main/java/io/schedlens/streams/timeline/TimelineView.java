@@ -148,12 +148,14 @@ public final class TimelineView {
 
   /**
    * Pods of the pod's workload preempted by {@code until} (the pod's end, or now for a live pod):
-   * what happened to its workload after a pod ended is not that pod's story.
+   * what happened to its workload after a pod ended is not that pod's story. Compared at
+   * Kubernetes' one-second granularity: a pod's end is often a whole second (its deletion or
+   * container times), its own preemption event's time a precise one within that second.
    */
   static int workloadPreemptions(TimelineState s, long until) {
     int n = 0;
     for (long at : s.getWorkloadPreemptedAt()) {
-      if (at <= until) {
+      if (Math.floorDiv(at, 1000L) * 1000L <= until) {
         n++;
       }
     }

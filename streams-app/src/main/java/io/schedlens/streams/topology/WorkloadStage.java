@@ -146,8 +146,9 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
       }
       case "preempted" -> {
         Map<String, Long> times = new HashMap<>(w.getPreemptedTimes());
+        // The pod's latest word: it tells again only when better evidence moved the time.
         Long before = times.get(e.getUid());
-        if (before == null || e.getAt() < before) {
+        if (before == null || e.getAt() != before) {
           times.put(e.getUid(), e.getAt());
           w.setPreemptedTimes(times);
           w.setPreempted(new ArrayList<>(new TreeSet<>(times.keySet())));
