@@ -107,6 +107,7 @@ final class LoadShape {
   private static GpuSample gpu(int p, long at, int i) {
     return GpuSample.newBuilder()
         .setTime(at)
+        .setIntervalMs(i == 20 ? null : 1_000L) // one a second; the first has no predecessor
         .setNode("gpu-node-" + (p % 4))
         .setGpu("0")
         .setUuid("GPU-u-" + p)
@@ -267,6 +268,7 @@ final class LoadShape {
                 "ai-lab/" + name,
                 GpuSample.newBuilder()
                     .setTime(st)
+                    .setIntervalMs(i == 0 ? null : 15_000L)
                     .setNode("gpu-node-" + (p % 4))
                     .setGpu("0")
                     .setUuid("GPU-" + uid)
