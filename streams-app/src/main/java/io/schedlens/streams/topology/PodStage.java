@@ -242,6 +242,9 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     marks.put(source, time);
     progress.put(source, time);
+    if (!EVENTS.equals(source)) {
+      settleDue();
+    }
     if (PODS.equals(source)) {
       podsAdvanced(time);
     }
@@ -262,15 +265,36 @@ final class PodStage implements Processor<String, Object, String, Object> {
     return m == null ? Long.MIN_VALUE : m;
   }
 
-  /** The pods stream passed {@code p}: settle the seconds it decides, fire its timers. */
-  private void podsAdvanced(long p) {
-    for (String key : new ArrayList<>(pendingKeys.headSet(TimerIndex.pad(p) + "|\uffff", true))) {
+  /**
+   * Whether a second's GPU samples and requests are all in (their streams passed its end) and the
+   * pods stream passed it: then it is settled at once, one state write for all its inputs. A record
+   * of a second already complete (a late one, or a backlog read ahead of its marks) is settled on
+   * its own.
+   */
+  private boolean complete(long second) {
+    long inputs = Math.min(mark(GPU), mark(REQUESTS));
+    return mark(PODS) >= second && inputs != Long.MIN_VALUE && inputs >= second + 999;
+  }
+
+  /** Settles the waiting seconds that are complete (see {@link #complete}). */
+  private void settleDue() {
+    long inputs = Math.min(mark(GPU), mark(REQUESTS));
+    if (inputs == Long.MIN_VALUE || mark(PODS) == Long.MIN_VALUE) {
+      return;
+    }
+    long bound = Math.min(mark(PODS), inputs - 999);
+    for (String key :
+        new ArrayList<>(pendingKeys.headSet(TimerIndex.pad(bound) + "|\uffff", true))) {
       InputSecond b = pending.get(key);
-      if (b == null || settle(key, b, p)) {
+      if (b == null || settle(key, b, mark(PODS))) {
         pending.delete(key);
         pendingKeys.remove(key);
       }
     }
+  }
+
+  /** The pods stream passed {@code p}: fire its timers. */
+  private void podsAdvanced(long p) {
     for (String id : timers.due(TimerIndex.STARVE, p)) {
       starve(id);
     }
@@ -517,8 +541,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
     InputSecond b = pendingKeys.contains(key) ? pending.get(key) : null;
     if (b == null) {
       b = InputSeconds.empty(second, name.key());
-      // Only a second the pods stream has passed can have been settled, its ids kept.
-      InputSecond ids = mark(PODS) >= second ? seen.get(key) : null;
+      // Only a complete second can have been settled, its ids kept.
+      InputSecond ids = complete(second) ? seen.get(key) : null;
       if (ids != null) {
         b.setIds(new ArrayList<>(ids.getIds()));
       }
@@ -532,7 +556,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       return;
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
-    if (mark(PODS) >= second && settle(key, b, mark(PODS))) {
+    if (complete(second) && settle(key, b, mark(PODS))) {
       if (pendingKeys.remove(key)) {
         pending.delete(key);
       }
