@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -112,11 +111,13 @@ public final class IntakeLoad {
   }
 
   static byte[] body(int lines) {
+    // A minute ago, within the intake's bounds on any day the benchmark runs.
+    long base = (System.currentTimeMillis() / 60_000 - 1) * 60_000;
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < lines; i++) {
-      sb.append("{\"time\":\"2026-11-29T10:00:")
-          .append(String.format("%02d.%03d", (i / 1000) % 60, i % 1000))
-          .append("Z\",\"namespace\":\"ai-lab\",\"pod\":\"interactive-inference-")
+      sb.append("{\"time\":\"")
+          .append(java.time.Instant.ofEpochMilli(base + ((i / 1000) % 60) * 1000L + i % 1000))
+          .append("\",\"namespace\":\"ai-lab\",\"pod\":\"interactive-inference-")
           .append(i % 8)
           .append("\",\"service\":\"chat\",\"route\":\"/v1/chat/completions\",\"status\":")
           .append(i % 50 == 0 ? 503 : 200)
@@ -131,16 +132,30 @@ public final class IntakeLoad {
     return sb.toString().getBytes(StandardCharsets.UTF_8);
   }
 
+  /** Request-log records in the topic, the collector's progress marks left out. */
   static long count(EmbeddedKafkaBroker broker, String topic) throws Exception {
-    try (Admin admin = broker.admin()) {
+    try (Admin admin = broker.admin();
+        org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+            new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                Map.of("bootstrap.servers", broker.bootstrapServers(), "max.poll.records", 5000),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
       var partitions =
           admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
-      Map<TopicPartition, OffsetSpec> latest = new java.util.HashMap<>();
-      partitions.forEach(
-          p -> latest.put(new TopicPartition(topic, p.partition()), OffsetSpec.latest()));
-      return admin.listOffsets(latest).all().get().values().stream()
-          .mapToLong(r -> r.offset())
-          .sum();
+      List<TopicPartition> tps = new ArrayList<>();
+      partitions.forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
+      Map<TopicPartition, Long> end = consumer.endOffsets(tps);
+      consumer.assign(tps);
+      consumer.seekToBeginning(tps);
+      long n = 0;
+      while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
+        for (var r : consumer.poll(Duration.ofMillis(500))) {
+          if (!io.schedlens.schemas.ProgressMarks.isMark(r.headers())) {
+            n++;
+          }
+        }
+      }
+      return n;
     }
   }
 }
