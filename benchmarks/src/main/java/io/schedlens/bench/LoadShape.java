@@ -81,7 +81,11 @@ final class LoadShape {
         long since = s - born;
         if (since >= 20_000 && since < lifeMs) {
           String name = name(p);
-          second.add(records.gpuSample("ai-lab/" + name, gpu(p, s + 500, (int) (since / 1000))));
+          second.add(
+              records.gpuSample(
+                  "ai-lab/" + name,
+                  // one a second; the first of a pod has no predecessor
+                  gpu(p, s + 500, (int) (since / 1000), since == 20_000 ? null : 1_000L)));
           for (int r = 0; r < rps; r++) {
             long at = s + (r * 1000L) / rps + (p % 7);
             second.add(records.requestLog(request(p, at, (int) (since / 1000) * rps + r), null));
@@ -104,10 +108,11 @@ final class LoadShape {
     return n + marks.size();
   }
 
-  private static GpuSample gpu(int p, long at, int i) {
+  /** Pod {@code p}'s GPU sample number {@code i}, standing for {@code intervalMs} before it. */
+  private static GpuSample gpu(int p, long at, int i, Long intervalMs) {
     return GpuSample.newBuilder()
         .setTime(at)
-        .setIntervalMs(i == 20 ? null : 1_000L) // one a second; the first has no predecessor
+        .setIntervalMs(intervalMs)
         .setNode("gpu-node-" + (p % 4))
         .setGpu("0")
         .setUuid("GPU-u-" + p)
@@ -263,45 +268,9 @@ final class LoadShape {
       long at = t + 21_000 + i * 5_000L;
       if (i < 40) {
         long st = t + 15_000 + i * 15_000L;
-        out.add(
-            records.gpuSample(
-                "ai-lab/" + name,
-                GpuSample.newBuilder()
-                    .setTime(st)
-                    .setIntervalMs(i == 0 ? null : 15_000L)
-                    .setNode("gpu-node-" + (p % 4))
-                    .setGpu("0")
-                    .setUuid("GPU-" + uid)
-                    .setModelName("NVIDIA H100 80GB HBM3")
-                    .setNamespace("ai-lab")
-                    .setPod(name)
-                    .setContainer("model")
-                    .setFields(
-                        Map.of(
-                            "DCGM_FI_DEV_GPU_UTIL",
-                            (double) (i * 7 % 100),
-                            "DCGM_FI_DEV_FB_USED",
-                            70000.0,
-                            "DCGM_FI_DEV_POWER_USAGE",
-                            300.0,
-                            "DCGM_FI_DEV_GPU_TEMP",
-                            60.0))
-                    .build()));
+        out.add(records.gpuSample("ai-lab/" + name, gpu(p, st, i, i == 0 ? null : 15_000L)));
       }
-      out.add(
-          records.requestLog(
-              RequestLog.newBuilder()
-                  .setTime(at)
-                  .setNamespace("ai-lab")
-                  .setPod(name)
-                  .setService(i % 2 == 0 ? "chat" : "embed")
-                  .setRoute("/v1/chat/completions")
-                  .setStatus(i % 20 == 0 ? 503 : 200)
-                  .setLatencyMs(100.0 + (i * 37 % 900))
-                  .setRequestId("r-" + p + "-" + i)
-                  .setReceivedAt(at)
-                  .build(),
-              null));
+      out.add(records.requestLog(request(p, at, i), null));
     }
     if (end && p % 3 != 0) {
       long gone = t + 620_000;
