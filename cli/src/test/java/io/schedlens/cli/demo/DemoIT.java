@@ -71,17 +71,8 @@ class DemoIT {
   void shouldEqualAReplayOfItsOwnRecording() throws Exception {
     Path rec = out.resolve("recording");
     List<String> args =
-        new java.util.ArrayList<>(
-            List.of(
-                "--pods", rec.resolve("pods.json").toString(),
-                "--events", rec.resolve("events.json").toString(),
-                "--dcgm", rec.resolve("dcgm.prom").toString(),
-                "--requests", rec.resolve("requests.jsonl").toString(),
-                "--out", out.resolve("replay").toString()));
-    result
-        .scenario()
-        .slos()
-        .forEach((k, v) -> args.addAll(List.of("--slo", k + "=" + Math.round(v))));
+        io.schedlens.cli.replay.Recordings.replayArgs(
+            rec, out.resolve("replay"), result.scenario());
     io.schedlens.cli.replay.Replay.Result replay =
         new io.schedlens.cli.replay.Replay(
                 io.schedlens.cli.replay.ReplayConfig.from(

@@ -8,7 +8,6 @@ import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.PodTruth;
-import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.io.ByteArrayOutputStream;
@@ -144,15 +143,8 @@ class DeterminismIT {
 
   void replayAgainAndAgain(String name) throws Exception {
     Scenario scenario = ScenarioLoader.load(name);
-    long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
-    Simulator sim = new Simulator(scenario, origin);
-    Path rec = dir.resolve("recording-" + name);
-    List<PodTruth> truth;
-    try (ClusterRecorder recorder =
-        new ClusterRecorder(
-            rec, sim.gpus(), sim.nodes(), origin, scenario.scrapeInterval().toMillis())) {
-      truth = sim.run(recorder, recorder, recorder, Simulator.Progress.NONE);
-    }
+    Recordings.Recorded recorded = Recordings.record(scenario, dir.resolve("recording-" + name));
+    List<PodTruth> truth = recorded.truth();
     if (name.equals("dense")) {
       assertThat(truth)
           .as("servers answering less than a second after they were created")
@@ -162,28 +154,14 @@ class DeterminismIT {
           .as("a StatefulSet's pod name held by several pods in turn")
           .anyMatch(uids -> uids.size() > 1);
     }
-    String slo =
-        scenario.slos().entrySet().stream()
-            .map(e -> e.getKey() + "=" + e.getValue().longValue())
-            .collect(Collectors.joining(","));
-
     SplittableRandom random = new SplittableRandom(SEED ^ name.hashCode());
     Outputs first = null;
     for (int run = 1; run <= RUNS; run++) {
       Settings s = Settings.draw(random, scenario);
       System.out.printf("determinism: %s replay %d of %d: %s%n", name, run, RUNS, s);
       List<String> args =
-          new ArrayList<>(
-              List.of(
-                  "--pods", rec.resolve(ClusterRecorder.PODS).toString(),
-                  "--events", rec.resolve(ClusterRecorder.EVENTS).toString(),
-                  "--dcgm", rec.resolve(ClusterRecorder.DCGM).toString(),
-                  "--requests", rec.resolve(ClusterRecorder.REQUESTS).toString(),
-                  "--out", dir.resolve("out-" + name + "-" + run).toString(),
-                  "--timeout", "30m"));
-      if (!slo.isEmpty()) {
-        args.addAll(List.of("--slo", slo));
-      }
+          Recordings.replayArgs(recorded.dir(), dir.resolve("out-" + name + "-" + run), scenario);
+      args.addAll(List.of("--timeout", "30m"));
       args.addAll(s.args());
       Replay.Result result = withCpuHog(s.hog(), () -> replay(args));
       Outputs outputs = Outputs.of(result);

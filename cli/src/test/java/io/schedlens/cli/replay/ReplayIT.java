@@ -6,10 +6,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
-import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
-import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import io.schedlens.testsupport.Fixtures;
@@ -53,28 +51,12 @@ class ReplayIT {
   /** Simulates a bundled scenario, records it as from a cluster, replays the recording. */
   Recorded recordAndReplay(String scenarioName) throws Exception {
     Scenario scenario = ScenarioLoader.load(scenarioName);
-    long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
-    Simulator sim = new Simulator(scenario, origin);
-    Path rec = dir.resolve("recording-" + scenarioName);
-    List<PodTruth> truth;
-    try (ClusterRecorder recorder =
-        new ClusterRecorder(
-            rec, sim.gpus(), sim.nodes(), origin, scenario.scrapeInterval().toMillis())) {
-      truth = sim.run(recorder, recorder, recorder, Simulator.Progress.NONE);
-    }
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording-" + scenarioName));
     Path out = dir.resolve("out-" + scenarioName);
-    Replay.Result r =
-        replay(
-            List.of(
-                "--pods", rec.resolve(ClusterRecorder.PODS).toString(),
-                "--events", rec.resolve(ClusterRecorder.EVENTS).toString(),
-                "--dcgm", rec.resolve(ClusterRecorder.DCGM).toString(),
-                "--requests", rec.resolve(ClusterRecorder.REQUESTS).toString(),
-                "--slo", "chat=1000",
-                "--out", out.toString()));
+    Replay.Result r = replay(Recordings.replayArgs(rec.dir(), out, scenario));
     List<ClusterRun.ServiceInterruption> interruptions = new ArrayList<>();
-    sim.runs().forEach(run -> interruptions.addAll(run.interruptions()));
-    return new Recorded(truth, interruptions, r, out);
+    rec.simulator().runs().forEach(run -> interruptions.addAll(run.interruptions()));
+    return new Recorded(rec.truth(), interruptions, r, out);
   }
 
   @Test
