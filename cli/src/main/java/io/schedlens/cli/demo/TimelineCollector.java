@@ -15,13 +15,13 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
  * Reads {@code schedlens.pod-timelines} from the beginning (read_committed: only what the streams
  * app committed) and keeps each pod's final timeline, as a warehouse loader would.
  */
-final class TimelineCollector implements AutoCloseable {
+public final class TimelineCollector implements AutoCloseable {
 
   private final KafkaConsumer<String, PodTimeline> consumer;
   private final Map<String, PodTimeline> finals = new HashMap<>();
   private long records;
 
-  TimelineCollector(Map<String, Object> kafka, Topics topics) {
+  public TimelineCollector(Map<String, Object> kafka, Topics topics) {
     consumer = TopicConsumers.fromBeginning(kafka, topics.podTimelines);
   }
 
@@ -39,7 +39,7 @@ final class TimelineCollector implements AutoCloseable {
    * Reads until every pod of {@code expected} has its final timeline or {@code timeout} passes;
    * reports progress about every five seconds.
    */
-  Map<String, PodTimeline> awaitFinals(
+  public Map<String, PodTimeline> awaitFinals(
       Set<String> expected, Duration timeout, Consumer<String> progress) {
     long deadline = System.nanoTime() + timeout.toNanos();
     long nextReport = System.nanoTime() + 5_000_000_000L;

@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.cli.demo.TimelineCollector;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.collector.k8s.PodProjection;
@@ -40,6 +41,7 @@ import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,9 +62,12 @@ class ShipperRetriesIT {
   static final String NAMESPACE = "ai-lab";
   static final double SLO_MS = 100;
   static final int PODS = 3;
-  static final Duration SHIPPING = Duration.ofSeconds(30);
-  static final Duration OUTAGE_AFTER = Duration.ofSeconds(7);
-  static final Duration OUTAGE = Duration.ofSeconds(15);
+
+  /** Batches the intake takes before the broker is stopped, and again after it is back. */
+  static final int BATCHES_AROUND_THE_OUTAGE = 40;
+
+  /** The shipper's flush interval (Fluent Bit's {@code Flush}): it paces the load. */
+  static final Duration FLUSH_EVERY = Duration.ofMillis(100);
 
   static EmbeddedKafkaBroker broker;
   static final HttpClient HTTP =
@@ -141,17 +146,24 @@ class ShipperRetriesIT {
         pods.produce(List.of(projection.project(p, ChangeType.ADDED, start - 4_000)));
       }
 
+      // The broker goes away once the shipper is under way, and comes back once the collector
+      // has noticed and answered the shipper with a 503 (or could not be reached) a few times.
+      AtomicInteger taken = new AtomicInteger();
+      AtomicInteger unavailable = new AtomicInteger();
+      AtomicLong outageMs = new AtomicLong();
       Thread outage =
           new Thread(
               () -> {
+                await()
+                    .atMost(Duration.ofSeconds(60))
+                    .until(() -> taken.get() >= BATCHES_AROUND_THE_OUTAGE);
+                long down = System.nanoTime();
+                broker.stop();
                 try {
-                  Thread.sleep(OUTAGE_AFTER.toMillis());
-                  broker.stop();
-                  Thread.sleep(OUTAGE.toMillis());
-                  broker.restart();
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
+                  await().atMost(Duration.ofSeconds(60)).until(() -> unavailable.get() >= 3);
                 } finally {
+                  broker.restart();
+                  outageMs.set((System.nanoTime() - down) / 1_000_000);
                   outageDone.set(true);
                 }
               },
@@ -160,14 +172,15 @@ class ShipperRetriesIT {
 
       SplittableRandom random = new SplittableRandom(42);
       Map<String, Expected> expected = new TreeMap<>();
-      AtomicInteger unavailable = new AtomicInteger();
       AtomicInteger resent = new AtomicInteger();
       java.util.Set<String> refusedIds = new java.util.TreeSet<>();
       List<String> answers = new ArrayList<>();
       long seq = 0;
       int batchNo = 0;
-      while (System.currentTimeMillis() - start < SHIPPING.toMillis() || !outageDone.get()) {
+      int takenAfterOutage = 0;
+      while (takenAfterOutage < BATCHES_AROUND_THE_OUTAGE) {
         long now = System.currentTimeMillis();
+        assertThat(now - start).as("shipping time, outage included").isLessThan(300_000);
         List<String> batch = new ArrayList<>();
         for (String name : live.keySet()) {
           for (int k = 0; k < 4; k++) {
@@ -186,13 +199,17 @@ class ShipperRetriesIT {
         String body = String.join("\n", batch) + "\n";
         String answer = sendUntilTaken(collector, body, unavailable);
         answers.add(answer);
+        taken.incrementAndGet();
+        if (outageDone.get()) {
+          takenAfterOutage++;
+        }
         if (random.nextInt(4) == 0) {
           // the 202 was lost on its way back: the shipper sends the batch again
           sendUntilTaken(collector, body, unavailable);
           resent.incrementAndGet();
         }
         pods.mark(System.currentTimeMillis() - 1_000);
-        Thread.sleep(100);
+        Thread.sleep(FLUSH_EVERY.toMillis()); // the shipper's pace, not a wait for a condition
       }
       outage.join();
 
@@ -204,12 +221,12 @@ class ShipperRetriesIT {
 
       System.out.printf(
           "shipper: %d distinct good lines, %d refused lines, %d batches sent twice, %d answers"
-              + " not 2xx or no answer (broker down %d s)%n",
+              + " not 2xx or no answer (broker down %d ms)%n",
           expected.values().stream().mapToInt(e -> e.requests).sum(),
           refusedIds.size(),
           resent.get(),
           unavailable.get(),
-          OUTAGE.toSeconds());
+          outageMs.get());
       assertThat(unavailable.get())
           .as("503s or refused connections during the outage")
           .isPositive();
@@ -219,7 +236,14 @@ class ShipperRetriesIT {
           .anyMatch(a -> a.contains("latency-out-of-range"))
           .anyMatch(a -> a.contains("invalid-field"));
 
-      Map<String, PodTimeline> finals = finals(topics, PODS);
+      Map<String, PodTimeline> finals;
+      try (TimelineCollector timelines =
+          new TimelineCollector(Map.of("bootstrap.servers", broker.bootstrapServers()), topics)) {
+        java.util.Set<String> uids = new java.util.TreeSet<>();
+        live.values().forEach(p -> uids.add(p.getMetadata().getUid()));
+        finals = timelines.awaitFinals(uids, Duration.ofSeconds(120), System.out::println);
+      }
+      assertThat(finals).as("final timelines").hasSize(PODS);
       for (Map.Entry<String, Expected> e : expected.entrySet()) {
         PodTimeline t =
             finals.values().stream()
@@ -288,7 +312,7 @@ class ShipperRetriesIT {
       } catch (java.io.IOException e) {
         unavailable.incrementAndGet();
       }
-      Thread.sleep(backoff);
+      Thread.sleep(backoff); // the shipper's back-off between retries, as Fluent Bit's
       backoff = Math.min(1_000, backoff * 2);
     }
     throw new AssertionError("the intake did not take a batch within 2 minutes");
@@ -396,22 +420,5 @@ class ShipperRetriesIT {
                 .build())
         .endStatus()
         .build();
-  }
-
-  static Map<String, PodTimeline> finals(Topics t, int expected) {
-    try (TopicReader<PodTimeline> r =
-        new TopicReader<>(
-            broker.bootstrapServers(),
-            t.podTimelines.name(),
-            t.podTimelines.valueSerde().deserializer())) {
-      List<ConsumerRecord<String, PodTimeline>> all =
-          r.readUntil(
-              rs -> rs.stream().filter(x -> x.value().getFinal$()).count() >= expected,
-              Duration.ofSeconds(120));
-      Map<String, PodTimeline> finals = new TreeMap<>();
-      all.stream().filter(x -> x.value().getFinal$()).forEach(x -> finals.put(x.key(), x.value()));
-      assertThat(finals).as("final timelines").hasSize(expected);
-      return finals;
-    }
   }
 }
