@@ -58,8 +58,9 @@ public final class LatencySketch {
   }
 
   /**
-   * The sketch in {@code bytes}, to be changed: a copy, so that the buffer (still a pod's state
-   * until {@link #encode} replaces it) keeps what it says.
+   * The sketch in {@code bytes}, to be changed: the one kept for that very buffer (taken out of the
+   * cache, so it is never read for the old buffer again), else decoded anew. The buffer itself is
+   * not changed: it keeps what it says until {@link #encodeAndKeep} replaces it in the state.
    */
   public static DDSketch decodeForUpdate(ByteBuffer bytes) {
     if (bytes == null) {

@@ -272,17 +272,24 @@ final class PodStage implements Processor<String, Object, String, Object> {
    * its own.
    */
   private boolean complete(long second) {
+    return second <= completeUpTo();
+  }
+
+  /** The latest second that is complete, or Long.MIN_VALUE while a stream has no mark yet. */
+  private long completeUpTo() {
     long inputs = Math.min(mark(GPU), mark(REQUESTS));
-    return mark(PODS) >= second && inputs != Long.MIN_VALUE && inputs >= second + 999;
+    if (inputs == Long.MIN_VALUE || mark(PODS) == Long.MIN_VALUE) {
+      return Long.MIN_VALUE;
+    }
+    return Math.min(mark(PODS), inputs - 999);
   }
 
   /** Settles the waiting seconds that are complete (see {@link #complete}). */
   private void settleDue() {
-    long inputs = Math.min(mark(GPU), mark(REQUESTS));
-    if (inputs == Long.MIN_VALUE || mark(PODS) == Long.MIN_VALUE) {
+    long bound = completeUpTo();
+    if (bound == Long.MIN_VALUE) {
       return;
     }
-    long bound = Math.min(mark(PODS), inputs - 999);
     for (String key :
         new ArrayList<>(pendingKeys.headSet(TimerIndex.pad(bound) + "|\uffff", true))) {
       InputSecond b = pending.get(key);
