@@ -1,62 +1,232 @@
 package io.schedlens.check;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.schedlens.check.Finding.Severity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 /**
- * {@code ./schedlens check PATH... [--external-priority-classes A,B]}: the pre-flight check. Exit 0
- * without errors (warnings are printed), 1 with errors, 2 on bad usage.
+ * {@code ./schedlens check PATH... [options]}: the pre-flight check. Findings go to standard output
+ * in the chosen format; messages about the run to standard error.
  */
 public final class CheckCommand {
 
+  /** No finding at or above --fail-on. */
+  public static final int PASSED = 0;
+
+  /** Findings at or above --fail-on. */
+  public static final int FOUND = 1;
+
+  /** Bad usage, or manifests that cannot be read. */
+  public static final int USAGE = 2;
+
+  /** --cluster given and the cluster cannot be read. */
+  public static final int CLUSTER_UNREADABLE = 3;
+
+  static final String HELP =
+      """
+      usage: ./schedlens check PATH... [options]
+
+        PATH  a manifest file, a folder (every .yaml, .yml, .json below it), or - for standard
+              input, e.g. kubectl kustomize deploy/experiment/treatment | ./schedlens check -
+
+      options:
+        --output text|json|sarif          findings as text (default), JSON, or SARIF 2.1.0 for
+                                          code-scanning UIs (file paths relative to here)
+        --fail-on error|warning           exit 1 on errors (default) or on warnings too
+        --external-priority-classes A,B   PriorityClasses the cluster has that the files do not define
+        --cluster                         also read the live cluster (read-only: nodes,
+                                          PriorityClasses, PodDisruptionBudgets) for the cluster-* rules
+        --kubeconfig FILE                 kubeconfig for --cluster (default: $KUBECONFIG,
+                                          ~/.kube/config, or the in-cluster service account)
+        --context NAME                    kubeconfig context for --cluster
+        --gpu-resources LIST              GPU resource names, * as a suffix wildcard
+                                          (default: %s)
+        --gpu-node-labels LIST            node labels that select GPU nodes
+                                          (default: %s)
+        --gpu-taints LIST                 taint keys of GPU nodes (default: %s)
+        --serving-label KEY=VALUE         marks a workload as serving where no Service in the files
+                                          selects it (default: %s)
+
+      Rules and examples: docs/check-rules.md.
+      Exit 0: no finding at or above --fail-on; 1: such findings; 2: bad usage or unreadable
+      manifests; 3: --cluster given and the cluster could not be read.
+      """
+          .formatted(
+              String.join(",", CheckSettings.DEFAULT_GPU_RESOURCES),
+              String.join(",", CheckSettings.DEFAULT_GPU_NODE_LABELS),
+              String.join(",", CheckSettings.DEFAULT_GPU_TAINTS),
+              CheckSettings.DEFAULT_SERVING_LABEL);
+
   private CheckCommand() {}
 
+  /** For callers that print everything to one stream. */
   public static int run(List<String> args, InputStream stdin, PrintStream out) throws IOException {
+    return run(args, stdin, out, out, null);
+  }
+
+  /**
+   * @param cluster a client for --cluster (tests); null: built from --kubeconfig/--context
+   */
+  public static int run(
+      List<String> args,
+      InputStream stdin,
+      PrintStream out,
+      PrintStream err,
+      KubernetesClient cluster)
+      throws IOException {
     List<String> paths = new ArrayList<>();
-    Set<String> external = new HashSet<>();
-    for (int i = 0; i < args.size(); i++) {
-      String a = args.get(i);
-      if (a.equals("--help") || a.equals("-h")) {
-        out.println(
-            "usage: ./schedlens check PATH... [--external-priority-classes NAME,...]\n\n"
-                + "  PATH  a manifest file, a folder (every .yaml, .yml, .json below it), or - for standard\n"
-                + "        input, e.g. kubectl kustomize deploy/experiment/treatment | ./schedlens check -\n"
-                + "  --external-priority-classes  PriorityClasses the cluster already has\n\n"
-                + "Exit 0: no errors (warnings are printed); 1: errors; 2: bad usage.");
-        return 0;
-      } else if (a.equals("--external-priority-classes") && i + 1 < args.size()) {
-        for (String n : args.get(++i).split(",")) {
-          if (!n.isBlank()) {
-            external.add(n.strip());
-          }
-        }
-      } else if (a.startsWith("--")) {
-        out.println("check: unknown option " + a + " (see --help)");
-        return 2;
+    Set<String> external = new LinkedHashSet<>();
+    String output = "text";
+    String failOn = "error";
+    boolean readCluster = false;
+    String kubeconfig = "";
+    String context = null;
+    CheckSettings defaults = CheckSettings.defaults();
+    List<String> gpuResources = defaults.gpuResources();
+    List<String> gpuNodeLabels = defaults.gpuNodeLabels();
+    List<String> gpuTaints = defaults.gpuTaints();
+    String servingLabel = defaults.servingLabel();
+    List<String> rest = new ArrayList<>();
+    for (String a : args) {
+      int eq = a.indexOf('=');
+      if (a.startsWith("--") && eq > 0) {
+        rest.add(a.substring(0, eq));
+        rest.add(a.substring(eq + 1));
       } else {
-        paths.add(a);
+        rest.add(a);
       }
     }
-    if (paths.isEmpty()) {
-      out.println(
-          "check: give one or more manifest files or folders, or - for standard input (see --help)");
-      return 2;
+    for (int i = 0; i < rest.size(); i++) {
+      String a = rest.get(i);
+      boolean hasValue = i + 1 < rest.size();
+      switch (a) {
+        case "--help", "-h" -> {
+          out.print(HELP);
+          return PASSED;
+        }
+        case "--cluster" -> readCluster = true;
+        case "--external-priority-classes",
+            "--output",
+            "--fail-on",
+            "--kubeconfig",
+            "--context",
+            "--gpu-resources",
+            "--gpu-node-labels",
+            "--gpu-taints",
+            "--serving-label" -> {
+          if (!hasValue) {
+            err.println("check: " + a + " needs a value (see --help)");
+            return USAGE;
+          }
+          String v = rest.get(++i);
+          switch (a) {
+            case "--external-priority-classes" -> external.addAll(list(v));
+            case "--output" -> output = v;
+            case "--fail-on" -> failOn = v;
+            case "--kubeconfig" -> kubeconfig = v;
+            case "--context" -> context = v;
+            case "--gpu-resources" -> gpuResources = list(v);
+            case "--gpu-node-labels" -> gpuNodeLabels = list(v);
+            case "--gpu-taints" -> gpuTaints = list(v);
+            default -> servingLabel = v;
+          }
+        }
+        default -> {
+          if (a.startsWith("--")) {
+            err.println("check: unknown option " + a + " (see --help)");
+            return USAGE;
+          }
+          paths.add(a);
+        }
+      }
     }
-    String input =
-        paths.contains("-") ? new String(stdin.readAllBytes(), StandardCharsets.UTF_8) : "";
-    var objects = Manifests.load(paths, input);
-    List<Finding> findings = new GpuLint(external).check(objects);
-    findings.forEach(f -> out.println(f));
-    long errors = findings.stream().filter(f -> f.severity() == Finding.Severity.ERROR).count();
-    out.printf(
-        "%ncheck: %d objects, %d errors, %d warnings%n",
-        objects.size(), errors, findings.size() - errors);
-    return errors > 0 ? 1 : 0;
+    if (!Set.of("text", "json", "sarif").contains(output)) {
+      err.println("check: --output must be text, json or sarif, not '" + output + "'");
+      return USAGE;
+    }
+    if (!Set.of("error", "warning").contains(failOn)) {
+      err.println("check: --fail-on must be error or warning, not '" + failOn + "'");
+      return USAGE;
+    }
+    if (servingLabel.isBlank() || servingLabel.startsWith("=")) {
+      err.println("check: --serving-label must be KEY=VALUE (or KEY, meaning KEY=true)");
+      return USAGE;
+    }
+    if (paths.isEmpty()) {
+      err.println(
+          "check: give one or more manifest files or folders, or - for standard input (see --help)");
+      return USAGE;
+    }
+    List<Manifest> manifests;
+    try {
+      String input =
+          paths.contains("-") ? new String(stdin.readAllBytes(), StandardCharsets.UTF_8) : "";
+      manifests = Manifests.load(paths, input);
+    } catch (IOException | RuntimeException e) {
+      err.println("check: cannot read the manifests: " + e.getMessage());
+      return USAGE;
+    }
+    Optional<ClusterFacts> facts = Optional.empty();
+    if (readCluster) {
+      try {
+        if (cluster != null) {
+          facts = Optional.of(ClusterReader.read(cluster));
+        } else {
+          try (KubernetesClient client = ClusterReader.client(kubeconfig, context)) {
+            facts = Optional.of(ClusterReader.read(client));
+          }
+        }
+        err.println(
+            "check: read "
+                + facts.get().nodes().size()
+                + " nodes, "
+                + facts.get().priorityClasses().size()
+                + " PriorityClasses and "
+                + facts.get().disruptionBudgets().size()
+                + " PodDisruptionBudgets from "
+                + facts.get().source());
+      } catch (ClusterReader.Unreachable e) {
+        err.println("check: " + e.getMessage());
+        err.println("(check --kubeconfig/--context, or run without --cluster)");
+        return CLUSTER_UNREADABLE;
+      } catch (IOException | RuntimeException e) {
+        err.println(
+            "check: cannot build a Kubernetes client for --cluster"
+                + (kubeconfig.isEmpty() ? "" : " from " + kubeconfig)
+                + ": "
+                + e.getMessage());
+        return CLUSTER_UNREADABLE;
+      }
+    }
+    CheckSettings settings =
+        new CheckSettings(gpuResources, gpuNodeLabels, gpuTaints, external, servingLabel);
+    List<Finding> findings = new PreflightCheck(settings).check(manifests, facts);
+    switch (output) {
+      case "json" -> {
+        out.print(Reports.json(findings, manifests.size()));
+        err.println(Reports.summary(findings, manifests.size()).strip());
+      }
+      case "sarif" -> {
+        out.print(Reports.sarif(findings));
+        err.println(Reports.summary(findings, manifests.size()).strip());
+      }
+      default -> out.print(Reports.text(findings, manifests.size()));
+    }
+    boolean onWarnings = failOn.equals("warning");
+    boolean fail = findings.stream().anyMatch(f -> f.severity() == Severity.ERROR || onWarnings);
+    return fail ? FOUND : PASSED;
+  }
+
+  private static List<String> list(String v) {
+    return Arrays.stream(v.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList();
   }
 }

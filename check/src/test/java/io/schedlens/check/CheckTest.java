@@ -23,7 +23,8 @@ class CheckTest {
   @Test
   void shouldFindEveryMistakeOfTheBadManifests() throws Exception {
     List<Finding> findings =
-        new GpuLint(Set.of()).check(Manifests.load(List.of(BAD.toString()), ""));
+        new PreflightCheck(CheckSettings.defaults())
+            .check(Manifests.load(List.of(BAD.toString()), ""));
     assertThat(findings)
         .extracting(Finding::severity, Finding::rule, Finding::object)
         .containsExactlyInAnyOrder(
@@ -31,7 +32,7 @@ class CheckTest {
             tuple(Severity.ERROR, "priority-class", "Deployment ai-lab/chat"),
             tuple(Severity.ERROR, "readiness-probe", "Deployment ai-lab/chat"),
             tuple(Severity.ERROR, "disruption-budget", "PodDisruptionBudget ai-lab/chat"),
-            tuple(Severity.WARNING, "gpu-toleration", "Deployment ai-lab/log-shipper"),
+            tuple(Severity.WARNING, "gpu-request", "Deployment ai-lab/log-shipper"),
             tuple(Severity.WARNING, "disruption-budget", "PodDisruptionBudget ai-lab/embedder-api"),
             tuple(Severity.ERROR, "gpu-limits", "Job ai-lab/train"),
             tuple(Severity.WARNING, "priority-class", "Job ai-lab/train"),
@@ -52,7 +53,9 @@ class CheckTest {
   @Test
   void shouldAcceptAClassTheClusterAlreadyHas() throws Exception {
     List<Finding> findings =
-        new GpuLint(Set.of("interactive-x")).check(Manifests.load(List.of(BAD.toString()), ""));
+        new PreflightCheck(
+                CheckSettings.defaults().withExternalPriorityClasses(Set.of("interactive-x")))
+            .check(Manifests.load(List.of(BAD.toString()), ""));
     assertThat(findings)
         .noneMatch(f -> f.rule().equals("priority-class") && f.severity() == Severity.ERROR);
   }
@@ -91,10 +94,10 @@ class CheckTest {
 
   @Test
   void shouldReadGoDurations() {
-    assertThat(GpuLint.parseDuration("5m")).hasMinutes(5);
-    assertThat(GpuLint.parseDuration("1h30m")).hasMinutes(90);
-    assertThat(GpuLint.parseDuration("300s")).hasSeconds(300);
-    assertThat(GpuLint.parseDuration("5 minutes")).isNull();
-    assertThat(GpuLint.parseDuration("")).isNull();
+    assertThat(CheckpointRules.parseDuration("5m")).hasMinutes(5);
+    assertThat(CheckpointRules.parseDuration("1h30m")).hasMinutes(90);
+    assertThat(CheckpointRules.parseDuration("300s")).hasSeconds(300);
+    assertThat(CheckpointRules.parseDuration("5 minutes")).isNull();
+    assertThat(CheckpointRules.parseDuration("")).isNull();
   }
 }

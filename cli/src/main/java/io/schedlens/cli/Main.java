@@ -61,7 +61,7 @@ public final class Main {
         "check",
         new Entry(
             "pre-flight lint of GPU workload manifests",
-            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out)));
+            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out, System.err, null)));
     return c;
   }
 

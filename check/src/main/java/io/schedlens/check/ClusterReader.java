@@ -1,0 +1,67 @@
+package io.schedlens.check;
+
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads what the check needs of a live cluster, read-only (list verbs only): nodes,
+ * PriorityClasses, PodDisruptionBudgets of all namespaces. The client comes from a kubeconfig (the
+ * given file, else $KUBECONFIG or ~/.kube/config) or the in-cluster service account.
+ */
+public final class ClusterReader {
+
+  /** The cluster could not be read: which one, and what went wrong. */
+  public static final class Unreachable extends Exception {
+    Unreachable(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+
+  private ClusterReader() {}
+
+  /** A client for the kubeconfig file (empty: the default lookup) and optional context. */
+  public static KubernetesClient client(String kubeconfig, String context) throws IOException {
+    Config config;
+    if (kubeconfig != null && !kubeconfig.isEmpty()) {
+      config = Config.fromKubeconfig(context, Files.readString(Path.of(kubeconfig)), kubeconfig);
+    } else {
+      config = Config.autoConfigure(context);
+    }
+    // A pre-flight check answers in seconds or says why not: no minutes of retries.
+    config =
+        new ConfigBuilder(config)
+            .withRequestTimeout(10_000)
+            .withConnectionTimeout(5_000)
+            .withRequestRetryBackoffLimit(1)
+            .build();
+    return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  public static ClusterFacts read(KubernetesClient client) throws Unreachable {
+    String source = client.getMasterUrl().toString();
+    List<HasMetadata> objects = new ArrayList<>();
+    try {
+      objects.addAll(client.nodes().list().getItems());
+      objects.addAll(client.scheduling().v1().priorityClasses().list().getItems());
+      objects.addAll(client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems());
+    } catch (KubernetesClientException e) {
+      String why =
+          e.getCode() == 401 || e.getCode() == 403
+              ? "the credentials may not list nodes, priorityclasses and poddisruptionbudgets (HTTP "
+                  + e.getCode()
+                  + "); it needs get/list on them, cluster-wide"
+              : e.getMessage();
+      throw new Unreachable("cannot read the cluster at " + source + ": " + why, e);
+    }
+    return ClusterFacts.of(objects, source);
+  }
+}
