@@ -60,8 +60,10 @@ public final class Main {
     c.put(
         "check",
         new Entry(
-            "pre-flight lint of GPU workload manifests",
-            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out, System.err, null)));
+            "pre-flight check of workload manifests (and the live cluster) before a GPU launch",
+            args ->
+                io.schedlens.check.CheckCommand.run(
+                    args, System.in, System.out, System.err, null)));
     return c;
   }
 
