@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.schedlens.check.Finding.Severity;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -50,8 +52,8 @@ final class BudgetRules {
         });
     Set<Workload> protectedWorkloads = new HashSet<>();
     for (Budget b : budgets) {
-      List<Workload> selected = selected(b.pdb(), inv);
-      protectedWorkloads.addAll(selected);
+      Map<Workload, Integer> selected = selected(b.pdb(), inv);
+      protectedWorkloads.addAll(selected.keySet());
       budget(b, selected, inv, out);
     }
     for (Workload w : inv.workloads) {
@@ -64,21 +66,25 @@ final class BudgetRules {
     }
   }
 
-  private static List<Workload> selected(PodDisruptionBudget p, Inventory inv) {
-    List<Workload> out = new ArrayList<>();
+  /** The workloads of the budget's namespace with pods it selects, and how many pods of each. */
+  private static Map<Workload, Integer> selected(PodDisruptionBudget p, Inventory inv) {
+    Map<Workload, Integer> out = new LinkedHashMap<>();
     if (p.getSpec() == null) {
       return out;
     }
     for (Workload w : inv.workloads) {
-      if (Objects.equals(p.getMetadata().getNamespace(), w.manifest().namespace())
-          && Selectors.matches(p.getSpec().getSelector(), w.podLabels())) {
-        out.add(w);
+      if (Objects.equals(p.getMetadata().getNamespace(), w.manifest().namespace())) {
+        int pods = w.podsSelected(labels -> Selectors.matches(p.getSpec().getSelector(), labels));
+        if (pods > 0) {
+          out.put(w, pods);
+        }
       }
     }
     return out;
   }
 
-  private static void budget(Budget b, List<Workload> selected, Inventory inv, List<Finding> out) {
+  private static void budget(
+      Budget b, Map<Workload, Integer> selected, Inventory inv, List<Finding> out) {
     if (selected.isEmpty()) {
       if (!b.fromCluster() && inv.hasWorkloadsIn(b.manifest())) {
         out.add(
@@ -94,13 +100,13 @@ final class BudgetRules {
       }
       return;
     }
-    int total = selected.stream().mapToInt(Workload::replicas).sum();
+    int total = selected.values().stream().mapToInt(Integer::intValue).sum();
     Integer allowed = allowedDisruptions(b.pdb(), total);
     if (allowed == null || total <= 0) {
       return;
     }
-    String names = selected.stream().map(Workload::ref).collect(Collectors.joining(", "));
-    Manifest at = b.fromCluster() ? selected.get(0).manifest() : b.manifest();
+    String names = selected.keySet().stream().map(Workload::ref).collect(Collectors.joining(", "));
+    Manifest at = b.fromCluster() ? selected.keySet().iterator().next().manifest() : b.manifest();
     String field = b.fromCluster() ? "metadata.labels" : "spec";
     if (allowed <= 0) {
       out.add(
@@ -117,7 +123,8 @@ final class BudgetRules {
                   + " it allows no eviction at all: a drain never finishes and the autoscaler cannot remove the node",
               "allow at least one: maxUnavailable: 1 (with 2 or more replicas)"));
     } else if (allowed >= total
-        && selected.stream().anyMatch(w -> inv.serving(w) && w.gpuIntended(inv.settings))) {
+        && selected.keySet().stream()
+            .anyMatch(w -> inv.serving(w) && w.gpuIntended(inv.settings))) {
       out.add(
           Finding.about(
               Severity.WARNING,
@@ -165,7 +172,8 @@ final class BudgetRules {
             .anyMatch(
                 w ->
                     w.manifest().sameNamespace(s)
-                        && Selectors.matchesService(spec.getSelector(), w.podLabels()));
+                        && w.podsSelected(l -> Selectors.matchesService(spec.getSelector(), l))
+                            > 0);
     if (!any) {
       out.add(
           Finding.of(

@@ -20,12 +20,20 @@ import java.util.stream.Collectors;
  */
 final class ClusterRules {
 
-  /** Taints the node lifecycle controller and kubelet set and lift on their own. */
+  /**
+   * Taints that come and go on their own (the node lifecycle controller's and kubelet's, the
+   * autoscalers') or that managed clusters hide with their control plane, tolerated by many charts
+   * whether or not a node carries them now.
+   */
   private static final List<String> TRANSIENT_TAINT_PREFIXES =
       List.of(
           "node.kubernetes.io/",
           "node.cloudprovider.kubernetes.io/",
-          "ToBeDeletedByClusterAutoscaler");
+          "node-role.kubernetes.io/",
+          "CriticalAddonsOnly",
+          "ToBeDeletedByClusterAutoscaler",
+          "DeletionCandidateOfClusterAutoscaler",
+          "karpenter.sh/");
 
   private ClusterRules() {}
 

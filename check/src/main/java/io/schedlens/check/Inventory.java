@@ -54,7 +54,7 @@ final class Inventory {
       var spec = ((Service) s.object()).getSpec();
       if (spec != null
           && s.sameNamespace(w.manifest())
-          && Selectors.matchesService(spec.getSelector(), w.podLabels())) {
+          && w.podsSelected(labels -> Selectors.matchesService(spec.getSelector(), labels)) > 0) {
         out.add(s);
       }
     }

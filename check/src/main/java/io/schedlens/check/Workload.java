@@ -17,11 +17,13 @@ import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import java.math.BigDecimal;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * Anything that makes pods: its pod template, where the template's spec is ({@code prefix}, for
@@ -93,6 +95,40 @@ record Workload(Manifest manifest, PodTemplateSpec template, String prefix, int 
         : template.getMetadata().getLabels();
   }
 
+  /**
+   * The labels of each distinct pod it makes, with those its controller adds: a Job's pods carry
+   * {@code job-name} and {@code batch.kubernetes.io/job-name}, each pod of a StatefulSet its {@code
+   * statefulset.kubernetes.io/pod-name} and {@code apps.kubernetes.io/pod-index}. One map stands
+   * for all pods of other kinds.
+   */
+  List<Map<String, String>> podLabelSets() {
+    String name = manifest.name();
+    if (kind().equals("Job")) {
+      Map<String, String> l = new TreeMap<>(podLabels());
+      l.putIfAbsent("job-name", name);
+      l.putIfAbsent("batch.kubernetes.io/job-name", name);
+      return List.of(l);
+    }
+    if (kind().equals("StatefulSet")) {
+      List<Map<String, String>> out = new ArrayList<>();
+      for (int i = 0; i < Math.min(Math.max(replicas, 1), 1000); i++) {
+        Map<String, String> l = new TreeMap<>(podLabels());
+        l.put("statefulset.kubernetes.io/pod-name", name + "-" + i);
+        l.put("apps.kubernetes.io/pod-index", Integer.toString(i));
+        out.add(l);
+      }
+      return out;
+    }
+    return List.of(podLabels());
+  }
+
+  /** How many of its pods a selector of pod labels selects. */
+  int podsSelected(Predicate<Map<String, String>> selector) {
+    List<Map<String, String>> sets = podLabelSets();
+    long matching = sets.stream().filter(selector).count();
+    return sets.size() == 1 ? (matching > 0 ? replicas : 0) : (int) matching;
+  }
+
   Map<String, String> podAnnotations() {
     return template.getMetadata() == null || template.getMetadata().getAnnotations() == null
         ? Map.of()
@@ -162,29 +198,22 @@ record Workload(Manifest manifest, PodTemplateSpec template, String prefix, int 
     return sum;
   }
 
+  /** One container's GPUs per resource: its requests, else its limits (the request's default). */
   private static Map<String, BigDecimal> gpus(Container c, CheckSettings s) {
     Map<String, BigDecimal> out = new TreeMap<>();
     var r = c.getResources();
     if (r == null) {
       return out;
     }
-    if (r.getLimits() != null) {
-      r.getLimits()
-          .forEach(
-              (k, v) -> {
-                if (s.isGpuResource(k)) {
-                  out.put(k, Quantity.getAmountInBytes(v));
-                }
-              });
-    }
-    if (r.getRequests() != null) {
-      r.getRequests()
-          .forEach(
-              (k, v) -> {
-                if (s.isGpuResource(k)) {
-                  out.put(k, Quantity.getAmountInBytes(v));
-                }
-              });
+    for (Map<String, Quantity> amounts : Arrays.asList(r.getLimits(), r.getRequests())) {
+      if (amounts != null) {
+        amounts.forEach(
+            (k, v) -> {
+              if (s.isGpuResource(k)) {
+                out.put(k, Quantity.getAmountInBytes(v));
+              }
+            });
+      }
     }
     return out;
   }

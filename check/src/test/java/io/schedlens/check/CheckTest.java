@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
@@ -99,5 +100,63 @@ class CheckTest {
     assertThat(CheckpointRules.parseDuration("300s")).hasSeconds(300);
     assertThat(CheckpointRules.parseDuration("5 minutes")).isNull();
     assertThat(CheckpointRules.parseDuration("")).isNull();
+  }
+
+  @Test
+  void shouldSelectPodsByTheLabelsTheirControllersAdd() throws Exception {
+    String yaml =
+        """
+        apiVersion: apps/v1
+        kind: StatefulSet
+        metadata: {name: db, namespace: ml}
+        spec:
+          replicas: 3
+          selector: {matchLabels: {app: db}}
+          template:
+            metadata: {labels: {app: db}}
+            spec:
+              containers: [{name: db, image: db:1, readinessProbe: {exec: {command: [ready]}}}]
+        ---
+        apiVersion: v1
+        kind: Service
+        metadata: {name: db-0, namespace: ml}
+        spec:
+          selector: {statefulset.kubernetes.io/pod-name: db-0}
+          ports: [{port: 5432}]
+        ---
+        apiVersion: policy/v1
+        kind: PodDisruptionBudget
+        metadata: {name: db-primary, namespace: ml}
+        spec:
+          minAvailable: 1
+          selector: {matchLabels: {statefulset.kubernetes.io/pod-name: db-0}}
+        ---
+        apiVersion: batch/v1
+        kind: Job
+        metadata: {name: embed, namespace: ml}
+        spec:
+          template:
+            spec:
+              restartPolicy: Never
+              containers: [{name: w, image: w:1}]
+        ---
+        apiVersion: policy/v1
+        kind: PodDisruptionBudget
+        metadata: {name: embed, namespace: ml}
+        spec:
+          maxUnavailable: 0
+          selector: {matchLabels: {batch.kubernetes.io/job-name: embed}}
+        """;
+    List<Manifest> manifests = new ArrayList<>();
+    Manifests.parse(yaml, null, manifests);
+    List<Finding> findings = new PreflightCheck(CheckSettings.defaults()).check(manifests);
+    assertThat(findings)
+        .extracting(Finding::severity, Finding::rule, Finding::object)
+        .containsExactlyInAnyOrder(
+            tuple(Severity.ERROR, "disruption-budget", "PodDisruptionBudget ml/db-primary"),
+            tuple(Severity.ERROR, "disruption-budget", "PodDisruptionBudget ml/embed"));
+    assertThat(findings.get(0).why() + findings.get(1).why())
+        .contains("with 1 replica(s) of StatefulSet ml/db")
+        .contains("with 1 replica(s) of Job ml/embed");
   }
 }
