@@ -1,7 +1,7 @@
 package io.schedlens.check;
 
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.schedlens.check.Finding.Severity;
+import io.schedlens.check.cluster.ClusterReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
@@ -70,18 +70,11 @@ public final class CheckCommand {
 
   /** For callers that print everything to one stream. */
   public static int run(List<String> args, InputStream stdin, PrintStream out) throws IOException {
-    return run(args, stdin, out, out, null);
+    return run(args, stdin, out, out);
   }
 
-  /**
-   * @param cluster a client for --cluster (tests); null: built from --kubeconfig/--context
-   */
-  public static int run(
-      List<String> args,
-      InputStream stdin,
-      PrintStream out,
-      PrintStream err,
-      KubernetesClient cluster)
+  /** Findings to {@code out}, messages about the run to {@code err}. */
+  public static int run(List<String> args, InputStream stdin, PrintStream out, PrintStream err)
       throws IOException {
     List<String> paths = new ArrayList<>();
     Set<String> external = new LinkedHashSet<>();
@@ -178,13 +171,7 @@ public final class CheckCommand {
     Optional<ClusterFacts> facts = Optional.empty();
     if (readCluster) {
       try {
-        if (cluster != null) {
-          facts = Optional.of(ClusterReader.read(cluster));
-        } else {
-          try (KubernetesClient client = ClusterReader.client(kubeconfig, context)) {
-            facts = Optional.of(ClusterReader.read(client));
-          }
-        }
+        facts = Optional.of(ClusterReader.read(kubeconfig, context));
         err.println(
             "check: read "
                 + facts.get().nodes().size()

@@ -41,8 +41,7 @@ class CheckCommandTest {
             List.of(args),
             stdin,
             new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            null);
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     return new Run(
         exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

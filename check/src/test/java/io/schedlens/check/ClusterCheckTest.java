@@ -168,8 +168,7 @@ class ClusterCheckTest {
             List.of(args),
             InputStream.nullInputStream(),
             new PrintStream(out, true, StandardCharsets.UTF_8),
-            new PrintStream(err, true, StandardCharsets.UTF_8),
-            null);
+            new PrintStream(err, true, StandardCharsets.UTF_8));
     return new Run(
         exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }

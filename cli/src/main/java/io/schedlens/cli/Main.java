@@ -61,9 +61,7 @@ public final class Main {
         "check",
         new Entry(
             "pre-flight check of workload manifests (and the live cluster) before a GPU launch",
-            args ->
-                io.schedlens.check.CheckCommand.run(
-                    args, System.in, System.out, System.err, null)));
+            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out, System.err)));
     return c;
   }
 

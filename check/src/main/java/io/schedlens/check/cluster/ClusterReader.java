@@ -1,4 +1,4 @@
-package io.schedlens.check;
+package io.schedlens.check.cluster;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.Config;
@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.schedlens.check.ClusterFacts;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,15 +14,16 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads what the check needs of a live cluster, read-only (list verbs only): nodes,
- * PriorityClasses, PodDisruptionBudgets of all namespaces. The client comes from a kubeconfig (the
- * given file, else $KUBECONFIG or ~/.kube/config) or the in-cluster service account.
+ * The check's one adapter to a live cluster (the rules stay free of any client): reads what the
+ * check needs, read-only (list verbs only): nodes, PriorityClasses, PodDisruptionBudgets of all
+ * namespaces. The client comes from a kubeconfig (the given file, else $KUBECONFIG or
+ * ~/.kube/config) or the in-cluster service account.
  */
 public final class ClusterReader {
 
   /** The cluster could not be read: which one, and what went wrong. */
   public static final class Unreachable extends Exception {
-    Unreachable(String message, Throwable cause) {
+    public Unreachable(String message, Throwable cause) {
       super(message, cause);
     }
   }
@@ -44,6 +46,14 @@ public final class ClusterReader {
             .withRequestRetryBackoffLimit(1)
             .build();
     return new KubernetesClientBuilder().withConfig(config).build();
+  }
+
+  /** Reads the cluster of a kubeconfig file (empty: the default lookup) and optional context. */
+  public static ClusterFacts read(String kubeconfig, String context)
+      throws IOException, Unreachable {
+    try (KubernetesClient client = client(kubeconfig, context)) {
+      return read(client);
+    }
   }
 
   public static ClusterFacts read(KubernetesClient client) throws Unreachable {
