@@ -1,5 +1,7 @@
 package io.schedlens.cli;
 
+import io.schedlens.common.kafka.KafkaReachability;
+import io.schedlens.common.metrics.BuildInfo;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -25,7 +27,9 @@ public final class Main {
         "demo",
         new Entry(
             "run the day08 experiment end to end on an embedded broker",
-            args -> io.schedlens.cli.demo.DemoCommand.run(args, System.getenv(), System.out)));
+            args ->
+                io.schedlens.cli.demo.DemoCommand.run(
+                    args, System.getenv(), System.out, System.err)));
     c.put(
         "collector",
         new Entry(
@@ -41,22 +45,29 @@ public final class Main {
         new Entry(
             "run a scenario on the GPU-cluster simulator alone (what-if, from its ground truth)",
             args ->
-                io.schedlens.cli.simulate.SimulateCommand.run(args, System.getenv(), System.out)));
+                io.schedlens.cli.simulate.SimulateCommand.run(
+                    args, System.getenv(), System.out, System.err)));
     c.put(
         "replay",
         new Entry(
             "replay recorded pods, events, DCGM scrapes and request logs",
-            args -> io.schedlens.cli.replay.ReplayCommand.run(args, System.getenv(), System.out)));
+            args ->
+                io.schedlens.cli.replay.ReplayCommand.run(
+                    args, System.getenv(), System.out, System.err)));
     c.put(
         "export",
         new Entry(
             "export final timelines to warehouse files or JDBC",
-            args -> io.schedlens.cli.export.ExportCommand.run(args, System.getenv(), System.out)));
+            args ->
+                io.schedlens.cli.export.ExportCommand.run(
+                    args, System.getenv(), System.out, System.err)));
     c.put(
         "report",
         new Entry(
             "compare experiment arms over repeats and give a verdict",
-            args -> io.schedlens.cli.report.ReportCommand.run(args, System.getenv(), System.out)));
+            args ->
+                io.schedlens.cli.report.ReportCommand.run(
+                    args, System.getenv(), System.out, System.err)));
     c.put(
         "check",
         new Entry(
@@ -68,11 +79,25 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
-    System.exit(run(Arrays.asList(args), System.out, System.err));
+    List<String> rest;
+    try {
+      // Before the first logger exists: logback reads its configuration once.
+      rest = LogFormat.select(Arrays.asList(args), System.getenv());
+    } catch (IllegalArgumentException e) {
+      System.err.println("schedlens: " + e.getMessage());
+      System.exit(USAGE);
+      return;
+    }
+    System.exit(run(rest, System.out, System.err));
   }
 
   static int run(List<String> args, PrintStream out, PrintStream err) {
     Map<String, Entry> commands = commands();
+    if ((!args.isEmpty() && (args.get(0).equals("--version") || args.get(0).equals("version")))
+        || (args.size() > 1 && args.get(1).equals("--version"))) {
+      out.println("schedlens " + BuildInfo.current().describe());
+      return OK;
+    }
     if (args.isEmpty()
         || args.get(0).equals("--help")
         || args.get(0).equals("-h")
@@ -88,6 +113,9 @@ public final class Main {
     }
     try {
       return entry.command().run(args.subList(1, args.size()));
+    } catch (KafkaReachability.UnreachableException e) {
+      err.println("schedlens " + args.get(0) + ": " + e.getMessage());
+      return FAILED;
     } catch (ConfigException e) {
       err.println("schedlens " + args.get(0) + ": " + e.getMessage());
       err.println("(run ./schedlens " + args.get(0) + " --help for the settings)");
@@ -101,7 +129,8 @@ public final class Main {
 
   private static void usage(Map<String, Entry> commands, PrintStream out) {
     out.println(
-        "usage: ./schedlens <command> [--setting value ...]   (./schedlens <command> --help)");
+        "usage: ./schedlens [--log-format text|json] <command> [--setting value ...]"
+            + "   (./schedlens <command> --help, ./schedlens --version)");
     out.println();
     commands.forEach((name, e) -> out.printf("  %-10s %s%n", name, e.summary()));
   }

@@ -6,6 +6,7 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.schedlens.common.metrics.ProcessMetrics;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -42,6 +43,7 @@ public final class CollectorMetrics {
 
   public CollectorMetrics(PrometheusRegistry registry) {
     this.registry = registry;
+    ProcessMetrics.register(registry);
     recordsProduced =
         Counter.builder()
             .name("schedlens_collector_records_produced_total")

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.streams.api.TimelineApi;
@@ -39,6 +40,8 @@ class DashboardsTest {
         String name = s.getMetadata().getPrometheusName();
         if (s instanceof CounterSnapshot) {
           names.add(name + "_total");
+        } else if (s instanceof InfoSnapshot) {
+          names.add(name + "_info");
         } else if (s instanceof HistogramSnapshot) {
           names.addAll(List.of(name + "_bucket", name + "_count", name + "_sum"));
         } else {

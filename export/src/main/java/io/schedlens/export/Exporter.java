@@ -1,6 +1,7 @@
 package io.schedlens.export;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.io.PrintStream;
@@ -31,9 +32,19 @@ public final class Exporter implements AutoCloseable {
   private final TimelineSink sink;
   private final Topics topics;
   private final PrintStream out;
+  private final PrintStream progress;
   private volatile boolean stopping;
 
   public Exporter(ExportConfig config, TimelineSink sink, PrintStream out) {
+    this(config, sink, out, out);
+  }
+
+  /**
+   * @param out the summary when done
+   * @param progress where it resumes and how far it got, every 5 s (the launcher: standard error)
+   */
+  public Exporter(ExportConfig config, TimelineSink sink, PrintStream out, PrintStream progress) {
+    this.progress = progress;
     this.config = config;
     this.sink = sink;
     this.topics = Topics.withPrefix(config.getString(ExportConfig.TOPIC_PREFIX));
@@ -63,6 +74,7 @@ public final class Exporter implements AutoCloseable {
   }
 
   public Result run() throws Exception {
+    KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(10));
     Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.getInt(ExportConfig.MAX_POLL_RECORDS));
     long read = 0;
@@ -80,7 +92,7 @@ public final class Exporter implements AutoCloseable {
           consumer.seek(tp, next);
         }
       }
-      out.printf(
+      progress.printf(
           "export: %s -> %s, resuming at %s%n",
           topics.podTimelines.name(),
           config.getString(ExportConfig.TO),
@@ -127,7 +139,7 @@ public final class Exporter implements AutoCloseable {
           next = new HashMap<>();
         }
         if (System.nanoTime() > nextReport) {
-          out.printf(
+          progress.printf(
               "export: %,d records read, %,d final timelines exported, %,d waiting for the next commit%n",
               read, exported, pending.size());
           nextReport = System.nanoTime() + 5_000_000_000L;

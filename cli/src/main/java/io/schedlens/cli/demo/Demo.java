@@ -72,10 +72,20 @@ public final class Demo {
 
   private final DemoConfig config;
   private final PrintStream out;
+  private final PrintStream progress;
 
   public Demo(DemoConfig config, PrintStream out) {
+    this(config, out, out);
+  }
+
+  /**
+   * @param out the results (the report tables)
+   * @param progress what the demo is doing, as it goes (the launcher: standard error)
+   */
+  public Demo(DemoConfig config, PrintStream out, PrintStream progress) {
     this.config = config;
     this.out = out;
+    this.progress = progress;
   }
 
   public Result run() throws Exception {
@@ -358,8 +368,8 @@ public final class Demo {
   }
 
   private void say(String format, Object... args) {
-    out.printf("demo: " + format + "%n", args);
-    out.flush();
+    progress.printf("demo: " + format + "%n", args);
+    progress.flush();
   }
 
   private static double seconds(long since) {

@@ -12,6 +12,13 @@ public final class DemoCommand {
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
       throws Exception {
+    return run(args, env, out, out);
+  }
+
+  /** Results to {@code out}, progress to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
     CommandLineSettings settings = CommandLineSettings.load(DemoConfig.DEF, args, env);
     if (settings.help()) {
       out.println(
@@ -19,7 +26,7 @@ public final class DemoCommand {
       out.print(CommandLineSettings.helpText(DemoConfig.DEF));
       return 0;
     }
-    Demo.Result result = new Demo(DemoConfig.from(settings), out).run();
+    Demo.Result result = new Demo(DemoConfig.from(settings), out, err).run();
     return result.missing().isEmpty() ? 0 : 1;
   }
 }

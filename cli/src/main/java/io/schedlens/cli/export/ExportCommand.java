@@ -14,6 +14,13 @@ public final class ExportCommand {
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
       throws Exception {
+    return run(args, env, out, out);
+  }
+
+  /** The summary to {@code out}, progress to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
     CommandLineSettings settings = CommandLineSettings.load(ExportConfig.DEF, args, env);
     if (settings.help()) {
       out.println(
@@ -22,20 +29,30 @@ public final class ExportCommand {
       return 0;
     }
     ExportConfig config = ExportConfig.from(settings);
-    try (Exporter exporter = new Exporter(config, Exporter.sinkFor(config), out)) {
+    try (Exporter exporter = new Exporter(config, Exporter.sinkFor(config), out, err)) {
       Thread main = Thread.currentThread();
-      Runtime.getRuntime()
-          .addShutdownHook(
-              new Thread(
-                  () -> {
-                    exporter.stop();
-                    try {
-                      main.join(30_000);
-                    } catch (InterruptedException e) {
-                      Thread.currentThread().interrupt();
-                    }
-                  }));
-      exporter.run();
+      // On SIGTERM: stop, and let the last batch commit before the JVM goes.
+      Thread hook =
+          new Thread(
+              () -> {
+                exporter.stop();
+                try {
+                  main.join(30_000);
+                } catch (InterruptedException e) {
+                  Thread.currentThread().interrupt();
+                }
+              });
+      Runtime.getRuntime().addShutdownHook(hook);
+      try {
+        exporter.run();
+      } finally {
+        // Done (or failed): a later exit must not wait for this thread.
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook is running: it is what stopped us
+        }
+      }
     }
     return 0;
   }

@@ -94,10 +94,20 @@ public final class Replay {
 
   private final ReplayConfig config;
   private final PrintStream out;
+  private final PrintStream progress;
 
   public Replay(ReplayConfig config, PrintStream out) {
+    this(config, out, out);
+  }
+
+  /**
+   * @param out the results (the report tables)
+   * @param progress what the replay is doing, as it goes (the launcher: standard error)
+   */
+  public Replay(ReplayConfig config, PrintStream out, PrintStream progress) {
     this.config = config;
     this.out = out;
+    this.progress = progress;
   }
 
   public Result run() throws Exception {
@@ -572,7 +582,7 @@ public final class Replay {
   }
 
   private void say(String format, Object... args) {
-    out.println("replay: " + String.format(format, args));
+    progress.println("replay: " + String.format(format, args));
   }
 
   private static void deleteTree(Path dir) {

@@ -12,6 +12,13 @@ public final class ReplayCommand {
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
       throws Exception {
+    return run(args, env, out, out);
+  }
+
+  /** Results to {@code out}, progress to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
     CommandLineSettings settings = CommandLineSettings.load(ReplayConfig.DEF, args, env);
     if (settings.help()) {
       out.println(
@@ -20,7 +27,7 @@ public final class ReplayCommand {
       out.print(CommandLineSettings.helpText(ReplayConfig.DEF));
       return 0;
     }
-    Replay.Result result = new Replay(ReplayConfig.from(settings), out).run();
+    Replay.Result result = new Replay(ReplayConfig.from(settings), out, err).run();
     return result.timelines().isEmpty() ? 1 : 0;
   }
 }

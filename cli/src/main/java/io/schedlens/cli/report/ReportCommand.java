@@ -7,6 +7,7 @@ import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.Guardrails;
@@ -21,6 +22,7 @@ import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -97,6 +99,13 @@ public final class ReportCommand {
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
       throws Exception {
+    return run(args, env, out, out);
+  }
+
+  /** The report to {@code out}, what went wrong to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
     CommandLineSettings settings = CommandLineSettings.load(DEF, args, env);
     if (settings.help()) {
       out.println("usage: ./schedlens report --from DIR|kafka [--out DIR] [--experiment NAME]\n");
@@ -140,7 +149,7 @@ public final class ReportCommand {
       }
     }
     if (byExperiment.isEmpty()) {
-      out.println(
+      err.println(
           "report: no timelines"
               + (only.isEmpty() ? "" : " of experiment " + only)
               + " in "
@@ -212,6 +221,15 @@ public final class ReportCommand {
 
   static List<PodTimeline> fromFile(String from) throws IOException {
     Path p = Path.of(from);
+    if (Files.isDirectory(p)
+        && !Files.exists(p.resolve(TimelinesFile.NAME))
+        && Files.exists(p.resolve("simulator-truth.jsonl"))) {
+      throw new ConfigException(
+          p
+              + " is the --out of simulate: it holds the simulator's ground truth"
+              + " (simulator-truth.jsonl) and the report made from it (report.md, report.json), not"
+              + " pipeline timelines; report reads a demo's or replay's --out (timelines.jsonl)");
+    }
     if (!Files.isReadable(Files.isDirectory(p) ? p.resolve(TimelinesFile.NAME) : p)) {
       throw new ConfigException(
           "cannot read "
@@ -249,6 +267,7 @@ public final class ReportCommand {
 
   /** The latest timeline of every pod on the topic (read_committed), read to its current end. */
   static List<PodTimeline> fromTopic(Config config, Topics topics) {
+    KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(10));
     Map<String, PodTimeline> latest = new LinkedHashMap<>();
     try (KafkaConsumer<String, PodTimeline> consumer =
         TopicConsumers.fromBeginning(config.kafkaClientSettings(), topics.podTimelines)) {

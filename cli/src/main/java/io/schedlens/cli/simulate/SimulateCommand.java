@@ -62,6 +62,13 @@ public final class SimulateCommand {
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
       throws Exception {
+    return run(args, env, out, out);
+  }
+
+  /** Results to {@code out}, progress to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
     CommandLineSettings settings = CommandLineSettings.load(DEF, args, env);
     if (settings.help()) {
       out.println("usage: ./schedlens simulate [--scenario day08|pool|FILE] [--out DIR]\n");
@@ -99,7 +106,7 @@ public final class SimulateCommand {
 
               @Override
               public void runFinished(ClusterRun run, int index, int total, List<PodTruth> t) {
-                out.printf(
+                err.printf(
                     "simulate: [run %d/%d] %s, repeat %d: %d pods, %d preempted%n",
                     index,
                     total,
@@ -111,7 +118,7 @@ public final class SimulateCommand {
             });
     if (recorder != null) {
       recorder.close();
-      out.printf(
+      err.printf(
           "simulate: recorded the cluster in %s (%s, %s, %s, %s); replay it with%n"
               + "  ./schedlens replay --pods %2$s --events %3$s --dcgm %4$s --requests %5$s%s --out replay-out%n",
           Path.of(recordDir).toAbsolutePath(),

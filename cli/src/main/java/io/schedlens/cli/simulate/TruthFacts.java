@@ -8,8 +8,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The simulator's ground truth in the report's terms, with DESIGN.md's definitions (Pending of a
- * pod never scheduled is its whole life; starving: pending longer than the threshold, or its
+ * The simulator's ground truth in the report's terms, with docs/design.md's definitions (Pending of
+ * a pod never scheduled is its whole life; starving: pending longer than the threshold, or its
  * workload preempted at least {@code starvationPreemptions} times without completing).
  */
 public final class TruthFacts {

@@ -127,4 +127,20 @@ class ReportCommandTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("line 1 is not a pod timeline");
   }
+
+  @Test
+  void shouldSayThatASimulateOutputHoldsNoPipelineTimelines() throws Exception {
+    Path simulated = dir.resolve("simulate-out");
+    Files.createDirectories(simulated);
+    Files.writeString(simulated.resolve("simulator-truth.jsonl"), "{}\n");
+    assertThatThrownBy(
+            () ->
+                ReportCommand.run(
+                    List.of("--from", simulated.toString()),
+                    Map.of(),
+                    new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("is the --out of simulate")
+        .hasMessageContaining("report.md");
+  }
 }

@@ -5,10 +5,11 @@ import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
+import io.schedlens.common.metrics.ProcessMetrics;
 import java.util.function.Consumer;
 
 /**
- * The streams app's metrics for Grafana (DESIGN.md section 5). Labels are bounded: namespace,
+ * The streams app's metrics for Grafana (docs/design.md section 5). Labels are bounded: namespace,
  * priority_class, workload_kind, arm and repeat (empty outside experiments; an experiment has a
  * handful of each), and for pipeline health the topic and the reason; never a pod name or UID.
  */
@@ -59,6 +60,7 @@ public final class StreamsMetrics {
 
   public StreamsMetrics(PrometheusRegistry registry) {
     this.registry = registry;
+    ProcessMetrics.register(registry);
     pendingDuration =
         duration(
             "schedlens_pending_duration_seconds",
