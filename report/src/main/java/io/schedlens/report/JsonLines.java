@@ -10,7 +10,8 @@ import java.util.stream.Collectors;
 import org.apache.avro.specific.SpecificRecord;
 
 /**
- * Files of one record per line in the JSON form of DESIGN.md (timelines.jsonl, workloads.jsonl).
+ * Files of one record per line in the JSON form of docs/design.md (timelines.jsonl,
+ * workloads.jsonl).
  */
 final class JsonLines {
 

@@ -4,7 +4,7 @@ import io.schedlens.avro.PodTimeline;
 
 /**
  * What the experiment report needs of one pod: the arm, repeat and application (or workload) it
- * belongs to and the timeline numbers of DESIGN.md section 4 that the comparison is about.
+ * belongs to and the timeline numbers of docs/design.md section 4 that the comparison is about.
  *
  * @param pendingMs time from creation to scheduling; for a pod never scheduled, creation to its end
  *     (it waited all its life)

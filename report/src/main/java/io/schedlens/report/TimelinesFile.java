@@ -10,7 +10,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * {@code timelines.jsonl}: one pod timeline per line in the JSON form of DESIGN.md section 4,
+ * {@code timelines.jsonl}: one pod timeline per line in the JSON form of docs/design.md section 4,
  * ordered by creation time, as the demo and the replay write it and the report reads it.
  */
 public final class TimelinesFile {

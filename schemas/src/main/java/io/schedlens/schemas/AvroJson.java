@@ -14,9 +14,9 @@ import org.apache.avro.generic.GenericContainer;
 import org.apache.avro.generic.IndexedRecord;
 
 /**
- * Plain JSON of an Avro record with the schema's field names (DESIGN.md's names for timelines):
- * null, numbers, strings, nested objects; unions are not wrapped as Avro's own JSON encoding wraps
- * them. For the API, {@code timelines.jsonl} and reports.
+ * Plain JSON of an Avro record with the schema's field names (docs/design.md's names for
+ * timelines): null, numbers, strings, nested objects; unions are not wrapped as Avro's own JSON
+ * encoding wraps them. For the API, {@code timelines.jsonl} and reports.
  */
 public final class AvroJson {
 

@@ -19,8 +19,8 @@ import org.apache.kafka.common.config.TopicConfig;
 import org.apache.kafka.common.serialization.Serdes;
 
 /**
- * Every topic of DESIGN.md section 3, inputs and outputs and the dead-letter queue side by side.
- * Keys are strings: a pod UID, {@code namespace/pod}, or the dead letter's source.
+ * Every topic of docs/design.md section 3, inputs and outputs and the dead-letter queue side by
+ * side. Keys are strings: a pod UID, {@code namespace/pod}, or the dead letter's source.
  *
  * <p>The four inputs about pods ({@link #pods}, {@link #events}, {@link #gpuSamples}, {@link
  * #requests}) are partitioned alike, by the pod's {@code namespace/name} ({@link PodName}),
@@ -166,7 +166,7 @@ public final class Topics {
     return new Topics(prefix);
   }
 
-  /** All topics: those of DESIGN.md section 3, then the streams app's internal ones. */
+  /** All topics: those of docs/design.md section 3, then the streams app's internal ones. */
   public List<Topic<String, ?>> all() {
     return List.of(
         pods,

@@ -18,9 +18,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * Produces inputs as the collector does, for the tests that run the streams app on a real broker:
- * keyed as DESIGN.md section 3 says, partitioned by the pod's {@code namespace/name}, timestamped
- * with event time, and with progress marks on every partition of every input topic a second (of
- * event time) behind the inputs, and a last mark that ends the input.
+ * keyed as docs/design.md section 3 says, partitioned by the pod's {@code namespace/name},
+ * timestamped with event time, and with progress marks on every partition of every input topic a
+ * second (of event time) behind the inputs, and a last mark that ends the input.
  */
 public final class InputProducer implements AutoCloseable {
 

@@ -7,11 +7,11 @@ import java.util.Map;
 
 /**
  * Stamps each GPU sample with the time since the previous sample of the same GPU from the same
- * target ({@code intervalMs}): the span its utilisation stands for (DESIGN.md, busyGpuSeconds). The
- * collector reads a target's scrapes in order, so it knows the previous sample; the streams app may
- * receive them in any order within the grace period, and with the span on each sample its busy
- * GPU-seconds are a plain sum, the same in any order. One per target (or recorded file), fed its
- * samples in time order; the first sample of a GPU gets none.
+ * target ({@code intervalMs}): the span its utilisation stands for (docs/design.md,
+ * busyGpuSeconds). The collector reads a target's scrapes in order, so it knows the previous
+ * sample; the streams app may receive them in any order within the grace period, and with the span
+ * on each sample its busy GPU-seconds are a plain sum, the same in any order. One per target (or
+ * recorded file), fed its samples in time order; the first sample of a GPU gets none.
  */
 public final class GpuIntervals {
 

@@ -17,9 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * Builds the collector's outgoing records, keyed and timestamped as DESIGN.md section 3 says: pods
- * and events by pod UID, GPU samples and request logs by {@code namespace/pod}, dead letters by
- * source; the Kafka timestamp is the record's event time.
+ * Builds the collector's outgoing records, keyed and timestamped as docs/design.md section 3 says:
+ * pods and events by pod UID, GPU samples and request logs by {@code namespace/pod}, dead letters
+ * by source; the Kafka timestamp is the record's event time.
  */
 public final class Records {
 

@@ -6,8 +6,8 @@ import io.schedlens.streams.timeline.TimelineSettings;
 import io.schedlens.streams.timeline.Workloads;
 
 /**
- * The labels every per-pod figure carries (DESIGN.md section 5): bounded ones only, never a pod
- * name or UID.
+ * The labels every per-pod figure carries (docs/design.md section 5): bounded ones only, never a
+ * pod name or UID.
  */
 public record PodLabels(
     String namespace, String priorityClass, String workloadKind, String arm, String repeat) {

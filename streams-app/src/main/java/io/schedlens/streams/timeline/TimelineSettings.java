@@ -37,7 +37,7 @@ public record TimelineSettings(
     slosMs = Map.copyOf(slosMs);
   }
 
-  /** The defaults of DESIGN.md. */
+  /** The defaults of docs/design.md. */
   public static TimelineSettings defaults() {
     return new TimelineSettings(
         Duration.ofMinutes(2),

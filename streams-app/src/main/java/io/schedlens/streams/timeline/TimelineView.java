@@ -13,7 +13,7 @@ import java.util.ArrayList;
 import java.util.TreeMap;
 
 /**
- * Derives the published {@link PodTimeline} from a pod's state, with every number of DESIGN.md
+ * Derives the published {@link PodTimeline} from a pod's state, with every number of docs/design.md
  * section 4. Pure. A duration is null, never 0, when one of its ends is unknown.
  */
 public final class TimelineView {

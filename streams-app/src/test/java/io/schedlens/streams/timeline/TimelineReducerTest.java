@@ -22,9 +22,9 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The timeline numbers of DESIGN.md section 4, from inputs shaped as Kubernetes writes them. Times:
- * {@code at(s)} is T0 + s seconds with millisecond precision (event times), {@code sec(s)} the same
- * truncated to the second (metadata, conditions, container states).
+ * The timeline numbers of docs/design.md section 4, from inputs shaped as Kubernetes writes them.
+ * Times: {@code at(s)} is T0 + s seconds with millisecond precision (event times), {@code sec(s)}
+ * the same truncated to the second (metadata, conditions, container states).
  */
 public class TimelineReducerTest {
 
