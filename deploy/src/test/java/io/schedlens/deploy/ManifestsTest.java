@@ -151,6 +151,16 @@ class ManifestsTest {
           .fields()
           .forEachRemaining(e -> wanted.put(e.getKey(), e.getValue().asText()));
       String port = spec.path("endpoints").get(0).path("port").asText();
+      // The metrics' own namespace label must survive the Operator's target labels.
+      spec.path("endpoints")
+          .forEach(
+              e ->
+                  assertThat(e.path("honorLabels").asBoolean())
+                      .as("ServiceMonitor " + sm.getMetadata().getName() + " honorLabels")
+                      .isTrue());
+      assertThat(sm.getMetadata().getLabels())
+          .as("ServiceMonitor " + sm.getMetadata().getName() + " has the release label")
+          .containsEntry("release", "kube-prometheus-stack");
       assertThat(m.all(Service.class))
           .as("ServiceMonitor " + sm.getMetadata().getName() + " finds a Service with port " + port)
           .anyMatch(

@@ -64,17 +64,13 @@ class PrometheusProofIT {
         rule_files:
           - %s
         scrape_configs:
-          - job_name: schedlens-streams
-            static_configs:
-              - targets: ["127.0.0.1:%d"]
-          - job_name: schedlens-collector
-            static_configs:
-              - targets: ["127.0.0.1:%d"]
+        %s
+        %s
         """
             .formatted(
                 Repository.path("deploy/prometheus/schedlens-rules.yaml"),
-                streamsPort,
-                collectorPort));
+                asTheOperatorWould("schedlens-streams", streamsPort),
+                asTheOperatorWould("schedlens-collector", collectorPort)));
     prometheus =
         new ProcessBuilder(
                 "prometheus",
@@ -106,6 +102,63 @@ class PrometheusProofIT {
         .atMost(Duration.ofSeconds(60))
         .pollInterval(Duration.ofMillis(250))
         .until(PrometheusProofIT::everyGroupEvaluatedAfterEnd);
+  }
+
+  /**
+   * The scrape configuration the Prometheus Operator generates for an endpoint of our
+   * ServiceMonitors (deploy/base/monitoring/servicemonitors.yaml), with the target labels it adds
+   * to every series (namespace, pod, service, endpoint, container; job from the Service's name),
+   * and honor_labels from the endpoint's honorLabels: a static target stands for the endpoint the
+   * Operator would discover.
+   */
+  static String asTheOperatorWould(String service, int port) throws Exception {
+    JsonNode endpoint =
+        Manifests.documents(
+                Files.readString(Repository.path("deploy/base/monitoring/servicemonitors.yaml")))
+            .stream()
+            .filter(d -> d.path("metadata").path("name").asText().equals(service))
+            .findFirst()
+            .map(d -> d.path("spec").path("endpoints").get(0))
+            .orElseThrow();
+    return """
+          - job_name: serviceMonitor/schedlens/%1$s/0
+            honor_labels: %2$s
+            metrics_path: %3$s
+            static_configs:
+              - targets: ["127.0.0.1:%4$d"]
+                labels:
+                  namespace: schedlens
+                  pod: %1$s-0
+                  service: %1$s
+                  endpoint: %5$s
+                  container: %1$s
+            relabel_configs:
+              - target_label: job
+                replacement: %1$s
+        """
+        .formatted(
+            service,
+            endpoint.path("honorLabels").asBoolean(false),
+            endpoint.path("path").asText("/metrics"),
+            port,
+            endpoint.path("port").asText());
+  }
+
+  @Test
+  void shouldKeepTheMetricsOwnNamespaceUnderTheOperatorsTargetLabels() throws Exception {
+    // The target labels are there ...
+    JsonNode up = range("up{job=\"schedlens-streams\"}");
+    assertThat(up).isNotEmpty();
+    assertThat(up.get(0).path("metric").path("namespace").asText()).isEqualTo("schedlens");
+    assertThat(up.get(0).path("metric").path("pod").asText()).isEqualTo("schedlens-streams-0");
+    // ... and the metrics about pods keep the namespace of those pods, not the app's.
+    JsonNode finished = range("sum by (namespace) (schedlens_pods_finished_total)");
+    assertThat(finished)
+        .extracting(s -> s.path("metric").path("namespace").asText())
+        .containsExactly("ai-lab");
+    assertThat(range("count(schedlens_pods_finished_total{exported_namespace!=\"\"})"))
+        .as("no namespace renamed to exported_namespace")
+        .isEmpty();
   }
 
   static boolean everyGroupEvaluatedAfterEnd() throws Exception {
