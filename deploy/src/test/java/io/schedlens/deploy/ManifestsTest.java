@@ -30,6 +30,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Every kustomization of deploy/ builds, binds to typed objects and says what it should. */
 class ManifestsTest {
@@ -301,6 +302,29 @@ class ManifestsTest {
         .containsEntry("schedlens.io/experiment", "day08-experiment");
     assertThat(experiment.getData()).containsKeys("change", "fixed", "metrics", "repeats");
     assertThat(Integer.parseInt(experiment.getData().get("repeats"))).isPositive();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  void shouldRunTheImageAsItIsBuilt(String overlay) throws Exception {
+    Manifests m = Manifests.build(overlay);
+    for (PodTemplateSpec t : podTemplates(m)) {
+      for (Container c : t.getSpec().getContainers()) {
+        if (!c.getImage().startsWith("ghcr.io/schedlens/schedlens:")) {
+          continue;
+        }
+        // The image (cli/pom.xml, Jib) runs java directly: the JVM reads JAVA_TOOL_OPTIONS, and
+        // nothing reads the launcher's JAVA_OPTS.
+        assertThat(env(c)).as(c.getName()).doesNotContainKey("JAVA_OPTS");
+        assertThat(env(c)).as(c.getName()).containsKey("JAVA_TOOL_OPTIONS");
+        assertThat(c.getCommand())
+            .as(c.getName() + " keeps the image's entrypoint")
+            .isNullOrEmpty();
+        // The image's numeric user, which runAsNonRoot can verify.
+        assertThat(t.getSpec().getSecurityContext().getRunAsUser()).isEqualTo(65532L);
+        assertThat(t.getSpec().getSecurityContext().getRunAsNonRoot()).isTrue();
+      }
+    }
   }
 
   static List<PodTemplateSpec> podTemplates(Manifests m) {
