@@ -47,7 +47,8 @@ public final class IntakeLoad {
           CollectorConfig.from(
               CommandLineSettings.load(
                   CollectorConfig.DEF,
-                  List.of("--kubernetes-enabled", "false", "--http-port", "0"),
+                  List.of(
+                      "--kubernetes-enabled", "false", "--http-port", "0", "--intake-auth", "none"),
                   Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
       try (Collector collector = Collector.start(config, null, Clock.systemUTC())) {
         while (!collector.readiness().ready()) {

@@ -10,6 +10,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.types.Password;
 
 /** Settings of {@code ./schedlens collector}; each is documented in the README's table. */
@@ -38,6 +39,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
   public static final String INTAKE_TOKEN = "intake.token";
+  public static final String INTAKE_AUTH = "intake.auth";
   public static final String INTAKE_MAX_BODY = "intake.max.body.bytes";
   public static final String INTAKE_MAX_LINE = "intake.max.line.bytes";
   public static final String INTAKE_FIELD_MAPPING = "intake.field.mapping";
@@ -197,11 +199,18 @@ public final class CollectorConfig extends AppConfig {
               Importance.MEDIUM,
               "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
           .define(
+              INTAKE_AUTH,
+              Type.STRING,
+              "token",
+              ConfigDef.ValidString.in("token", "none"),
+              Importance.HIGH,
+              "How the request-log intake authenticates shippers: token (the bearer token of intake.token, which must then be set) or none (anyone who reaches the port; only on loopback or behind a NetworkPolicy).")
+          .define(
               INTAKE_TOKEN,
               Type.PASSWORD,
               null,
               Importance.HIGH,
-              "Bearer token the request-log intake requires. Empty: no token required.")
+              "Bearer token the request-log intake requires (intake.auth token); give it from a Secret, e.g. SCHEDLENS_INTAKE_TOKEN.")
           .define(
               INTAKE_MAX_BODY,
               Type.INT,
@@ -296,11 +305,23 @@ public final class CollectorConfig extends AppConfig {
 
   /** Reads the settings from command-line arguments and the environment. */
   public static CollectorConfig from(CommandLineSettings settings) {
-    return new CollectorConfig(settings.values(), settings.kafka());
+    CollectorConfig c = new CollectorConfig(settings.values(), settings.kafka());
+    if (c.getString(INTAKE_AUTH).equals("token") && c.givenToken() == null) {
+      // No silent "no authentication" when a Secret is missing.
+      throw new ConfigException(
+          "the request-log intake requires a bearer token (intake.auth token): set"
+              + " SCHEDLENS_INTAKE_TOKEN or --intake-token, or --intake-auth none to accept lines"
+              + " from anyone who reaches the port (loopback, or behind a NetworkPolicy)");
+    }
+    return c;
   }
 
-  /** The intake token, or null when none is required. */
+  /** The intake token, or null when none is required (intake.auth none). */
   public String intakeToken() {
+    return getString(INTAKE_AUTH).equals("none") ? null : givenToken();
+  }
+
+  private String givenToken() {
     Password p = getPassword(INTAKE_TOKEN);
     return p == null || p.value().isEmpty() ? null : p.value();
   }

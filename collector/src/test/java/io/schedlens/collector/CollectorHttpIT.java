@@ -52,6 +52,9 @@ class CollectorHttpIT {
     List<String> args =
         new ArrayList<>(
             List.of("--kubernetes-enabled", "false", "--topic-prefix", prefix, "--http-port", "0"));
+    if (!List.of(extra).contains("--intake-token")) {
+      args.addAll(List.of("--intake-auth", "none"));
+    }
     args.addAll(List.of(extra));
     Collector c =
         Collector.start(

@@ -74,7 +74,9 @@ class CollectorIT {
                 "--http-port",
                 "0",
                 "--dcgm-discovery",
-                "false"));
+                "false",
+                "--intake-auth",
+                "none"));
     args.addAll(List.of(extra));
     CollectorConfig config =
         CollectorConfig.from(

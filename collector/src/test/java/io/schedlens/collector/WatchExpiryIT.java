@@ -138,7 +138,8 @@ class WatchExpiryIT {
                     "--events-apis", "",
                     "--topic-prefix", "expiry.",
                     "--http-port", "0",
-                    "--dcgm-discovery", "false"),
+                    "--dcgm-discovery", "false",
+                    "--intake-auth", "none"),
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
     try (Collector collector = Collector.start(config, null, Clock.systemUTC());
         TopicReader<PodObservation> reader =

@@ -306,6 +306,28 @@ class ManifestsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  void shouldRequireTheIntakeTokenFromASecret(String overlay) throws Exception {
+    Manifests m = Manifests.build(overlay);
+    Container c =
+        m.one(Deployment.class, "schedlens-collector")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    EnvVar token =
+        c.getEnv().stream()
+            .filter(e -> e.getName().equals("SCHEDLENS_INTAKE_TOKEN"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(token.getValueFrom().getSecretKeyRef().getOptional())
+        .as("a missing Secret must stop the pod, not turn authentication off")
+        .isNotEqualTo(Boolean.TRUE);
+    assertThat(env(c)).doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
   void shouldRunTheImageAsItIsBuilt(String overlay) throws Exception {
     Manifests m = Manifests.build(overlay);
     for (PodTemplateSpec t : podTemplates(m)) {

@@ -159,7 +159,10 @@ public final class Demo {
                           "--progress-allowance",
                           "60s",
                           "--http-port",
-                          Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT))),
+                          Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT)),
+                          // The demo's collector listens on loopback only, for its own shipper.
+                          "--intake-auth",
+                          "none"),
                       kafkaEnv)),
               null,
               clock);

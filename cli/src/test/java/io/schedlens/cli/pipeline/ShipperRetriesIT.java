@@ -112,7 +112,8 @@ class ShipperRetriesIT {
                         "--topic-prefix", prefix,
                         "--http-port", "0",
                         "--progress-interval", "100ms",
-                        "--progress-allowance", "2s"),
+                        "--progress-allowance", "2s",
+                        "--intake-auth", "none"),
                     kafka)),
             null,
             Clock.systemUTC());
