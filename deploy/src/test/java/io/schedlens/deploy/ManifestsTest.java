@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
@@ -23,8 +24,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -302,6 +305,121 @@ class ManifestsTest {
         .containsEntry("schedlens.io/experiment", "day08-experiment");
     assertThat(experiment.getData()).containsKeys("change", "fixed", "metrics", "repeats");
     assertThat(Integer.parseInt(experiment.getData().get("repeats"))).isPositive();
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  void shouldKeepKafkaClosedAndEachAppToItsOwnAcls(String overlay) throws Exception {
+    Manifests m = Manifests.build(overlay);
+    JsonNode kafka = Manifests.tree(m.custom("Kafka").get(0)).path("spec").path("kafka");
+    assertThat(kafka.path("authorization").path("type").asText()).isEqualTo("simple");
+    assertThat(kafka.path("listeners")).isNotEmpty();
+    for (JsonNode l : kafka.path("listeners")) {
+      assertThat(l.path("tls").asBoolean()).as("listener " + l.path("name") + " TLS").isTrue();
+      assertThat(l.path("authentication").path("type").asText())
+          .as("listener " + l.path("name") + " authenticates")
+          .isEqualTo("scram-sha-512");
+      assertThat(l.path("networkPolicyPeers")).as("only schedlens' pods reach it").isNotEmpty();
+    }
+    Map<String, Map<String, Set<String>>> acls = new HashMap<>();
+    for (var u : m.custom("KafkaUser")) {
+      Map<String, Set<String>> byResource = new HashMap<>();
+      for (JsonNode acl : Manifests.tree(u).path("spec").path("authorization").path("acls")) {
+        JsonNode r = acl.path("resource");
+        String key = r.path("type").asText() + ":" + r.path("name").asText();
+        Set<String> ops = byResource.computeIfAbsent(key, k -> new HashSet<>());
+        acl.path("operations").forEach(o -> ops.add(o.asText()));
+      }
+      acls.put(u.getMetadata().getName(), byResource);
+    }
+    assertThat(acls.keySet())
+        .containsExactlyInAnyOrder("schedlens-collector", "schedlens-streams", "schedlens-export");
+    List<String> inputs =
+        List.of(
+            "schedlens.pods",
+            "schedlens.k8s-events",
+            "schedlens.gpu-samples",
+            "schedlens.requests",
+            "schedlens.workloads",
+            "schedlens.experiments");
+    List<String> outputs =
+        List.of("schedlens.pod-timelines", "schedlens.workload-timelines", "schedlens.preemptions");
+    Map<String, Set<String>> collector = acls.get("schedlens-collector");
+    for (String t : inputs) {
+      assertThat(collector.get("topic:" + t)).as("collector writes " + t).contains("Write");
+    }
+    collector.forEach(
+        (resource, ops) -> {
+          if (ops.contains("Read") && resource.startsWith("topic:")) {
+            assertThat(resource)
+                .as("the collector reads back only the pods")
+                .isEqualTo("topic:schedlens.pods");
+          }
+        });
+    for (String t : outputs) {
+      assertThat(collector).as("collector cannot touch " + t).doesNotContainKey("topic:" + t);
+    }
+    Map<String, Set<String>> streams = acls.get("schedlens-streams");
+    for (String t : inputs) {
+      assertThat(streams.get("topic:" + t))
+          .as("streams reads " + t)
+          .contains("Read")
+          .doesNotContain("Write");
+    }
+    for (String t : outputs) {
+      assertThat(streams.get("topic:" + t)).as("streams writes " + t).contains("Write");
+    }
+    assertThat(streams).containsKey("transactionalId:schedlens-streams");
+    assertThat(streams).containsKey("group:schedlens-streams");
+    acls.get("schedlens-export")
+        .forEach(
+            (resource, ops) -> {
+              assertThat(outputs).as("export reads only outputs").contains(resource.substring(6));
+              assertThat(ops).as("export only reads").isSubsetOf("Read", "Describe");
+            });
+    // Each app connects over TLS as its own user, with the cluster CA mounted.
+    Map<String, PodTemplateSpec> apps =
+        Map.of(
+            "schedlens-collector",
+            m.one(Deployment.class, "schedlens-collector").getSpec().getTemplate(),
+            "schedlens-streams",
+            m.one(StatefulSet.class, "schedlens-streams").getSpec().getTemplate());
+    apps.forEach(
+        (user, t) -> {
+          Container c = t.getSpec().getContainers().get(0);
+          assertThat(env(c)).containsEntry("KAFKA_SECURITY_PROTOCOL", "SASL_SSL");
+          assertThat(env(c)).containsEntry("KAFKA_SASL_MECHANISM", "SCRAM-SHA-512");
+          assertThat(env(c).get("KAFKA_BOOTSTRAP_SERVERS")).endsWith(":9093");
+          EnvVar jaas =
+              c.getEnv().stream()
+                  .filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG"))
+                  .findFirst()
+                  .orElseThrow();
+          assertThat(jaas.getValueFrom().getSecretKeyRef().getName()).isEqualTo(user);
+          String truststore = env(c).get("KAFKA_SSL_TRUSTSTORE_LOCATION");
+          String mount =
+              c.getVolumeMounts().stream()
+                  .filter(v -> truststore.startsWith(v.getMountPath() + "/"))
+                  .findFirst()
+                  .orElseThrow()
+                  .getName();
+          assertThat(
+                  t.getSpec().getVolumes().stream()
+                      .filter(v -> v.getName().equals(mount))
+                      .findFirst()
+                      .orElseThrow()
+                      .getSecret()
+                      .getSecretName())
+              .isEqualTo("schedlens-cluster-ca-cert");
+        });
+    // Only the expected peers reach each app's port.
+    for (String app : apps.keySet()) {
+      NetworkPolicy np = m.one(NetworkPolicy.class, app);
+      assertThat(np.getSpec().getPodSelector().getMatchLabels())
+          .containsEntry("app.kubernetes.io/name", app);
+      assertThat(np.getSpec().getPolicyTypes()).contains("Ingress");
+      assertThat(np.getSpec().getIngress()).allMatch(r -> !r.getFrom().isEmpty());
+    }
   }
 
   @ParameterizedTest
