@@ -50,10 +50,18 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   private final int controllerPort;
   private final String clusterId = Uuid.randomUuid().toString();
   private final Map<String, String> overrides;
+
+  /** The port of the SASL_SSL listener, 0 when the broker has none. */
+  private final int securePort;
+
   private KafkaRaftServer server;
   private Duration lastStartup = Duration.ZERO;
 
   private EmbeddedKafkaBroker(Map<String, String> overrides) {
+    this(overrides, false);
+  }
+
+  private EmbeddedKafkaBroker(Map<String, String> overrides, boolean secure) {
     this.overrides = Map.copyOf(overrides);
     try {
       this.dataDir = Files.createTempDirectory("schedlens-kafka-");
@@ -62,6 +70,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
     this.port = freePort();
     this.controllerPort = freePort();
+    this.securePort = secure ? freePort() : 0;
   }
 
   /** Formats storage and starts a broker; returns once it answers requests. */
@@ -80,6 +89,44 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       broker.close();
       throw e;
     }
+  }
+
+  /**
+   * A broker with a second client listener as production runs it: SASL_SSL with SCRAM-SHA-512 on
+   * {@link #secureBootstrapServers()}, its certificate from the given PKCS12 keystore, and Kafka's
+   * {@code StandardAuthorizer}, so that ACLs decide what each user may do. The plaintext listener
+   * stays for the test's own setup (topics, SCRAM users, ACLs): its anonymous principal is the
+   * super user.
+   */
+  public static EmbeddedKafkaBroker startSecure(Path keystore, String keystorePassword) {
+    Map<String, String> o = new java.util.HashMap<>();
+    o.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
+    o.put(
+        "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required;");
+    o.put("listener.name.sasl_ssl.ssl.keystore.location", keystore.toString());
+    o.put("listener.name.sasl_ssl.ssl.keystore.password", keystorePassword);
+    o.put("listener.name.sasl_ssl.ssl.key.password", keystorePassword);
+    o.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
+    o.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
+    o.put("super.users", "User:ANONYMOUS");
+    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(o, true);
+    try {
+      broker.format();
+      broker.startServer();
+      return broker;
+    } catch (RuntimeException e) {
+      broker.close();
+      throw e;
+    }
+  }
+
+  /** {@code 127.0.0.1:port} of the SASL_SSL listener of {@link #startSecure}. */
+  public String secureBootstrapServers() {
+    if (securePort == 0) {
+      throw new IllegalStateException("this broker has no SASL_SSL listener (see startSecure)");
+    }
+    return "127.0.0.1:" + securePort;
   }
 
   /** {@code 127.0.0.1:port} of the client listener. */
@@ -169,12 +216,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("process.roles", "broker,controller");
     p.put("node.id", "1");
     p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    String secure = securePort == 0 ? "" : ",SASL_SSL://127.0.0.1:" + securePort;
     p.put(
-        "listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
+        "listeners",
+        "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort + secure);
+    p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port + secure);
     p.put("controller.listener.names", "CONTROLLER");
     p.put("inter.broker.listener.name", "PLAINTEXT");
-    p.put("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.put(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" + (securePort == 0 ? "" : ",SASL_SSL:SASL_SSL"));
     p.put("log.dirs", dataDir.resolve("log").toString());
     p.put("num.partitions", "1");
     p.put("default.replication.factor", "1");

@@ -31,21 +31,18 @@ public final class InputProducer implements AutoCloseable {
   private long lastMark = Long.MIN_VALUE;
 
   public InputProducer(String bootstrap, Topics topics, int partitions) {
+    this(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap), topics, partitions);
+  }
+
+  /** With the client settings of a real deployment (bootstrap, security protocol, SASL, TLS). */
+  public InputProducer(Map<String, Object> clientSettings, Topics topics, int partitions) {
     this.topics = topics;
     this.partitions = partitions;
-    this.producer =
-        new KafkaProducer<>(
-            Map.of(
-                ProducerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ProducerConfig.ACKS_CONFIG,
-                "all",
-                ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG,
-                true,
-                ProducerConfig.LINGER_MS_CONFIG,
-                5),
-            new ByteArraySerializer(),
-            new ByteArraySerializer());
+    Map<String, Object> c = new java.util.HashMap<>(clientSettings);
+    c.put(ProducerConfig.ACKS_CONFIG, "all");
+    c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    c.put(ProducerConfig.LINGER_MS_CONFIG, 5);
+    this.producer = new KafkaProducer<>(c, new ByteArraySerializer(), new ByteArraySerializer());
   }
 
   /** Produces the inputs (in event-time order), marking every input topic as it goes. */

@@ -1,0 +1,410 @@
+package io.schedlens.cli.pipeline;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.collector.Collector;
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.collector.k8s.PodProjection;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.schemas.TopicConsumers;
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.StreamsApp;
+import io.schedlens.streams.StreamsAppConfig;
+import io.schedlens.testsupport.InputProducer;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ScramCredentialInfo;
+import org.apache.kafka.clients.admin.ScramMechanism;
+import org.apache.kafka.clients.admin.UserScramCredentialUpsertion;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.acl.AccessControlEntry;
+import org.apache.kafka.common.acl.AclBinding;
+import org.apache.kafka.common.acl.AclOperation;
+import org.apache.kafka.common.acl.AclPermissionType;
+import org.apache.kafka.common.errors.SaslAuthenticationException;
+import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.resource.PatternType;
+import org.apache.kafka.common.resource.ResourcePattern;
+import org.apache.kafka.common.resource.ResourceType;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The deploy/ Kafka security, on a real broker: a SASL_SSL listener with SCRAM-SHA-512 (a
+ * certificate made here), Kafka's StandardAuthorizer with the ACLs of deploy/base/kafka/users.yaml,
+ * and the collector and the streams app configured with the KAFKA_* environment of their manifests
+ * (the JAAS line as Strimzi writes it into the user's Secret, the CA as the PEM the pods mount). A
+ * request line goes in through the collector and comes out as a timeline read by the export's user;
+ * each user is refused what its ACLs do not give.
+ */
+class SecureKafkaIT {
+
+  static final String PASSWORD = "keystore-secret";
+  static final YAMLMapper YAML = new YAMLMapper();
+
+  @TempDir static Path dir;
+  static EmbeddedKafkaBroker broker;
+  static Path caPem;
+  static final Topics TOPICS = Topics.defaults();
+
+  @BeforeAll
+  static void secureBroker() throws Exception {
+    Path keystore = dir.resolve("broker.p12");
+    caPem = dir.resolve("ca.crt");
+    keytool(
+        "-genkeypair",
+        "-alias",
+        "broker",
+        "-keyalg",
+        "RSA",
+        "-keysize",
+        "2048",
+        "-validity",
+        "2",
+        "-dname",
+        "CN=127.0.0.1",
+        "-ext",
+        "SAN=ip:127.0.0.1",
+        "-keystore",
+        keystore.toString(),
+        "-storetype",
+        "PKCS12",
+        "-storepass",
+        PASSWORD,
+        "-keypass",
+        PASSWORD);
+    keytool(
+        "-exportcert",
+        "-rfc",
+        "-alias",
+        "broker",
+        "-keystore",
+        keystore.toString(),
+        "-storetype",
+        "PKCS12",
+        "-storepass",
+        PASSWORD,
+        "-file",
+        caPem.toString());
+    broker = EmbeddedKafkaBroker.startSecure(keystore, PASSWORD);
+    broker.createTopics(TOPICS.newTopics(2, (short) 1));
+    try (Admin admin = broker.admin()) {
+      List<UserScramCredentialUpsertion> users = new ArrayList<>();
+      for (String user : users().keySet()) {
+        users.add(
+            new UserScramCredentialUpsertion(
+                user, new ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096), password(user)));
+      }
+      admin.alterUserScramCredentials(new ArrayList<>(users)).all().get();
+      List<AclBinding> acls = new ArrayList<>();
+      users().forEach((user, bindings) -> acls.addAll(bindings));
+      admin.createAcls(acls).all().get();
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    if (broker != null) {
+      broker.close();
+    }
+  }
+
+  static void keytool(String... args) throws Exception {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
+    cmd.addAll(List.of(args));
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes());
+    assertThat(p.waitFor()).as(out).isZero();
+  }
+
+  static String password(String user) {
+    return "pw-of-" + user;
+  }
+
+  /** The ACLs of deploy/base/kafka/users.yaml, per user, as Strimzi's user operator sets them. */
+  static Map<String, List<AclBinding>> users() throws Exception {
+    Map<String, List<AclBinding>> out = new LinkedHashMap<>();
+    String yaml = Files.readString(repository().resolve("deploy/base/kafka/users.yaml"));
+    try (var it =
+        YAML.readerFor(JsonNode.class).<JsonNode>readValues(new YAMLFactory().createParser(yaml))) {
+      while (it.hasNext()) {
+        JsonNode u = it.next();
+        String user = u.path("metadata").path("name").asText();
+        List<AclBinding> bindings = new ArrayList<>();
+        for (JsonNode acl : u.path("spec").path("authorization").path("acls")) {
+          JsonNode r = acl.path("resource");
+          ResourcePattern pattern =
+              new ResourcePattern(
+                  switch (r.path("type").asText()) {
+                    case "topic" -> ResourceType.TOPIC;
+                    case "group" -> ResourceType.GROUP;
+                    case "transactionalId" -> ResourceType.TRANSACTIONAL_ID;
+                    case "cluster" -> ResourceType.CLUSTER;
+                    default -> throw new IllegalArgumentException(r.toString());
+                  },
+                  r.path("type").asText().equals("cluster")
+                      ? "kafka-cluster"
+                      : r.path("name").asText(),
+                  r.path("patternType").asText("literal").equals("prefix")
+                      ? PatternType.PREFIXED
+                      : PatternType.LITERAL);
+          for (JsonNode op : acl.path("operations")) {
+            bindings.add(
+                new AclBinding(
+                    pattern,
+                    new AccessControlEntry(
+                        "User:" + user,
+                        "*",
+                        AclOperation.fromString(
+                            op.asText()
+                                .replaceAll("([a-z])([A-Z])", "$1_$2")
+                                .toUpperCase(Locale.ROOT)),
+                        AclPermissionType.ALLOW)));
+          }
+        }
+        out.put(user, bindings);
+      }
+    }
+    return out;
+  }
+
+  static Path repository() {
+    Path d = Path.of("").toAbsolutePath();
+    while (!Files.exists(d.resolve("deploy/base/kafka"))) {
+      d = d.getParent();
+    }
+    return d;
+  }
+
+  /**
+   * The KAFKA_* environment of an app's manifest, with what Kubernetes would put there: the JAAS
+   * line of the user's Secret, this broker's SASL_SSL address, the CA this test made.
+   */
+  static Map<String, String> manifestEnv(String file, String user, String jaasUser, String pw)
+      throws Exception {
+    JsonNode object = YAML.readTree(Files.readString(repository().resolve(file)));
+    JsonNode container =
+        object.path("spec").path("template").path("spec").path("containers").get(0);
+    Map<String, String> env = new HashMap<>();
+    for (JsonNode e : container.path("env")) {
+      String name = e.path("name").asText();
+      if (!name.startsWith("KAFKA_")) {
+        continue;
+      }
+      if (e.has("value")) {
+        env.put(name, e.path("value").asText());
+      } else {
+        JsonNode ref = e.path("valueFrom").path("secretKeyRef");
+        assertThat(ref.path("name").asText()).isEqualTo(user);
+        assertThat(ref.path("key").asText()).isEqualTo("sasl.jaas.config");
+        env.put(
+            name,
+            "org.apache.kafka.common.security.scram.ScramLoginModule required username=\""
+                + jaasUser
+                + "\" password=\""
+                + pw
+                + "\";");
+      }
+    }
+    assertThat(env)
+        .containsKeys(
+            "KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_JAAS_CONFIG", "KAFKA_SSL_TRUSTSTORE_LOCATION");
+    env.put("KAFKA_BOOTSTRAP_SERVERS", broker.secureBootstrapServers());
+    env.put("KAFKA_SSL_TRUSTSTORE_LOCATION", caPem.toString());
+    return env;
+  }
+
+  static Map<String, String> manifestEnv(String file, String user) throws Exception {
+    return manifestEnv(file, user, user, password(user));
+  }
+
+  /** Client settings as the apps derive them from that environment (KAFKA_X_Y → x.y). */
+  static Map<String, Object> clientSettings(Map<String, String> env) {
+    Map<String, Object> c = new HashMap<>();
+    env.forEach((k, v) -> c.put(k.substring(6).toLowerCase(Locale.ROOT).replace('_', '.'), v));
+    return c;
+  }
+
+  @Test
+  void shouldCarryARequestFromTheCollectorToATimelineAsEachAppsOwnUser() throws Exception {
+    Map<String, String> collectorEnv =
+        manifestEnv("deploy/base/collector/deployment.yaml", "schedlens-collector");
+    Map<String, String> streamsEnv =
+        manifestEnv("deploy/base/streams-app/statefulset.yaml", "schedlens-streams");
+    Map<String, String> exportEnv = new HashMap<>(collectorEnv);
+    exportEnv.put(
+        "KAFKA_SASL_JAAS_CONFIG",
+        "org.apache.kafka.common.security.scram.ScramLoginModule required username=\"schedlens-export\" password=\""
+            + password("schedlens-export")
+            + "\";");
+    Collector collector =
+        Collector.start(
+            CollectorConfig.from(
+                CommandLineSettings.load(
+                    CollectorConfig.DEF,
+                    List.of(
+                        "--kubernetes-enabled", "false",
+                        "--http-port", "0",
+                        "--progress-interval", "100ms",
+                        "--progress-allowance", "2s",
+                        "--startup-readback", "false",
+                        "--intake-token", "shipper-token"),
+                    collectorEnv)),
+            null,
+            Clock.systemUTC());
+    StreamsApp app =
+        StreamsApp.start(
+            StreamsAppConfig.from(
+                CommandLineSettings.load(
+                    StreamsAppConfig.DEF,
+                    List.of(
+                        "--state-dir", dir.resolve("state").toString(),
+                        "--http-port", "0",
+                        "--emit-interval", "200ms",
+                        "--topics-create", "false"),
+                    streamsEnv)));
+    // The collector's Kubernetes side, as its user: a pod, and marks on the topics it writes.
+    InputProducer pods = new InputProducer(clientSettings(collectorEnv), TOPICS, 2);
+    pods.hold(TOPICS.requests.name()).hold(TOPICS.gpuSamples.name());
+    try {
+      await().atMost(Duration.ofSeconds(60)).until(() -> collector.readiness().ready());
+      long start = System.currentTimeMillis();
+      Pod pod = ShipperRetriesIT.servingPod("chat-secure", start - 5_000);
+      pods.produce(
+          List.of(
+              new PodProjection(List.of(), List.of())
+                  .project(pod, ChangeType.ADDED, start - 4_000)));
+      String line =
+          "{\"time\":"
+              + (start - 3_000)
+              + ",\"namespace\":\""
+              + pod.getMetadata().getNamespace()
+              + "\",\"pod\":\"chat-secure\",\"service\":\"chat\",\"status\":200,\"latency_ms\":120,\"request_id\":\"r-1\"}\n";
+      HttpResponse<String> unauthorised = post(collector, line, null);
+      assertThat(unauthorised.statusCode()).isEqualTo(401);
+      HttpResponse<String> taken = post(collector, line, "shipper-token");
+      assertThat(taken.statusCode()).as(taken.body()).isEqualTo(202);
+      assertThat(taken.body()).contains("\"accepted\":1").doesNotContain("\"delivered\":false");
+      // Marks move the pods stream past the request, as the collector does once it has synced.
+      await()
+          .atMost(Duration.ofSeconds(90))
+          .pollInterval(Duration.ofMillis(500))
+          .until(
+              () -> {
+                pods.mark(System.currentTimeMillis() - 2_000);
+                return requestsOf(exportEnv, pod.getMetadata().getUid()) >= 1;
+              });
+    } finally {
+      pods.close();
+      app.close();
+      collector.close();
+    }
+  }
+
+  /** The requests the latest timeline of a pod counts, read as the export's user. */
+  static long requestsOf(Map<String, String> env, String uid) {
+    long[] requests = {-1};
+    try (KafkaConsumer<String, PodTimeline> c =
+        TopicConsumers.fromBeginning(clientSettings(env), TOPICS.podTimelines)) {
+      TopicConsumers.readToEnd(
+          c,
+          r -> {
+            if (r.key().equals(uid) && r.value() != null) {
+              requests[0] = r.value().getRequests();
+            }
+          });
+    }
+    return requests[0];
+  }
+
+  static HttpResponse<String> post(Collector c, String body, String token) throws Exception {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
+            .timeout(Duration.ofSeconds(30))
+            .header("Content-Type", "application/x-ndjson")
+            .POST(HttpRequest.BodyPublishers.ofString(body));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+  }
+
+  @Test
+  void shouldRefuseEachUserWhatItsAclsDoNotGive() throws Exception {
+    Map<String, Object> collector =
+        clientSettings(manifestEnv("deploy/base/collector/deployment.yaml", "schedlens-collector"));
+    // The collector may not read what others wrote, nor write the outputs.
+    assertThatThrownBy(
+            () -> {
+              try (KafkaConsumer<String, PodTimeline> c =
+                  TopicConsumers.fromBeginning(collector, TOPICS.podTimelines)) {
+                TopicConsumers.readToEnd(c, r -> {});
+              }
+            })
+        .satisfies(e -> assertThat(deepest(e)).isInstanceOf(TopicAuthorizationException.class));
+    Map<String, Object> p = new HashMap<>(collector);
+    p.put("max.block.ms", 10_000);
+    try (KafkaProducer<byte[], byte[]> producer =
+        new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
+      assertThatThrownBy(
+              () ->
+                  producer
+                      .send(new ProducerRecord<>(TOPICS.podTimelines.name(), new byte[] {1}))
+                      .get())
+          .satisfies(e -> assertThat(deepest(e)).isInstanceOf(TopicAuthorizationException.class));
+    }
+    // A wrong password is no way in.
+    Map<String, Object> wrong =
+        clientSettings(
+            manifestEnv(
+                "deploy/base/collector/deployment.yaml",
+                "schedlens-collector",
+                "schedlens-collector",
+                "not-the-password"));
+    assertThatThrownBy(
+            () -> {
+              try (KafkaConsumer<String, PodObservation> c =
+                  TopicConsumers.fromBeginning(wrong, TOPICS.pods)) {
+                TopicConsumers.readToEnd(c, r -> {});
+              }
+            })
+        .satisfies(e -> assertThat(deepest(e)).isInstanceOf(SaslAuthenticationException.class));
+  }
+
+  /** The exception itself, or its deepest cause. */
+  static Throwable deepest(Throwable t) {
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}
