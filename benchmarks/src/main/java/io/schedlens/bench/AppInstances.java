@@ -46,7 +46,9 @@ final class AppInstances implements AutoCloseable {
               "--http-port",
               "0",
               "--slo",
-              "chat=800"));
+              "chat=800",
+              "--api-auth",
+              "none"));
       cmd.addAll(extraArgs);
       ProcessBuilder pb = new ProcessBuilder(cmd);
       pb.environment().put("KAFKA_BOOTSTRAP_SERVERS", bootstrap);

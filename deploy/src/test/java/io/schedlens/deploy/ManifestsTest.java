@@ -424,7 +424,7 @@ class ManifestsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
-  void shouldRequireTheIntakeTokenFromASecret(String overlay) throws Exception {
+  void shouldRequireTheIntakeAndApiTokensFromSecrets(String overlay) throws Exception {
     Manifests m = Manifests.build(overlay);
     Container c =
         m.one(Deployment.class, "schedlens-collector")
@@ -442,6 +442,22 @@ class ManifestsTest {
         .as("a missing Secret must stop the pod, not turn authentication off")
         .isNotEqualTo(Boolean.TRUE);
     assertThat(env(c)).doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
+
+    Container streams =
+        m.one(StatefulSet.class, "schedlens-streams")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    EnvVar api =
+        streams.getEnv().stream()
+            .filter(e -> e.getName().equals("SCHEDLENS_API_TOKEN"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(api.getValueFrom().getSecretKeyRef().getName()).isEqualTo("schedlens-api-token");
+    assertThat(api.getValueFrom().getSecretKeyRef().getOptional()).isNotEqualTo(Boolean.TRUE);
+    assertThat(env(streams)).doesNotContainEntry("SCHEDLENS_API_AUTH", "none");
   }
 
   @ParameterizedTest

@@ -92,7 +92,7 @@ public final class StreamsApp implements AutoCloseable {
         });
     String self =
         props.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG);
-    TimelineApi api = new TimelineApi(streams, self);
+    TimelineApi api = new TimelineApi(streams, self, config.apiToken());
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
     WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);

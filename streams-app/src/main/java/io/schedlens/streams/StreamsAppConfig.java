@@ -37,6 +37,8 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String API_RETENTION = "api.final.retention";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
+  public static final String API_AUTH = "api.auth";
+  public static final String API_TOKEN = "api.token";
   public static final String ADVERTISED = "application.server";
   public static final String THREADS = "num.stream.threads";
   public static final String STANDBYS = "num.standby.replicas";
@@ -179,6 +181,19 @@ public final class StreamsAppConfig extends AppConfig {
               Importance.MEDIUM,
               "Port of /metrics, probes and /api.")
           .define(
+              API_AUTH,
+              Type.STRING,
+              "token",
+              ConfigDef.ValidString.in("token", "none"),
+              Importance.HIGH,
+              "How /api authenticates callers: token (an 'Authorization: Bearer' header with api.token, which must then be set; the instances use it among themselves) or none (anyone who reaches the port; loopback, or behind an authenticating proxy). /metrics and the probes are never behind it.")
+          .define(
+              API_TOKEN,
+              Type.PASSWORD,
+              null,
+              Importance.HIGH,
+              "Bearer token /api requires (api.auth token), the same for every instance; give it from a Secret, e.g. SCHEDLENS_API_TOKEN.")
+          .define(
               ADVERTISED,
               Type.STRING,
               "",
@@ -240,7 +255,24 @@ public final class StreamsAppConfig extends AppConfig {
   }
 
   public static StreamsAppConfig from(CommandLineSettings s) {
-    return new StreamsAppConfig(s.values(), s.kafka());
+    StreamsAppConfig c = new StreamsAppConfig(s.values(), s.kafka());
+    if (c.getString(API_AUTH).equals("token") && c.givenApiToken() == null) {
+      throw new ConfigException(
+          "/api (pod names, namespaces, labels of the whole cluster) requires a bearer token"
+              + " (api.auth token): set SCHEDLENS_API_TOKEN or --api-token, or --api-auth none"
+              + " when only loopback or an authenticating proxy reaches the port");
+    }
+    return c;
+  }
+
+  /** The token /api requires, or null (api.auth none). */
+  public String apiToken() {
+    return getString(API_AUTH).equals("none") ? null : givenApiToken();
+  }
+
+  private String givenApiToken() {
+    var p = getPassword(API_TOKEN);
+    return p == null || p.value().isEmpty() ? null : p.value();
   }
 
   /** The SLOs, by service or priority class, in milliseconds. */

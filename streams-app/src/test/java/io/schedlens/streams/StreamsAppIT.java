@@ -73,8 +73,13 @@ class StreamsAppIT {
         "--emit-interval",
         "200ms",
         "--slo",
-        "chat=1000");
+        "chat=1000",
+        "--api-token",
+        API_TOKEN);
   }
+
+  /** The token every instance of these tests requires on /api, and forwards to the others. */
+  static final String API_TOKEN = "api-test-token";
 
   static Map<String, PodTimeline> finals(Topics t, int expected) {
     try (TopicReader<PodTimeline> r =
@@ -104,7 +109,7 @@ class StreamsAppIT {
   }
 
   static StreamsAppConfig config(String prefix, String... extra) {
-    List<String> args = new ArrayList<>(List.of("--topic-prefix", prefix));
+    List<String> args = new ArrayList<>(List.of("--topic-prefix", prefix, "--api-auth", "none"));
     args.addAll(List.of(extra));
     return StreamsAppConfig.from(
         CommandLineSettings.load(
@@ -204,6 +209,20 @@ class StreamsAppIT {
                   get(http, app.baseUrl() + "/api/pods?state=preempted&namespace=ai-lab").body());
       assertThat(preempted.get("count").asInt()).isEqualTo(ROUNDS * 2);
       assertThat(get(http, app.baseUrl() + "/api/pods/no-such-uid").statusCode()).isEqualTo(404);
+      HttpResponse<String> anonymous =
+          http.send(
+              HttpRequest.newBuilder(URI.create(app.baseUrl() + "/api/pods?state=all")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(anonymous.statusCode()).isEqualTo(401);
+      assertThat(anonymous.headers().firstValue("WWW-Authenticate"))
+          .hasValue("Bearer realm=\"schedlens\"");
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(app.baseUrl() + "/healthz")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .as("probes are not behind the token")
+          .isEqualTo(200);
       assertThat(get(http, app.baseUrl() + "/api/pods?state=bogus").statusCode()).isEqualTo(400);
       JsonNode batchPreempted =
           new ObjectMapper()
@@ -256,7 +275,10 @@ class StreamsAppIT {
 
   static HttpResponse<String> get(HttpClient http, String url) throws Exception {
     return http.send(
-        HttpRequest.newBuilder(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Authorization", "Bearer " + API_TOKEN)
+            .build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   /** The finals and preemptions of an uninterrupted run of the cluster scenario (run once). */

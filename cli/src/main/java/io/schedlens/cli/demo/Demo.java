@@ -178,7 +178,9 @@ public final class Demo {
                   // Grace in virtual time: at 200x, 10 minutes are 3 s of wall time for inputs
                   // that travel different paths (watch, scrape, intake) to meet.
                   "--grace-period", "10m",
-                  "--topics-create", "false"));
+                  "--topics-create", "false",
+                  // Loopback only, for the person running the demo.
+                  "--api-auth", "none"));
       scenario
           .slos()
           .forEach((name, ms) -> streamsArgs.addAll(List.of("--slo", name + "=" + Math.round(ms))));

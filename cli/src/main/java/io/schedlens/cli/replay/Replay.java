@@ -331,6 +331,8 @@ public final class Replay {
       v.put(StreamsAppConfig.COMMIT_INTERVAL, "20ms");
     }
     v.put(StreamsAppConfig.TOPICS_CREATE, false);
+    // The replay's app lives on loopback for the length of the replay.
+    v.put(StreamsAppConfig.API_AUTH, "none");
     // Between slices the app is idle: poll and commit often so each slice goes through fast.
     return new StreamsAppConfig(
         v,

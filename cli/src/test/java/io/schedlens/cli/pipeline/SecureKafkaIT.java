@@ -290,7 +290,8 @@ class SecureKafkaIT {
                         "--state-dir", dir.resolve("state").toString(),
                         "--http-port", "0",
                         "--emit-interval", "200ms",
-                        "--topics-create", "false"),
+                        "--topics-create", "false",
+                        "--api-token", "api-secret"),
                     streamsEnv)));
     // The collector's Kubernetes side, as its user: a pod, and marks on the topics it writes.
     InputProducer pods = new InputProducer(clientSettings(collectorEnv), TOPICS, 2);

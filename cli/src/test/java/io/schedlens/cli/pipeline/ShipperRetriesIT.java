@@ -129,7 +129,8 @@ class ShipperRetriesIT {
                         "--http-port", "0",
                         "--emit-interval", "200ms",
                         "--grace-period", "20s",
-                        "--slo", "chat=" + (long) SLO_MS),
+                        "--slo", "chat=" + (long) SLO_MS,
+                        "--api-auth", "none"),
                     kafka)));
     // The pods, as the collector would project them from the API; their topics marked by this
     // test (the collector marks the request-log and GPU topics it writes).

@@ -18,6 +18,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,12 +52,46 @@ public final class TimelineApi {
 
   private final KafkaStreams streams;
   private final String self;
+
+  /** The bearer token callers and the other instances present, or null (no authentication). */
+  private final byte[] token;
+
   private final HttpClient http =
       HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
   public TimelineApi(KafkaStreams streams, String self) {
+    this(streams, self, null);
+  }
+
+  /**
+   * @param token the bearer token /api requires (and sends to the other instances), or null
+   */
+  public TimelineApi(KafkaStreams streams, String self, String token) {
     this.streams = streams;
     this.self = self;
+    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private boolean authorized(HttpExchange exchange) {
+    if (token == null) {
+      return true;
+    }
+    String header = exchange.getRequestHeaders().getFirst("Authorization");
+    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
+      return false;
+    }
+    // Constant time: the comparison tells nothing about how much of a guess was right.
+    return MessageDigest.isEqual(
+        header.substring(7).trim().getBytes(StandardCharsets.UTF_8), token);
+  }
+
+  /** A request to another instance, with the token when there is one. */
+  private HttpRequest.Builder toInstance(URI uri) {
+    HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(10));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + new String(token, StandardCharsets.UTF_8));
+    }
+    return b;
   }
 
   /** The timelines held by this instance. */
@@ -68,6 +103,14 @@ public final class TimelineApi {
   }
 
   public void handle(HttpExchange exchange) throws IOException {
+    if (!authorized(exchange)) {
+      exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
+      HttpEndpoint.respondJson(
+          exchange,
+          401,
+          Map.of("error", "a valid 'Authorization: Bearer <token>' header is required"));
+      return;
+    }
     if (!exchange.getRequestMethod().equals("GET")) {
       HttpEndpoint.respondJson(exchange, 405, Map.of("error", "use GET"));
       return;
@@ -324,9 +367,7 @@ public final class TimelineApi {
       try {
         HttpResponse<String> r =
             http.send(
-                HttpRequest.newBuilder(URI.create("http://" + host + pathAndQuery))
-                    .timeout(Duration.ofSeconds(10))
-                    .build(),
+                toInstance(URI.create("http://" + host + pathAndQuery)).build(),
                 HttpResponse.BodyHandlers.ofString());
         for (var node : JSON.readTree(r.body()).path(field)) {
           found.add((ObjectNode) node);
@@ -343,9 +384,7 @@ public final class TimelineApi {
   private void proxy(HttpExchange exchange, String url) throws IOException {
     try {
       HttpResponse<String> r =
-          http.send(
-              HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(10)).build(),
-              HttpResponse.BodyHandlers.ofString());
+          http.send(toInstance(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
       HttpEndpoint.respond(exchange, r.statusCode(), "application/json", r.body());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
