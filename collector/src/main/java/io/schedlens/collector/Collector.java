@@ -164,7 +164,7 @@ public final class Collector implements AutoCloseable {
       EndpointSliceTargets discovered =
           new EndpointSliceTargets(
               client,
-              config.getList(CollectorConfig.NAMESPACES),
+              config.getList(CollectorConfig.DCGM_NAMESPACES),
               config.getString(CollectorConfig.DCGM_SERVICE_SELECTOR),
               config.getString(CollectorConfig.DCGM_PORT_NAME),
               config.getString(CollectorConfig.DCGM_PATH));

@@ -30,6 +30,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String DCGM_TARGETS = "dcgm.targets";
   public static final String DCGM_DISCOVERY = "dcgm.discovery";
   public static final String DCGM_SERVICE_SELECTOR = "dcgm.service.selector";
+  public static final String DCGM_NAMESPACES = "dcgm.namespaces";
   public static final String DCGM_PORT_NAME = "dcgm.port.name";
   public static final String DCGM_PATH = "dcgm.path";
   public static final String SCRAPE_INTERVAL = "scrape.interval";
@@ -139,6 +140,12 @@ public final class CollectorConfig extends AppConfig {
               true,
               Importance.MEDIUM,
               "Discover dcgm-exporter endpoints from the EndpointSlices of Services matching dcgm.service.selector.")
+          .define(
+              DCGM_NAMESPACES,
+              Type.LIST,
+              "gpu-operator",
+              Importance.MEDIUM,
+              "Namespaces where dcgm-exporter's Service runs (the GPU Operator's: gpu-operator). Discovery looks only there: anywhere else, any tenant could publish a Service with the label and have its numbers taken for other people's GPU samples.")
           .define(
               DCGM_SERVICE_SELECTOR,
               Type.STRING,
@@ -306,6 +313,13 @@ public final class CollectorConfig extends AppConfig {
   /** Reads the settings from command-line arguments and the environment. */
   public static CollectorConfig from(CommandLineSettings settings) {
     CollectorConfig c = new CollectorConfig(settings.values(), settings.kafka());
+    if (c.getBoolean(DCGM_DISCOVERY)
+        && c.getBoolean(KUBERNETES_ENABLED)
+        && c.getList(DCGM_NAMESPACES).isEmpty()) {
+      throw new ConfigException(
+          "dcgm.discovery needs the namespaces where dcgm-exporter runs (--dcgm-namespaces, e.g."
+              + " gpu-operator), or --dcgm-discovery false with --dcgm-targets");
+    }
     if (c.getString(INTAKE_AUTH).equals("token") && c.givenToken() == null) {
       // No silent "no authentication" when a Secret is missing.
       throw new ConfigException(

@@ -32,4 +32,28 @@ class CollectorConfigTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("intake.auth");
   }
+
+  @Test
+  void shouldDiscoverDcgmExportersOnlyInTheNamespacesItIsGiven() {
+    assertThat(
+            config(List.of("--intake-auth", "none"), Map.of())
+                .getList(CollectorConfig.DCGM_NAMESPACES))
+        .containsExactly("gpu-operator");
+    assertThatThrownBy(
+            () -> config(List.of("--intake-auth", "none", "--dcgm-namespaces", ""), Map.of()))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("--dcgm-namespaces");
+    assertThat(
+            config(
+                    List.of(
+                        "--intake-auth",
+                        "none",
+                        "--dcgm-namespaces",
+                        "",
+                        "--dcgm-discovery",
+                        "false"),
+                    Map.of())
+                .getList(CollectorConfig.DCGM_NAMESPACES))
+        .isEmpty();
+  }
 }

@@ -520,8 +520,39 @@ class CollectorIT {
   @Test
   void shouldScrapeDcgmExportersFoundThroughTheirServicesEndpointSlices() throws Exception {
     String ns = "gpu-operator-" + UUID.randomUUID().toString().substring(0, 6);
+    String tenant = "tenant-" + UUID.randomUUID().toString().substring(0, 6);
     Topics topics = topics(ns + ".");
-    try (FakeDcgmExporter exporter = new FakeDcgmExporter()) {
+    try (FakeDcgmExporter exporter = new FakeDcgmExporter();
+        FakeDcgmExporter decoy = new FakeDcgmExporter()) {
+      // A tenant's Service with the same label, in a namespace discovery is not told of: its
+      // numbers must not become anybody's GPU samples.
+      kube.client
+          .discovery()
+          .v1()
+          .endpointSlices()
+          .inNamespace(tenant)
+          .resource(
+              new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
+                  .withNewMetadata()
+                  .withName("fake-dcgm-exporter-xyz")
+                  .withNamespace(tenant)
+                  .addToLabels("app.kubernetes.io/name", "dcgm-exporter")
+                  .endMetadata()
+                  .withAddressType("IPv4")
+                  .addNewPort()
+                  .withName("gpu-metrics")
+                  .withPort(decoy.port())
+                  .withProtocol("TCP")
+                  .endPort()
+                  .addNewEndpoint()
+                  .withAddresses("127.0.0.1")
+                  .withNodeName("tenant-node")
+                  .withNewConditions()
+                  .withReady(true)
+                  .endConditions()
+                  .endEndpoint()
+                  .build())
+          .create();
       kube.client
           .discovery()
           .v1()
@@ -563,6 +594,8 @@ class CollectorIT {
                   ns,
                   "--dcgm-discovery",
                   "true",
+                  "--dcgm-namespaces",
+                  ns,
                   "--dcgm-port-name",
                   "gpu-metrics",
                   "--scrape-interval",

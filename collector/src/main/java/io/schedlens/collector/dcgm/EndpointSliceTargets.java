@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  */
 public final class EndpointSliceTargets implements Supplier<List<ScrapeTarget>>, AutoCloseable {
 
-  private final SharedIndexInformer<EndpointSlice> informer;
+  /** One informer per namespace: discovery never looks cluster-wide. */
+  private final List<SharedIndexInformer<EndpointSlice>> informers = new ArrayList<>();
+
   private final String portName;
   private final String path;
 
@@ -30,30 +32,42 @@ public final class EndpointSliceTargets implements Supplier<List<ScrapeTarget>>,
       String path) {
     this.portName = portName;
     this.path = path.startsWith("/") ? path : "/" + path;
-    var slices = client.discovery().v1().endpointSlices();
-    var scoped =
-        namespaces.size() == 1 ? slices.inNamespace(namespaces.get(0)) : slices.inAnyNamespace();
-    this.informer = scoped.withLabelSelector(selector).runnableInformer(0);
-    informer.addEventHandler(
-        new ResourceEventHandler<>() {
-          @Override
-          public void onAdd(EndpointSlice obj) {}
+    if (namespaces.isEmpty()) {
+      throw new IllegalArgumentException("dcgm-exporter discovery needs its namespaces");
+    }
+    for (String namespace : namespaces) {
+      SharedIndexInformer<EndpointSlice> informer =
+          client
+              .discovery()
+              .v1()
+              .endpointSlices()
+              .inNamespace(namespace)
+              .withLabelSelector(selector)
+              .runnableInformer(0);
+      informer.addEventHandler(
+          new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(EndpointSlice obj) {}
 
-          @Override
-          public void onUpdate(EndpointSlice oldObj, EndpointSlice newObj) {}
+            @Override
+            public void onUpdate(EndpointSlice oldObj, EndpointSlice newObj) {}
 
-          @Override
-          public void onDelete(EndpointSlice obj, boolean deletedFinalStateUnknown) {}
-        });
-    informer.exceptionHandler((started, t) -> true);
-    informer.start();
+            @Override
+            public void onDelete(EndpointSlice obj, boolean deletedFinalStateUnknown) {}
+          });
+      informer.exceptionHandler((started, t) -> true);
+      informer.start();
+      informers.add(informer);
+    }
   }
 
   @Override
   public List<ScrapeTarget> get() {
     List<ScrapeTarget> targets = new ArrayList<>();
-    for (EndpointSlice slice : informer.getStore().list()) {
-      targets.addAll(targetsOf(slice, portName, path));
+    for (SharedIndexInformer<EndpointSlice> informer : informers) {
+      for (EndpointSlice slice : informer.getStore().list()) {
+        targets.addAll(targetsOf(slice, portName, path));
+      }
     }
     return targets;
   }
@@ -88,6 +102,6 @@ public final class EndpointSliceTargets implements Supplier<List<ScrapeTarget>>,
 
   @Override
   public void close() {
-    informer.close();
+    informers.forEach(SharedIndexInformer::close);
   }
 }
