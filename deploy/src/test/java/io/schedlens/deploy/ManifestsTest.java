@@ -10,6 +10,8 @@ import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.Service;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicy;
+import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmissionPolicyBinding;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -281,6 +283,21 @@ class ManifestsTest {
               assertThat(r.getResources()).containsExactly("pods");
               assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "patch");
             });
+    // The patch narrowed to the token's own pod and the one annotation, by admission policy.
+    ValidatingAdmissionPolicy own =
+        m.one(ValidatingAdmissionPolicy.class, "batch-checkpointer-own-pod-annotation");
+    assertThat(own.getSpec().getFailurePolicy()).isEqualTo("Fail");
+    assertThat(own.getSpec().getMatchConditions().get(0).getExpression())
+        .contains("system:serviceaccount:ai-lab:batch-checkpointer");
+    assertThat(own.getSpec().getValidations())
+        .extracting(v -> v.getExpression())
+        .anySatisfy(e -> assertThat(e).contains("authentication.kubernetes.io/pod-name"))
+        .anySatisfy(e -> assertThat(e).contains("object.spec == oldObject.spec"))
+        .anySatisfy(e -> assertThat(e).contains("schedlens.io/last-checkpoint"));
+    ValidatingAdmissionPolicyBinding binding =
+        m.one(ValidatingAdmissionPolicyBinding.class, "batch-checkpointer-own-pod-annotation");
+    assertThat(binding.getSpec().getPolicyName()).isEqualTo(own.getMetadata().getName());
+    assertThat(binding.getSpec().getValidationActions()).containsExactly("Deny");
     for (Job job : m.all(Job.class)) {
       var spec = job.getSpec().getTemplate().getSpec();
       assertThat(spec.getServiceAccountName()).isEqualTo("batch-checkpointer");
