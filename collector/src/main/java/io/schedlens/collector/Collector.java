@@ -214,6 +214,7 @@ public final class Collector implements AutoCloseable {
         HttpEndpoint.start(
             config.getString(CollectorConfig.HTTP_HOST),
             config.getInt(CollectorConfig.HTTP_PORT),
+            config.httpTls(),
             metrics.registry,
             this::readiness,
             4,

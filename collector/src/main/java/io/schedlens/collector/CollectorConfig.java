@@ -3,9 +3,11 @@ package io.schedlens.collector;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.Durations;
+import io.schedlens.common.http.HttpTls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -38,6 +40,8 @@ public final class CollectorConfig extends AppConfig {
   public static final String SCRAPE_BACKOFF_MAX = "scrape.backoff.max";
   public static final String SCRAPE_MAX_BYTES = "scrape.max.bytes";
   public static final String HTTP_HOST = "http.host";
+  public static final String HTTP_TLS_CERT = "http.tls.cert";
+  public static final String HTTP_TLS_KEY = "http.tls.key";
   public static final String HTTP_PORT = "http.port";
   public static final String INTAKE_TOKEN = "intake.token";
   public static final String INTAKE_AUTH = "intake.auth";
@@ -206,6 +210,18 @@ public final class CollectorConfig extends AppConfig {
               Importance.MEDIUM,
               "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
           .define(
+              HTTP_TLS_CERT,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM certificate chain for serving the intake, /metrics and the probes over HTTPS (a TLS Secret's tls.crt, mounted). Empty: plain HTTP.")
+          .define(
+              HTTP_TLS_KEY,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM PKCS#8 private key of http.tls.cert (tls.key; cert-manager: privateKey.encoding PKCS8).")
+          .define(
               INTAKE_AUTH,
               Type.STRING,
               "token",
@@ -320,6 +336,7 @@ public final class CollectorConfig extends AppConfig {
           "dcgm.discovery needs the namespaces where dcgm-exporter runs (--dcgm-namespaces, e.g."
               + " gpu-operator), or --dcgm-discovery false with --dcgm-targets");
     }
+    c.httpTls(); // a certificate or key that cannot be used fails here, naming the file
     if (c.getString(INTAKE_AUTH).equals("token") && c.givenToken() == null) {
       // No silent "no authentication" when a Secret is missing.
       throw new ConfigException(
@@ -328,6 +345,15 @@ public final class CollectorConfig extends AppConfig {
               + " from anyone who reaches the port (loopback, or behind a NetworkPolicy)");
     }
     return c;
+  }
+
+  /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
+  public SSLContext httpTls() {
+    try {
+      return HttpTls.serverContext(getString(HTTP_TLS_CERT), getString(HTTP_TLS_KEY));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
   }
 
   /** The intake token, or null when none is required (intake.auth none). */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -16,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,9 +67,30 @@ public final class HttpEndpoint implements AutoCloseable {
       Supplier<Readiness> readiness,
       int threads,
       Route... routes) {
+    return start(host, port, null, registry, readiness, threads, routes);
+  }
+
+  /**
+   * As {@link #start(String, int, PrometheusRegistry, Supplier, int, Route...)}, over TLS when
+   * {@code tls} is not null (see {@link HttpTls}).
+   */
+  public static HttpEndpoint start(
+      String host,
+      int port,
+      SSLContext tls,
+      PrometheusRegistry registry,
+      Supplier<Readiness> readiness,
+      int threads,
+      Route... routes) {
     HttpServer server;
     try {
-      server = HttpServer.create(new InetSocketAddress(host, port), 128);
+      if (tls == null) {
+        server = HttpServer.create(new InetSocketAddress(host, port), 128);
+      } else {
+        HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 128);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls));
+        server = https;
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot listen on "
@@ -111,10 +135,13 @@ public final class HttpEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
-  /** The base URL, e.g. {@code http://127.0.0.1:9400}. */
+  /** The base URL, e.g. {@code http://127.0.0.1:9400} ({@code https://} over TLS). */
   public String baseUrl() {
     InetSocketAddress a = server.getAddress();
-    return "http://" + a.getHostString() + ":" + a.getPort();
+    return (server instanceof HttpsServer ? "https://" : "http://")
+        + a.getHostString()
+        + ":"
+        + a.getPort();
   }
 
   @Override
