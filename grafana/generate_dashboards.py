@@ -408,6 +408,38 @@ def pipeline():
                              "informer {{resource}}", ref="B")]), w=12)
     b.add(timeseries("Targets up", "Prometheus' own view of the schedlens processes.",
                      [target('up{job=~"schedlens-.*"}', "{{job}} {{instance}}")]), w=12)
+    b.row("Processes")
+    b.add(timeseries("Heap in use after GC", "Old generation after the last collection, per process.",
+                     [target('sum by (job, instance) (jvm_memory_pool_collection_used_bytes{job=~"schedlens-.*",pool=~".*Old Gen.*|Tenured Gen"})',
+                             "{{job}} {{instance}}")], unit="bytes"), w=8)
+    b.add(timeseries("CPU", "Cores busy per process.",
+                     [target('rate(process_cpu_seconds_total{job=~"schedlens-.*"}[$__rate_interval])',
+                             "{{job}} {{instance}}")], unit="short"), w=8)
+    b.add(stat("Running builds", "Version and commit of every process (schedlens_build_info).",
+               [target('count by (version, commit) (schedlens_build_info)', "{{version}} {{commit}}",
+                       instant=True)]), w=8)
+    # Strimzi's kafkaExporter and the brokers' JMX exporter (deploy/base/kafka): names from the
+    # rules in deploy/base/kafka/kafka-metrics.yaml.
+    b.row("Kafka brokers")
+    b.add(stat("Under-replicated partitions", "Partitions with fewer in-sync replicas than replicas: a broker is down or slow.",
+               [target("sum(kafka_server_replicamanager_underreplicatedpartitions)", "", instant=True)],
+               thresholds=[(1, "red")]), w=6)
+    b.add(stat("Offline partitions", "Partitions without a leader: writes to them fail.",
+               [target("max(kafka_controller_kafkacontroller_offlinepartitionscount)", "", instant=True)],
+               thresholds=[(1, "red")]), w=6)
+    b.add(stat("Active controller", "Exactly one.",
+               [target("sum(kafka_controller_kafkacontroller_activecontrollercount)", "", instant=True)],
+               thresholds=[(0, "red"), (1, "green"), (2, "red")]), w=6)
+    b.add(stat("Brokers", "Brokers the exporter sees.",
+               [target("max(kafka_brokers)", "", instant=True)]), w=6)
+    b.add(timeseries("Consumer group lag", "Records behind, per schedlens consumer group (kafkaExporter).",
+                     [target('sum by (consumergroup) (kafka_consumergroup_lag{consumergroup=~"schedlens.*"})',
+                             "{{consumergroup}}")]), w=12)
+    b.add(timeseries("Bytes in and out per broker", "From the brokers' JMX metrics.",
+                     [target("sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesin_total[$__rate_interval]))",
+                             "in {{pod}}"),
+                      target("sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesout_total[$__rate_interval]))",
+                             "out {{pod}}", ref="B")], unit="Bps"), w=12)
     return dashboard("schedlens-pipeline", "schedlens pipeline health",
                      "Is schedlens itself keeping up and losing nothing?", b.finish(),
                      variables(pod_vars=False), tags=["pipeline"])

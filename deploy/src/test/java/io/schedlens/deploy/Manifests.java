@@ -30,7 +30,13 @@ final class Manifests {
   /** Kinds of the operators' CRDs, checked field by field by the tests instead. */
   static final Set<String> CUSTOM_KINDS =
       Set.of(
-          "Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser", "ServiceMonitor", "PrometheusRule");
+          "Kafka",
+          "KafkaNodePool",
+          "KafkaTopic",
+          "KafkaUser",
+          "ServiceMonitor",
+          "PodMonitor",
+          "PrometheusRule");
 
   static final ObjectMapper YAML = new YAMLMapper();
   private static final ObjectMapper JSON = new ObjectMapper();

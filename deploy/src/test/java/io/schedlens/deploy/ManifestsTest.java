@@ -338,6 +338,20 @@ class ManifestsTest {
           .isEqualTo("scram-sha-512");
       assertThat(l.path("networkPolicyPeers")).as("only schedlens' pods reach it").isNotEmpty();
     }
+    // Broker health for the dashboard: JMX rules from a ConfigMap that exists, the Kafka exporter,
+    // and a PodMonitor the stack selects.
+    JsonNode metrics = kafka.path("metricsConfig");
+    assertThat(metrics.path("type").asText()).isEqualTo("jmxPrometheusExporter");
+    JsonNode ref = metrics.path("valueFrom").path("configMapKeyRef");
+    assertThat(m.one(ConfigMap.class, ref.path("name").asText()).getData())
+        .containsKey(ref.path("key").asText());
+    assertThat(Manifests.tree(m.custom("Kafka").get(0)).path("spec").has("kafkaExporter")).isTrue();
+    assertThat(m.custom("PodMonitor"))
+        .singleElement()
+        .satisfies(
+            pm ->
+                assertThat(pm.getMetadata().getLabels())
+                    .containsEntry("release", "kube-prometheus-stack"));
     Map<String, Map<String, Set<String>>> acls = new HashMap<>();
     for (var u : m.custom("KafkaUser")) {
       Map<String, Set<String>> byResource = new HashMap<>();
