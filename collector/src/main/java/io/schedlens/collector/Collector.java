@@ -146,7 +146,15 @@ public final class Collector implements AutoCloseable {
       }
       if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
         ExperimentSource experiments =
-            new ExperimentSource(client, namespaces, sink, records, clock, metrics);
+            new ExperimentSource(
+                client,
+                config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES).isEmpty()
+                    ? namespaces
+                    : config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES),
+                sink,
+                records,
+                clock,
+                metrics);
         resources.add(experiments);
         experiments.start();
       }

@@ -29,6 +29,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
   public static final String EXPERIMENTS_WATCH = "experiments.watch";
+  public static final String EXPERIMENTS_NAMESPACES = "experiments.namespaces";
   public static final String DCGM_TARGETS = "dcgm.targets";
   public static final String DCGM_DISCOVERY = "dcgm.discovery";
   public static final String DCGM_SERVICE_SELECTOR = "dcgm.service.selector";
@@ -132,6 +133,12 @@ public final class CollectorConfig extends AppConfig {
               true,
               Importance.LOW,
               "Also watch (read-only) the ConfigMaps labelled schedlens.io/experiment in the namespaces, whose data (change, fixed, metrics, repeats) heads the report (schedlens.experiments).")
+          .define(
+              EXPERIMENTS_NAMESPACES,
+              Type.LIST,
+              "",
+              Importance.MEDIUM,
+              "Namespaces whose experiment ConfigMaps are watched. Empty: the namespaces of the pod watch (all when that is empty). Give them where the collector may read ConfigMaps only there (a namespaced Role each, as deploy/ does).")
           .define(
               DCGM_TARGETS,
               Type.LIST,

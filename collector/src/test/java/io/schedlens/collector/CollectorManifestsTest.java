@@ -40,7 +40,9 @@ class CollectorManifestsTest {
             });
     assertThat(role.getRules())
         .flatExtracting(r -> r.getResources())
-        .contains("pods", "events", "endpointslices");
+        .contains("pods", "events")
+        // read only in their own namespaces, by namespaced Roles (deploy/base/collector-namespaced)
+        .doesNotContain("endpointslices", "configmaps");
   }
 
   @Test

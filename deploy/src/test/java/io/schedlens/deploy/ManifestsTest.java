@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
 import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
@@ -98,8 +99,51 @@ class ManifestsTest {
         .forEach(
             r -> {
               assertThat(r.getVerbs()).isSubsetOf("get", "list", "watch");
-              assertThat(r.getResources()).doesNotContain("secrets", "*");
+              assertThat(r.getResources()).doesNotContain("secrets", "*", "configmaps");
             });
+    // EndpointSlices and experiment ConfigMaps: read-only, each in the namespaces the collector is
+    // told to look in, bound to its ServiceAccount.
+    Map<String, String> env =
+        env(
+            m.one(Deployment.class, "schedlens-collector")
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getContainers()
+                .get(0));
+    Map<String, String> wanted =
+        Map.of(
+            "endpointslices", env.get("SCHEDLENS_DCGM_NAMESPACES"),
+            "configmaps", env.get("SCHEDLENS_EXPERIMENTS_NAMESPACES"));
+    wanted.forEach(
+        (resource, namespaces) -> {
+          for (String ns : namespaces.split(",")) {
+            Role r =
+                m.all(Role.class).stream()
+                    .filter(x -> ns.equals(x.getMetadata().getNamespace()))
+                    .filter(
+                        x ->
+                            x.getRules().stream()
+                                .anyMatch(y -> y.getResources().contains(resource)))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no Role for " + resource + " in " + ns));
+            assertThat(r.getRules())
+                .allSatisfy(y -> assertThat(y.getVerbs()).isSubsetOf("get", "list", "watch"));
+            RoleBinding b =
+                m.all(RoleBinding.class).stream()
+                    .filter(x -> ns.equals(x.getMetadata().getNamespace()))
+                    .filter(x -> x.getRoleRef().getName().equals(r.getMetadata().getName()))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(b.getSubjects())
+                .singleElement()
+                .satisfies(
+                    s -> {
+                      assertThat(s.getName()).isEqualTo("schedlens-collector");
+                      assertThat(s.getNamespace()).isEqualTo("schedlens");
+                    });
+          }
+        });
   }
 
   @Test
