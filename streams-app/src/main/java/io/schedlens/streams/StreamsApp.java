@@ -20,6 +20,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
@@ -92,7 +93,9 @@ public final class StreamsApp implements AutoCloseable {
         });
     String self =
         props.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG);
-    TimelineApi api = new TimelineApi(streams, self, config.apiToken());
+    SSLContext tls = config.httpTls();
+    TimelineApi api =
+        new TimelineApi(streams, self, config.apiToken(), tls != null, config.httpTlsTrust());
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
     WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);
@@ -103,6 +106,7 @@ public final class StreamsApp implements AutoCloseable {
         HttpEndpoint.start(
             config.getString(StreamsAppConfig.HTTP_HOST),
             config.getInt(StreamsAppConfig.HTTP_PORT),
+            tls,
             metrics.registry,
             () ->
                 streams.state() == KafkaStreams.State.RUNNING

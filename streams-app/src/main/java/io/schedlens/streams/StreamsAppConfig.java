@@ -3,11 +3,13 @@ package io.schedlens.streams;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.Durations;
+import io.schedlens.common.http.HttpTls;
 import io.schedlens.streams.timeline.TimelineSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -38,6 +40,9 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
   public static final String API_AUTH = "api.auth";
+  public static final String HTTP_TLS_CERT = "http.tls.cert";
+  public static final String HTTP_TLS_KEY = "http.tls.key";
+  public static final String HTTP_TLS_CA = "http.tls.ca";
   public static final String API_TOKEN = "api.token";
   public static final String ADVERTISED = "application.server";
   public static final String THREADS = "num.stream.threads";
@@ -181,6 +186,24 @@ public final class StreamsAppConfig extends AppConfig {
               Importance.MEDIUM,
               "Port of /metrics, probes and /api.")
           .define(
+              HTTP_TLS_CERT,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM certificate chain for serving /api, /metrics and the probes over HTTPS (a TLS Secret's tls.crt, mounted); every instance serves so, and they call each other so. Its names must cover the instances' application.server hosts (a StatefulSet's pod DNS names through the headless Service). Empty: plain HTTP.")
+          .define(
+              HTTP_TLS_KEY,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM PKCS#8 private key of http.tls.cert (tls.key; cert-manager: privateKey.encoding PKCS8).")
+          .define(
+              HTTP_TLS_CA,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM CA bundle the instances trust when they call each other over HTTPS (a TLS Secret's ca.crt). Empty: the JVM's trust store.")
+          .define(
               API_AUTH,
               Type.STRING,
               "token",
@@ -256,6 +279,8 @@ public final class StreamsAppConfig extends AppConfig {
 
   public static StreamsAppConfig from(CommandLineSettings s) {
     StreamsAppConfig c = new StreamsAppConfig(s.values(), s.kafka());
+    c.httpTls(); // a certificate, key or CA that cannot be used fails here, naming the file
+    c.httpTlsTrust();
     if (c.getString(API_AUTH).equals("token") && c.givenApiToken() == null) {
       throw new ConfigException(
           "/api (pod names, namespaces, labels of the whole cluster) requires a bearer token"
@@ -263,6 +288,24 @@ public final class StreamsAppConfig extends AppConfig {
               + " when only loopback or an authenticating proxy reaches the port");
     }
     return c;
+  }
+
+  /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
+  public SSLContext httpTls() {
+    try {
+      return HttpTls.serverContext(getString(HTTP_TLS_CERT), getString(HTTP_TLS_KEY));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
+  }
+
+  /** What the calls to the other instances trust (http.tls.ca), or null for the JVM's store. */
+  public SSLContext httpTlsTrust() {
+    try {
+      return HttpTls.clientContext(getString(HTTP_TLS_CA));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(e.getMessage());
+    }
   }
 
   /** The token /api requires, or null (api.auth none). */

@@ -82,11 +82,14 @@ class StreamsAppIT {
   static final String API_TOKEN = "api-test-token";
 
   static Map<String, PodTimeline> finals(Topics t, int expected) {
+    return finals(broker.bootstrapServers(), t, expected);
+  }
+
+  /** The final timelines on a broker's pod-timelines topic, once there are {@code expected}. */
+  static Map<String, PodTimeline> finals(String bootstrap, Topics t, int expected) {
     try (TopicReader<PodTimeline> r =
         new TopicReader<>(
-            broker.bootstrapServers(),
-            t.podTimelines.name(),
-            t.podTimelines.valueSerde().deserializer())) {
+            bootstrap, t.podTimelines.name(), t.podTimelines.valueSerde().deserializer())) {
       List<ConsumerRecord<String, PodTimeline>> all =
           r.readUntil(
               rs -> rs.stream().filter(x -> x.value().getFinal$()).count() >= expected,

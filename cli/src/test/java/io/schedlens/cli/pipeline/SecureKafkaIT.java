@@ -21,6 +21,7 @@ import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsApp;
 import io.schedlens.streams.StreamsAppConfig;
 import io.schedlens.testsupport.InputProducer;
+import io.schedlens.testsupport.TestCertificates;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -77,43 +78,9 @@ class SecureKafkaIT {
 
   @BeforeAll
   static void secureBroker() throws Exception {
-    Path keystore = dir.resolve("broker.p12");
-    caPem = dir.resolve("ca.crt");
-    keytool(
-        "-genkeypair",
-        "-alias",
-        "broker",
-        "-keyalg",
-        "RSA",
-        "-keysize",
-        "2048",
-        "-validity",
-        "2",
-        "-dname",
-        "CN=127.0.0.1",
-        "-ext",
-        "SAN=ip:127.0.0.1",
-        "-keystore",
-        keystore.toString(),
-        "-storetype",
-        "PKCS12",
-        "-storepass",
-        PASSWORD,
-        "-keypass",
-        PASSWORD);
-    keytool(
-        "-exportcert",
-        "-rfc",
-        "-alias",
-        "broker",
-        "-keystore",
-        keystore.toString(),
-        "-storetype",
-        "PKCS12",
-        "-storepass",
-        PASSWORD,
-        "-file",
-        caPem.toString());
+    TestCertificates certificates = TestCertificates.make(dir, PASSWORD);
+    Path keystore = certificates.keystore();
+    caPem = certificates.certPem();
     broker = EmbeddedKafkaBroker.startSecure(keystore, PASSWORD);
     broker.createTopics(TOPICS.newTopics(2, (short) 1));
     try (Admin admin = broker.admin()) {
@@ -135,15 +102,6 @@ class SecureKafkaIT {
     if (broker != null) {
       broker.close();
     }
-  }
-
-  static void keytool(String... args) throws Exception {
-    List<String> cmd = new ArrayList<>();
-    cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes());
-    assertThat(p.waitFor()).as(out).isZero();
   }
 
   static String password(String user) {

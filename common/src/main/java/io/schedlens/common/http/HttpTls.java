@@ -15,6 +15,7 @@ import java.util.Base64;
 import java.util.Collection;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 
 /**
  * TLS for an HTTP endpoint from the PEM files a Kubernetes TLS Secret holds ({@code tls.crt}: the
@@ -62,6 +63,37 @@ public final class HttpTls {
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException(
           "cannot use " + certFile + " and " + keyFile + " for TLS: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A client context trusting the PEM certificates of {@code caFile} (a CA bundle, or the servers'
+   * own certificate), or null for the JVM's trust store when {@code caFile} is empty.
+   */
+  public static SSLContext clientContext(String caFile) {
+    if (caFile == null || caFile.isBlank()) {
+      return null;
+    }
+    try {
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(null, null);
+      try (InputStream in = Files.newInputStream(Path.of(caFile))) {
+        int n = 0;
+        for (Certificate c : CertificateFactory.getInstance("X.509").generateCertificates(in)) {
+          trust.setCertificateEntry("ca-" + n++, c);
+        }
+        if (n == 0) {
+          throw new IllegalArgumentException(caFile + " holds no PEM certificate");
+        }
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+      return context;
+    } catch (IOException | GeneralSecurityException e) {
+      throw new IllegalArgumentException("cannot trust " + caFile + ": " + e.getMessage(), e);
     }
   }
 

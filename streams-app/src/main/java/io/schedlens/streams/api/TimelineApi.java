@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
@@ -56,19 +57,34 @@ public final class TimelineApi {
   /** The bearer token callers and the other instances present, or null (no authentication). */
   private final byte[] token;
 
-  private final HttpClient http =
-      HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+  private final HttpClient http;
+
+  /** http or https: how this instance reaches the others (they all serve the same way). */
+  private final String scheme;
 
   public TimelineApi(KafkaStreams streams, String self) {
     this(streams, self, null);
   }
 
+  public TimelineApi(KafkaStreams streams, String self, String token) {
+    this(streams, self, token, false, null);
+  }
+
   /**
    * @param token the bearer token /api requires (and sends to the other instances), or null
+   * @param tls whether the instances serve HTTPS (then they are called so)
+   * @param trust what the calls to the other instances trust, or null for the JVM's trust store
    */
-  public TimelineApi(KafkaStreams streams, String self, String token) {
+  public TimelineApi(
+      KafkaStreams streams, String self, String token, boolean tls, SSLContext trust) {
     this.streams = streams;
     this.self = self;
+    this.scheme = tls ? "https" : "http";
+    HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
+    if (trust != null) {
+      client.sslContext(trust);
+    }
+    this.http = client.build();
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
   }
 
@@ -138,7 +154,7 @@ public final class TimelineApi {
   private void one(HttpExchange exchange, String uid, boolean localOnly) throws IOException {
     String owner = otherOwner(TimelineTopology.PUBLISHED_STORE, uid);
     if (!localOnly && owner != null) {
-      proxy(exchange, "http://" + owner + "/api/pods/" + uid + "?local=true");
+      proxy(exchange, scheme + "://" + owner + "/api/pods/" + uid + "?local=true");
       return;
     }
     PodTimeline t = localTimelines().get(uid);
@@ -180,7 +196,7 @@ public final class TimelineApi {
     }
     String owner = otherOwner(TimelineTopology.PUBLISHED_WORKLOADS_STORE, key);
     if (!query.containsKey("local") && owner != null) {
-      proxy(exchange, "http://" + owner + "/api/workloads/" + key + "?local=true");
+      proxy(exchange, scheme + "://" + owner + "/api/workloads/" + key + "?local=true");
       return;
     }
     WorkloadTimeline t = localWorkloads().get(key);
@@ -367,7 +383,7 @@ public final class TimelineApi {
       try {
         HttpResponse<String> r =
             http.send(
-                toInstance(URI.create("http://" + host + pathAndQuery)).build(),
+                toInstance(URI.create(scheme + "://" + host + pathAndQuery)).build(),
                 HttpResponse.BodyHandlers.ofString());
         for (var node : JSON.readTree(r.body()).path(field)) {
           found.add((ObjectNode) node);
