@@ -227,6 +227,12 @@ public final class Collector implements AutoCloseable {
             this::readiness,
             4,
             new HttpEndpoint.Route(RequestLogIntake.PATH, intake));
+    if (config.getInt(CollectorConfig.HTTP_PROBE_PORT) >= 0) {
+      http.withProbesOn(
+          config.getString(CollectorConfig.HTTP_HOST),
+          config.getInt(CollectorConfig.HTTP_PROBE_PORT),
+          this::readiness);
+    }
     resources.add(http);
     log.info(
         "collector started: metrics and intake on {}, Kafka {}, Kubernetes {}",

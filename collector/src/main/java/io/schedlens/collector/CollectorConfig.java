@@ -42,6 +42,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String SCRAPE_MAX_BYTES = "scrape.max.bytes";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_TLS_CERT = "http.tls.cert";
+  public static final String HTTP_PROBE_PORT = "http.probe.port";
   public static final String HTTP_TLS_KEY = "http.tls.key";
   public static final String HTTP_PORT = "http.port";
   public static final String INTAKE_TOKEN = "intake.token";
@@ -216,6 +217,13 @@ public final class CollectorConfig extends AppConfig {
               Range.between(0, 65535),
               Importance.MEDIUM,
               "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
+          .define(
+              HTTP_PROBE_PORT,
+              Type.INT,
+              -1,
+              Range.between(-1, 65535),
+              Importance.MEDIUM,
+              "A port of their own for /healthz and /readyz, with threads of their own, so that clients of http.port (however many or slow) cannot keep the kubelet's probes from an answer; the manifests point the probes at it. -1: the probes only on http.port.")
           .define(
               HTTP_TLS_CERT,
               Type.STRING,

@@ -537,6 +537,33 @@ class ManifestsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  void shouldProbeOnAPortOfTheirOwn(String overlay) throws Exception {
+    Manifests m = Manifests.build(overlay);
+    for (PodTemplateSpec t : podTemplates(m)) {
+      for (Container c : t.getSpec().getContainers()) {
+        if (!c.getImage().startsWith("ghcr.io/schedlens/schedlens:")) {
+          continue;
+        }
+        String port = env(c).get("SCHEDLENS_HTTP_PROBE_PORT");
+        assertThat(port).as(c.getName() + " has a probe port").isNotNull();
+        assertThat(c.getPorts())
+            .anySatisfy(
+                p -> {
+                  assertThat(p.getName()).isEqualTo("probes");
+                  assertThat(p.getContainerPort()).isEqualTo(Integer.parseInt(port));
+                });
+        for (var probe : List.of(c.getReadinessProbe(), c.getLivenessProbe())) {
+          assertThat(probe.getHttpGet().getPort().getStrVal()).as(c.getName()).isEqualTo("probes");
+        }
+        if (c.getStartupProbe() != null) {
+          assertThat(c.getStartupProbe().getHttpGet().getPort().getStrVal()).isEqualTo("probes");
+        }
+      }
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
   void shouldRunTheImageAsItIsBuilt(String overlay) throws Exception {
     Manifests m = Manifests.build(overlay);
     for (PodTemplateSpec t : podTemplates(m)) {

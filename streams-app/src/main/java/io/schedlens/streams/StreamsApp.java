@@ -19,6 +19,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
@@ -102,19 +103,27 @@ public final class StreamsApp implements AutoCloseable {
     metrics.registerWorkloadGauges(
         workloadGauges::interrupted, workloadGauges::interruptionAge, workloadGauges::degraded);
     metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);
+    Supplier<Readiness> readiness =
+        () ->
+            streams.state() == KafkaStreams.State.RUNNING
+                ? Readiness.ready("ready: Kafka Streams RUNNING")
+                : Readiness.notReady("not ready: Kafka Streams " + streams.state());
     HttpEndpoint http =
         HttpEndpoint.start(
             config.getString(StreamsAppConfig.HTTP_HOST),
             config.getInt(StreamsAppConfig.HTTP_PORT),
             tls,
             metrics.registry,
-            () ->
-                streams.state() == KafkaStreams.State.RUNNING
-                    ? Readiness.ready("ready: Kafka Streams RUNNING")
-                    : Readiness.notReady("not ready: Kafka Streams " + streams.state()),
+            readiness,
             4,
             new HttpEndpoint.Route("/api/pods", api::handle),
             new HttpEndpoint.Route("/api/workloads", api::handle));
+    if (config.getInt(StreamsAppConfig.HTTP_PROBE_PORT) >= 0) {
+      http.withProbesOn(
+          config.getString(StreamsAppConfig.HTTP_HOST),
+          config.getInt(StreamsAppConfig.HTTP_PROBE_PORT),
+          readiness);
+    }
     streams.start();
     log.info(
         "streams app {} started; /metrics and /api on {}",

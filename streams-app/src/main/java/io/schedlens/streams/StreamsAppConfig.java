@@ -41,6 +41,7 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String HTTP_PORT = "http.port";
   public static final String API_AUTH = "api.auth";
   public static final String HTTP_TLS_CERT = "http.tls.cert";
+  public static final String HTTP_PROBE_PORT = "http.probe.port";
   public static final String HTTP_TLS_KEY = "http.tls.key";
   public static final String HTTP_TLS_CA = "http.tls.ca";
   public static final String API_TOKEN = "api.token";
@@ -185,6 +186,13 @@ public final class StreamsAppConfig extends AppConfig {
               Range.between(0, 65535),
               Importance.MEDIUM,
               "Port of /metrics, probes and /api.")
+          .define(
+              HTTP_PROBE_PORT,
+              Type.INT,
+              -1,
+              Range.between(-1, 65535),
+              Importance.MEDIUM,
+              "A port of their own for /healthz and /readyz, with threads of their own, so that clients of http.port (however many or slow) cannot keep the kubelet's probes from an answer; the manifests point the probes at it. -1: the probes only on http.port.")
           .define(
               HTTP_TLS_CERT,
               Type.STRING,

@@ -36,8 +36,27 @@ public final class HttpEndpoint implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  /*
+   * The JDK server reads a request's header and body on its handler threads, without a bound by
+   * default: a client that sends half a header holds a thread for ever. These bound it (seconds),
+   * for every server of the process; set before the server's configuration is first read.
+   */
+  static {
+    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
+      System.setProperty("sun.net.httpserver.maxReqTime", "30");
+    }
+    if (System.getProperty("sun.net.httpserver.maxRspTime") == null) {
+      System.setProperty("sun.net.httpserver.maxRspTime", "120");
+    }
+  }
+
   private final HttpServer server;
   private final ExecutorService executor;
+
+  /** The probes' own server and threads, or null when they share the main port. */
+  private HttpServer probeServer;
+
+  private ExecutorService probeExecutor;
 
   /** What {@code /readyz} reports: ready or not, and why. */
   public record Readiness(boolean ready, String detail) {
@@ -113,13 +132,7 @@ public final class HttpEndpoint implements AutoCloseable {
             });
     server.setExecutor(executor);
     server.createContext("/metrics", new MetricsHandler(registry));
-    server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
-    server.createContext(
-        "/readyz",
-        exchange -> {
-          Readiness r = readiness.get();
-          respond(exchange, r.ready() ? 200 : 503, "text/plain", r.detail() + "\n");
-        });
+    addProbes(server, readiness);
     for (Route route : routes) {
       server.createContext(route.path(), guarded(route.handler()));
     }
@@ -144,8 +157,54 @@ public final class HttpEndpoint implements AutoCloseable {
         + a.getPort();
   }
 
+  /**
+   * Also serves {@code /healthz} and {@code /readyz} on {@code host:probePort}, with threads of
+   * their own, so that clients of the main port (the intake, {@code /api}), however many or slow,
+   * cannot keep the kubelet's probes from an answer. Returns this.
+   */
+  public HttpEndpoint withProbesOn(String host, int probePort, Supplier<Readiness> readiness) {
+    try {
+      probeServer = HttpServer.create(new InetSocketAddress(host, probePort), 16);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "cannot listen for probes on " + host + ":" + probePort + " (" + e.getMessage() + ")", e);
+    }
+    AtomicInteger n = new AtomicInteger();
+    probeExecutor =
+        Executors.newFixedThreadPool(
+            2,
+            r -> {
+              Thread t = new Thread(r, "probes-" + probePort + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    probeServer.setExecutor(probeExecutor);
+    addProbes(probeServer, readiness);
+    probeServer.start();
+    return this;
+  }
+
+  /** The probes' own port, or -1 when they share the main port only. */
+  public int probePort() {
+    return probeServer == null ? -1 : probeServer.getAddress().getPort();
+  }
+
+  private static void addProbes(HttpServer server, Supplier<Readiness> readiness) {
+    server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
+    server.createContext(
+        "/readyz",
+        exchange -> {
+          Readiness r = readiness.get();
+          respond(exchange, r.ready() ? 200 : 503, "text/plain", r.detail() + "\n");
+        });
+  }
+
   @Override
   public void close() {
+    if (probeServer != null) {
+      probeServer.stop(0);
+      probeExecutor.shutdownNow();
+    }
     server.stop(0);
     executor.shutdownNow();
     try {
