@@ -23,6 +23,7 @@ import io.schedlens.collector.kafka.ProgressMarker;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
+import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.schemas.Topics;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,6 +33,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -49,10 +51,20 @@ public final class Collector implements AutoCloseable {
   private final CollectorConfig config;
   private final Clock clock;
   private final CollectorMetrics metrics = new CollectorMetrics();
-  private final List<AutoCloseable> resources = new ArrayList<>();
+
+  /** Closed in reverse order; the Kubernetes sources may join from the start thread. */
+  private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
+
   private KafkaSink sink;
-  private PodSource pods;
-  private EventSource events;
+  private volatile PodSource pods;
+  private volatile EventSource events;
+  private volatile WorkloadSource workloads;
+
+  /** Set while the Kubernetes sources wait for the read-back (Kafka away at start). */
+  private volatile String starting;
+
+  private volatile boolean closed;
+  private Thread starter;
   private HttpEndpoint http;
   private KubernetesClient ownClient;
 
@@ -90,73 +102,20 @@ public final class Collector implements AutoCloseable {
     // A Kubernetes topic is marked once its informers synced; never when this collector does not
     // watch it (another one does, or nobody).
     Map<String, BooleanSupplier> marked = new HashMap<>();
-    marked.put(topics.pods.name(), () -> false);
-    marked.put(topics.events.name(), () -> false);
-    marked.put(topics.workloads.name(), () -> false);
+    marked.put(topics.pods.name(), () -> pods != null && pods.hasSynced());
+    marked.put(topics.events.name(), () -> events != null && events.hasSynced());
+    marked.put(topics.workloads.name(), () -> workloads != null && workloads.hasSynced());
     if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
       client = givenClient != null ? givenClient : buildClient();
-      List<String> namespaces = config.getList(CollectorConfig.NAMESPACES);
-      Map<String, PodObservation> reported = Map.of();
+      KubernetesClient k8s = client;
       if (config.getBoolean(CollectorConfig.READBACK)) {
-        reported =
-            ReportedPods.read(config.kafkaClientSettings(), topics.pods, Duration.ofMinutes(2));
-      }
-      pods =
-          new PodSource(
-              client,
-              namespaces,
-              config.getString(CollectorConfig.LABEL_SELECTOR),
-              new PodProjection(
-                  config.getList(CollectorConfig.POD_LABELS),
-                  config.getList(CollectorConfig.POD_ANNOTATIONS)),
-              sink,
-              records,
-              clock,
-              metrics,
-              reported);
-      resources.add(pods);
-      pods.start();
-      marked.put(topics.pods.name(), pods::hasSynced);
-      events =
-          new EventSource(
-              client,
-              namespaces,
-              config.getList(CollectorConfig.EVENTS_APIS),
-              sink,
-              records,
-              clock,
-              metrics,
-              config.inputBounds());
-      resources.add(events);
-      events.start();
-      marked.put(topics.events.name(), events::hasSynced);
-      if (config.getBoolean(CollectorConfig.WORKLOADS_WATCH)) {
-        WorkloadSource workloads =
-            new WorkloadSource(
-                client,
-                namespaces,
-                new WorkloadProjection(config.getList(CollectorConfig.POD_LABELS)),
-                sink,
-                records,
-                clock,
-                metrics);
-        resources.add(workloads);
-        workloads.start();
-        marked.put(topics.workloads.name(), workloads::hasSynced);
-      }
-      if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
-        ExperimentSource experiments =
-            new ExperimentSource(
-                client,
-                config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES).isEmpty()
-                    ? namespaces
-                    : config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES),
-                sink,
-                records,
-                clock,
-                metrics);
-        resources.add(experiments);
-        experiments.start();
+        // The read-back needs Kafka; the endpoint and probes must not wait for it (a start with
+        // Kafka away is a process that is alive and not ready, never a crash loop).
+        starting = "reading back the pods reported before";
+        starter = new Thread(() -> startKubernetesSources(k8s, topics, records), "collector-start");
+        starter.setDaemon(true);
+      } else {
+        startSources(k8s, topics, records, Map.of());
       }
     }
 
@@ -234,11 +193,110 @@ public final class Collector implements AutoCloseable {
           this::readiness);
     }
     resources.add(http);
+    if (starter != null) {
+      starter.start();
+    }
     log.info(
         "collector started: metrics and intake on {}, Kafka {}, Kubernetes {}",
         http.baseUrl(),
         config.bootstrapServers(),
         client == null ? "off" : client.getMasterUrl());
+  }
+
+  /** Reads back what was reported before (waiting for Kafka), then starts the sources. */
+  private void startKubernetesSources(KubernetesClient client, Topics topics, Records records) {
+    long backoff = 1_000;
+    while (!closed) {
+      try {
+        // Asked first in a few seconds, so that /readyz soon says what it waits for.
+        KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(5));
+        Map<String, PodObservation> reported =
+            ReportedPods.read(config.kafkaClientSettings(), topics.pods, Duration.ofMinutes(2));
+        if (closed) {
+          return;
+        }
+        startSources(client, topics, records, reported);
+        starting = null;
+        return;
+      } catch (RuntimeException e) {
+        starting =
+            "reading back the pods reported before: Kafka unreachable at "
+                + config.bootstrapServers()
+                + " (KAFKA_BOOTSTRAP_SERVERS)";
+        log.warn("{}; retrying in {} s ({})", starting, backoff / 1000, e.toString());
+        try {
+          Thread.sleep(backoff); // the retry pace while Kafka is away, not a wait for a condition
+        } catch (InterruptedException interrupted) {
+          return;
+        }
+        backoff = Math.min(30_000, backoff * 2);
+      }
+    }
+  }
+
+  private void startSources(
+      KubernetesClient client,
+      Topics topics,
+      Records records,
+      Map<String, PodObservation> reported) {
+    List<String> namespaces = config.getList(CollectorConfig.NAMESPACES);
+    PodSource p =
+        new PodSource(
+            client,
+            namespaces,
+            config.getString(CollectorConfig.LABEL_SELECTOR),
+            new PodProjection(
+                config.getList(CollectorConfig.POD_LABELS),
+                config.getList(CollectorConfig.POD_ANNOTATIONS)),
+            sink,
+            records,
+            clock,
+            metrics,
+            reported);
+    resources.add(p);
+    p.start();
+    pods = p;
+    EventSource e =
+        new EventSource(
+            client,
+            namespaces,
+            config.getList(CollectorConfig.EVENTS_APIS),
+            sink,
+            records,
+            clock,
+            metrics,
+            config.inputBounds());
+    resources.add(e);
+    e.start();
+    events = e;
+    if (config.getBoolean(CollectorConfig.WORKLOADS_WATCH)) {
+      WorkloadSource w =
+          new WorkloadSource(
+              client,
+              namespaces,
+              new WorkloadProjection(config.getList(CollectorConfig.POD_LABELS)),
+              sink,
+              records,
+              clock,
+              metrics);
+      resources.add(w);
+      w.start();
+      workloads = w;
+    }
+    if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
+      ExperimentSource experiments =
+          new ExperimentSource(
+              client,
+              config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES).isEmpty()
+                  ? namespaces
+                  : config.getList(CollectorConfig.EXPERIMENTS_NAMESPACES),
+              sink,
+              records,
+              clock,
+              metrics);
+      resources.add(experiments);
+      experiments.start();
+    }
   }
 
   private KubernetesClient buildClient() {
@@ -266,6 +324,10 @@ public final class Collector implements AutoCloseable {
   /** What /readyz answers. */
   public Readiness readiness() {
     List<String> waiting = new ArrayList<>();
+    String start = starting;
+    if (start != null) {
+      waiting.add(start);
+    }
     if (pods != null && !pods.hasSynced()) {
       waiting.add("pod informer not synced");
     }
@@ -302,6 +364,15 @@ public final class Collector implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
+    if (starter != null) {
+      starter.interrupt();
+      try {
+        starter.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     for (int i = resources.size() - 1; i >= 0; i--) {
       try {
         resources.get(i).close();

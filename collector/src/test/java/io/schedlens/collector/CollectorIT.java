@@ -17,6 +17,10 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
 import io.schedlens.testsupport.TopicReader;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -620,6 +624,72 @@ class CollectorIT {
             .extracting(ConsumerRecord::key)
             .contains("gpu-node-7/0", "dynamo-workload/vllm-agg-0-vllmdecodeworker-5fljt");
       }
+    }
+  }
+
+  @Test
+  void shouldStartWithKafkaAwayAliveNotReadyAndCatchUpWhenItComes() throws Exception {
+    String ns = "late-kafka-" + UUID.randomUUID().toString().substring(0, 8);
+    Topics topics = topics(ns + ".");
+    Pod before = kube.client.pods().inNamespace(ns).resource(gpuPod(ns, "early", 1)).create();
+    broker.stop();
+    Collector collector = null;
+    try {
+      long t0 = System.nanoTime();
+      collector =
+          Collector.start(
+              CollectorConfig.from(
+                  CommandLineSettings.load(
+                      CollectorConfig.DEF,
+                      List.of(
+                          "--kubernetes-master",
+                          kube.url(),
+                          "--namespaces",
+                          ns,
+                          "--topic-prefix",
+                          ns + ".",
+                          "--http-port",
+                          "0",
+                          "--dcgm-discovery",
+                          "false",
+                          "--intake-auth",
+                          "none"),
+                      Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
+              null,
+              Clock.systemUTC());
+      // Up at once (it used to spend two minutes on the read-back before any endpoint, then exit).
+      assertThat((System.nanoTime() - t0) / 1_000_000).isLessThan(10_000);
+      HttpClient http = HttpClient.newHttpClient();
+      String base = collector.baseUrl();
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(base + "/healthz")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
+      HttpResponse<String> notReady =
+          http.send(
+              HttpRequest.newBuilder(URI.create(base + "/readyz")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(notReady.statusCode()).isEqualTo(503);
+      assertThat(notReady.body()).contains("reading back the pods reported before");
+      Collector c = collector;
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () ->
+                  c.readiness()
+                      .detail()
+                      .contains("Kafka unreachable at " + broker.bootstrapServers()));
+    } finally {
+      broker.restart();
+    }
+    try (Collector c = collector;
+        TopicReader<PodObservation> pods = reader(topics, topics.pods)) {
+      await().atMost(Duration.ofSeconds(90)).until(() -> c.readiness().ready());
+      assertThat(pods.readUntil(r -> r.size() >= 1, Duration.ofSeconds(30)))
+          .extracting(ConsumerRecord::key)
+          .contains(before.getMetadata().getUid());
     }
   }
 
