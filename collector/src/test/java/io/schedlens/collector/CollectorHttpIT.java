@@ -11,6 +11,8 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
 import io.schedlens.testsupport.TopicReader;
 import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +25,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.zip.GZIPOutputStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -211,6 +214,54 @@ class CollectorHttpIT {
                       "Bearer s3cret")
                   .statusCode())
           .isEqualTo(413);
+    }
+  }
+
+  @Test
+  void shouldRefuseAChunkedBodyOverTheLimitWithoutReadingItWhole() throws Exception {
+    String prefix = "chunked-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c = collector(prefix, "--intake-max-body-bytes", "1048576")) {
+      URI uri = URI.create(c.baseUrl());
+      AtomicLong sent = new AtomicLong();
+      try (Socket socket = new Socket(uri.getHost(), uri.getPort())) {
+        socket.setSoTimeout(30_000);
+        OutputStream out = socket.getOutputStream();
+        out.write(
+            ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                    + "Content-Type: application/x-ndjson\r\n\r\n")
+                .getBytes(StandardCharsets.US_ASCII));
+        // A shipper that would send 100 MB: chunks of 64 KiB until the server stops reading.
+        Thread writer =
+            new Thread(
+                () -> {
+                  byte[] chunk = new byte[64 * 1024];
+                  java.util.Arrays.fill(chunk, (byte) ' ');
+                  byte[] head =
+                      (Integer.toHexString(chunk.length) + "\r\n")
+                          .getBytes(StandardCharsets.US_ASCII);
+                  try {
+                    while (sent.get() < 100L << 20) {
+                      out.write(head);
+                      out.write(chunk);
+                      out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
+                      sent.addAndGet(chunk.length);
+                    }
+                  } catch (java.io.IOException closedByTheServer) {
+                    // what it should do
+                  }
+                });
+        writer.setDaemon(true);
+        writer.start();
+        String status =
+            new java.io.BufferedReader(
+                    new java.io.InputStreamReader(
+                        socket.getInputStream(), StandardCharsets.US_ASCII))
+                .readLine();
+        assertThat(status).startsWith("HTTP/1.1 413");
+        writer.join(30_000);
+        assertThat(writer.isAlive()).as("the server stopped reading").isFalse();
+        assertThat(sent.get()).as("bytes the server let in").isLessThan(32L << 20);
+      }
     }
   }
 

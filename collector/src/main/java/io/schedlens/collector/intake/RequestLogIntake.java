@@ -102,18 +102,23 @@ public final class RequestLogIntake implements HttpHandler {
       return error(exchange, 401, "a valid 'Authorization: Bearer <token>' header is required");
     }
     if (!sink.kafkaReachable() || sink.saturated()) {
-      drain(exchange);
+      drain(exchange, maxBody);
       return unavailable(
           exchange, sink.kafkaReachable() ? "send buffer full" : "Kafka unreachable");
     }
     String length = exchange.getRequestHeaders().getFirst("Content-Length");
     if (length != null && parseLong(length) > maxBody) {
+      // Not read at all: the connection closes after the answer.
+      exchange.getResponseHeaders().set("Connection", "close");
       return error(exchange, 413, "body of " + length + " bytes is over the limit of " + maxBody);
     }
     byte[] body;
     try {
       body = readBody(exchange);
     } catch (BodyTooLarge e) {
+      // The rest is not read (a chunked body has no length to refuse up front): the connection
+      // closes after the answer.
+      exchange.getResponseHeaders().set("Connection", "close");
       return error(exchange, 413, "body is over the limit of " + maxBody + " bytes");
     } catch (IOException e) {
       return error(exchange, 400, "cannot read the body: " + e.getMessage());
@@ -307,7 +312,6 @@ public final class RequestLogIntake implements HttpHandler {
     int n;
     while ((n = in.read(buf)) > 0) {
       if (out.size() + n > maxBody) {
-        drain(exchange);
         throw new BodyTooLarge();
       }
       out.write(buf, 0, n);
@@ -315,9 +319,23 @@ public final class RequestLogIntake implements HttpHandler {
     return out.toByteArray();
   }
 
-  private static void drain(HttpExchange exchange) {
-    try (InputStream in = exchange.getRequestBody()) {
-      in.transferTo(java.io.OutputStream.nullOutputStream());
+  /**
+   * Reads and drops the body so that the connection can serve the shipper's retry; past {@code
+   * limit} bytes it stops, and the connection closes after the answer.
+   */
+  private static void drain(HttpExchange exchange, long limit) {
+    InputStream in = exchange.getRequestBody();
+    try {
+      byte[] buf = new byte[64 * 1024];
+      long read = 0;
+      int n;
+      while ((n = in.read(buf)) > 0) {
+        read += n;
+        if (read > limit) {
+          exchange.getResponseHeaders().set("Connection", "close");
+          return;
+        }
+      }
     } catch (IOException ignored) {
       // the client went away
     }
