@@ -80,7 +80,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** As {@link #start()}, with extra broker settings (e.g. {@code num.partitions}). */
   public static EmbeddedKafkaBroker start(Map<String, String> overrides) {
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(overrides);
+    return launch(new EmbeddedKafkaBroker(overrides));
+  }
+
+  /** Formats its storage and starts it; a broker that fails to start leaves nothing behind. */
+  private static EmbeddedKafkaBroker launch(EmbeddedKafkaBroker broker) {
     try {
       broker.format();
       broker.startServer();
@@ -110,15 +114,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     o.put("listener.name.sasl_ssl.ssl.keystore.type", "PKCS12");
     o.put("authorizer.class.name", "org.apache.kafka.metadata.authorizer.StandardAuthorizer");
     o.put("super.users", "User:ANONYMOUS");
-    EmbeddedKafkaBroker broker = new EmbeddedKafkaBroker(o, true);
-    try {
-      broker.format();
-      broker.startServer();
-      return broker;
-    } catch (RuntimeException e) {
-      broker.close();
-      throw e;
-    }
+    return launch(new EmbeddedKafkaBroker(o, true));
   }
 
   /** {@code 127.0.0.1:port} of the SASL_SSL listener of {@link #startSecure}. */
