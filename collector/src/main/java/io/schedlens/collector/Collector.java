@@ -95,7 +95,10 @@ public final class Collector implements AutoCloseable {
     Records records = new Records(topics, config.getInt(CollectorConfig.DLQ_MAX_BYTES));
     sink =
         new KafkaSink(
-            config.kafkaClientSettings(), config.getInt(CollectorConfig.BUFFER_RECORDS), metrics);
+            config.kafkaClientSettings(),
+            config.getInt(CollectorConfig.BUFFER_RECORDS),
+            config.getLong(CollectorConfig.BUFFER_BYTES),
+            metrics);
     resources.add(sink);
 
     KubernetesClient client = null;

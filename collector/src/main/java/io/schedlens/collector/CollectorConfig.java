@@ -52,6 +52,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String INTAKE_FIELD_MAPPING = "intake.field.mapping";
   public static final String INTAKE_ACK_TIMEOUT = "intake.ack.timeout";
   public static final String BUFFER_RECORDS = "buffer.records";
+  public static final String BUFFER_BYTES = "buffer.bytes";
   public static final String TOPIC_PREFIX = "topic.prefix";
   public static final String DLQ_MAX_BYTES = "dlq.max.value.bytes";
   public static final String PROGRESS_INTERVAL = "progress.interval";
@@ -307,6 +308,13 @@ public final class CollectorConfig extends AppConfig {
                   Range.atLeast(100),
                   Importance.MEDIUM,
                   "Records that may wait for Kafka in the send buffer.")
+              .define(
+                  BUFFER_BYTES,
+                  Type.LONG,
+                  64L << 20,
+                  Range.atLeast(1L << 20),
+                  Importance.MEDIUM,
+                  "Bytes (keys and values, plus 128 per record) that may wait for Kafka in the send buffer: a bound on its memory whatever the size of the lines (200,000 lines of 64 KiB would be 12 GiB); keep it well under the heap. Past 90 % of it or of buffer.records the intake answers 503 with Retry-After before it takes a line.")
               .define(
                   TOPIC_PREFIX,
                   Type.STRING,

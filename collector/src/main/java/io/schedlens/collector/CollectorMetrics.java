@@ -8,6 +8,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.schedlens.common.metrics.ProcessMetrics;
 import java.util.function.DoubleSupplier;
+import java.util.function.LongSupplier;
 
 /**
  * The collector's own metrics, served on its {@code /metrics}. Labels are bounded: topic, source,
@@ -164,6 +165,19 @@ public final class CollectorMetrics {
   }
 
   /** Registers the send buffer's fill and capacity, read when scraped. */
+  public void bufferByteGauges(LongSupplier bytes, long capacity) {
+    GaugeWithCallback.builder()
+        .name("schedlens_collector_buffer_bytes")
+        .help("Bytes waiting in the send buffer (keys, values and a per-record overhead).")
+        .callback(cb -> cb.call(bytes.getAsLong()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_collector_buffer_capacity_bytes")
+        .help("Capacity of the send buffer in bytes.")
+        .callback(cb -> cb.call(capacity == Long.MAX_VALUE ? Double.POSITIVE_INFINITY : capacity))
+        .register(registry);
+  }
+
   public void bufferGauges(DoubleSupplier records, double capacity) {
     GaugeWithCallback.builder()
         .name("schedlens_collector_buffer_records")

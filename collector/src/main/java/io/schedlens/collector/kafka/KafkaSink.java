@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.DescribeClusterOptions;
@@ -48,6 +49,11 @@ public final class KafkaSink implements AutoCloseable {
       new java.util.concurrent.ConcurrentLinkedQueue<>();
   private final Semaphore room;
   private final int capacity;
+
+  /** The bound of the buffer in bytes (keys, values and a record's overhead), beside the count. */
+  private final long capacityBytes;
+
+  private final AtomicLong bufferedBytes = new AtomicLong();
   private final CollectorMetrics metrics;
   private final Thread pump;
   private final ScheduledExecutorService prober;
@@ -62,7 +68,20 @@ public final class KafkaSink implements AutoCloseable {
    * @param capacity how many records may wait in the buffer
    */
   public KafkaSink(Map<String, Object> clientSettings, int capacity, CollectorMetrics metrics) {
+    this(clientSettings, capacity, Long.MAX_VALUE, metrics);
+  }
+
+  /**
+   * @param capacityBytes how many bytes (keys, values, {@link #OVERHEAD} per record) may wait in
+   *     the buffer: a bound on memory whatever the size of the records
+   */
+  public KafkaSink(
+      Map<String, Object> clientSettings,
+      int capacity,
+      long capacityBytes,
+      CollectorMetrics metrics) {
     this.capacity = capacity;
+    this.capacityBytes = capacityBytes;
     this.room = new Semaphore(capacity);
     this.metrics = metrics;
     this.producer =
@@ -74,6 +93,7 @@ public final class KafkaSink implements AutoCloseable {
     adminSettings.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2_000);
     this.admin = Admin.create(adminSettings);
     metrics.bufferGauges(queue::size, capacity);
+    metrics.bufferByteGauges(bufferedBytes::get, capacityBytes);
     this.pump = new Thread(this::pumpLoop, "kafka-sink-pump");
     pump.setDaemon(true);
     pump.start();
@@ -113,9 +133,37 @@ public final class KafkaSink implements AutoCloseable {
     relisters.put(source, relist);
   }
 
-  /** Queues one record; false (and counted) when the buffer is full. */
+  /** What a record is taken to cost in the buffer beyond its key and value (objects, headers). */
+  static final int OVERHEAD = 128;
+
+  static long bytesOf(Outgoing r) {
+    return OVERHEAD
+        + (r.key() == null ? 0 : r.key().length)
+        + (r.value() == null ? 0 : r.value().length);
+  }
+
+  /** Takes room for {@code bytes} in the byte bound, or nothing when they do not fit. */
+  private boolean takeBytes(long bytes) {
+    while (true) {
+      long now = bufferedBytes.get();
+      if (now + bytes > capacityBytes) {
+        return false;
+      }
+      if (bufferedBytes.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  /** Queues one record; false (and counted) when the buffer is full, in records or in bytes. */
   public boolean offer(Outgoing record) {
+    long bytes = bytesOf(record);
     if (!running.get() || !room.tryAcquire()) {
+      overflow(record.source(), 1);
+      return false;
+    }
+    if (!takeBytes(bytes)) {
+      room.release();
       overflow(record.source(), 1);
       return false;
     }
@@ -132,13 +180,27 @@ public final class KafkaSink implements AutoCloseable {
       overflow(source, records.size());
       return false;
     }
+    long bytes = records.stream().mapToLong(KafkaSink::bytesOf).sum();
+    if (!takeBytes(bytes)) {
+      room.release(records.size());
+      overflow(source, records.size());
+      return false;
+    }
     queue.addAll(records);
     return true;
   }
 
-  /** Whether the buffer is more than 90 % full: time to push back on optional work. */
+  /**
+   * Whether the buffer is more than 90 % full, in records or in bytes: time to push back on
+   * optional work (the intake answers 503 before it takes a line).
+   */
   public boolean saturated() {
-    return queue.size() > capacity * 0.9;
+    return queue.size() > capacity * 0.9 || bufferedBytes.get() > capacityBytes * 0.9;
+  }
+
+  /** Bytes waiting in the buffer, as the byte bound counts them. */
+  public long bufferedBytes() {
+    return bufferedBytes.get();
   }
 
   /** Whether the last probe reached Kafka. */
@@ -185,6 +247,11 @@ public final class KafkaSink implements AutoCloseable {
     }
   }
 
+  private void release(Outgoing r) {
+    room.release();
+    bufferedBytes.addAndGet(-bytesOf(r));
+  }
+
   private void pumpLoop() {
     Outgoing pending = null;
     boolean retry = false;
@@ -202,7 +269,7 @@ public final class KafkaSink implements AutoCloseable {
         }
         send(pending);
         if (!retry) {
-          room.release();
+          release(pending);
         }
         pending = null;
       } catch (InterruptedException e) {
@@ -222,7 +289,7 @@ public final class KafkaSink implements AutoCloseable {
           pending.ack().failed(e);
         }
         if (!retry) {
-          room.release();
+          release(pending);
         }
         pending = null;
       }
