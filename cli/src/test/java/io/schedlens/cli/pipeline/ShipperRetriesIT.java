@@ -42,7 +42,9 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.awaitility.pollinterval.IterativePollInterval;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -65,9 +67,6 @@ class ShipperRetriesIT {
 
   /** Batches the intake takes before the broker is stopped, and again after it is back. */
   static final int BATCHES_AROUND_THE_OUTAGE = 40;
-
-  /** The shipper's flush interval (Fluent Bit's {@code Flush}): it paces the load. */
-  static final Duration FLUSH_EVERY = Duration.ofMillis(100);
 
   static EmbeddedKafkaBroker broker;
   static final HttpClient HTTP =
@@ -211,7 +210,6 @@ class ShipperRetriesIT {
           resent.incrementAndGet();
         }
         pods.mark(System.currentTimeMillis() - 1_000);
-        Thread.sleep(FLUSH_EVERY.toMillis()); // the shipper's pace, not a wait for a condition
       }
       outage.join();
 
@@ -293,31 +291,42 @@ class ShipperRetriesIT {
    * Posts a batch until the intake takes it (any 2xx), as a shipper does: a 503, another non-2xx or
    * a refused connection is retried after a short back-off. Returns the answer's body.
    */
-  static String sendUntilTaken(Collector c, String body, AtomicInteger unavailable)
-      throws InterruptedException {
-    long backoff = 100;
-    long deadline = System.currentTimeMillis() + 120_000;
-    while (System.currentTimeMillis() < deadline) {
-      try {
-        HttpResponse<String> r =
-            HTTP.send(
-                HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
-                    .timeout(Duration.ofSeconds(10))
-                    .header("Content-Type", "application/x-ndjson")
-                    .POST(HttpRequest.BodyPublishers.ofString(body))
-                    .build(),
-                HttpResponse.BodyHandlers.ofString());
-        if (r.statusCode() / 100 == 2) {
-          return r.body();
-        }
-        unavailable.incrementAndGet();
-      } catch (java.io.IOException e) {
-        unavailable.incrementAndGet();
-      }
-      Thread.sleep(backoff); // the shipper's back-off between retries, as Fluent Bit's
-      backoff = Math.min(1_000, backoff * 2);
-    }
-    throw new AssertionError("the intake did not take a batch within 2 minutes");
+  static String sendUntilTaken(Collector c, String body, AtomicInteger unavailable) {
+    AtomicReference<String> answer = new AtomicReference<>();
+    // The shipper's back-off between attempts: 100 ms, doubling up to 1 s, as Fluent Bit's.
+    await("the intake takes the batch")
+        .atMost(Duration.ofMinutes(2))
+        .pollDelay(Duration.ZERO)
+        .pollInSameThread()
+        .pollInterval(
+            IterativePollInterval.iterative(
+                d -> min(d.multipliedBy(2), Duration.ofSeconds(1)), Duration.ofMillis(100)))
+        .until(
+            () -> {
+              try {
+                HttpResponse<String> r =
+                    HTTP.send(
+                        HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
+                            .timeout(Duration.ofSeconds(10))
+                            .header("Content-Type", "application/x-ndjson")
+                            .POST(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() / 100 == 2) {
+                  answer.set(r.body());
+                  return true;
+                }
+              } catch (java.io.IOException e) {
+                // refused or reset while Kafka or the collector is away: retried
+              }
+              unavailable.incrementAndGet();
+              return false;
+            });
+    return answer.get();
+  }
+
+  private static Duration min(Duration a, Duration b) {
+    return a.compareTo(b) <= 0 ? a : b;
   }
 
   static String line(long time, String pod, int status, double latency, String id) {
