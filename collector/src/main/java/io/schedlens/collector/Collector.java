@@ -23,6 +23,7 @@ import io.schedlens.collector.kafka.ProgressMarker;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
+import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.schemas.Topics;
 import java.nio.file.Files;
@@ -189,12 +190,8 @@ public final class Collector implements AutoCloseable {
             this::readiness,
             4,
             new HttpEndpoint.Route(RequestLogIntake.PATH, intake));
-    if (config.getInt(CollectorConfig.HTTP_PROBE_PORT) >= 0) {
-      http.withProbesOn(
-          config.getString(CollectorConfig.HTTP_HOST),
-          config.getInt(CollectorConfig.HTTP_PROBE_PORT),
-          this::readiness);
-    }
+    HttpSettings.withProbes(
+        http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);
     resources.add(http);
     if (starter != null) {
       starter.start();

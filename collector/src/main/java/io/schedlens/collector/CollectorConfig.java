@@ -3,7 +3,8 @@ package io.schedlens.collector;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.Durations;
-import io.schedlens.common.http.HttpTls;
+import io.schedlens.common.http.BearerToken;
+import io.schedlens.common.http.HttpSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,6 @@ import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.types.Password;
 
 /** Settings of {@code ./schedlens collector}; each is documented in the README's table. */
 public final class CollectorConfig extends AppConfig {
@@ -41,9 +41,9 @@ public final class CollectorConfig extends AppConfig {
   public static final String SCRAPE_BACKOFF_MAX = "scrape.backoff.max";
   public static final String SCRAPE_MAX_BYTES = "scrape.max.bytes";
   public static final String HTTP_HOST = "http.host";
-  public static final String HTTP_TLS_CERT = HttpTls.CERT;
-  public static final String HTTP_PROBE_PORT = "http.probe.port";
-  public static final String HTTP_TLS_KEY = HttpTls.KEY;
+  public static final String HTTP_TLS_CERT = HttpSettings.TLS_CERT;
+  public static final String HTTP_PROBE_PORT = HttpSettings.PROBE_PORT;
+  public static final String HTTP_TLS_KEY = HttpSettings.TLS_KEY;
   public static final String HTTP_PORT = "http.port";
   public static final String INTAKE_TOKEN = "intake.token";
   public static final String INTAKE_AUTH = "intake.auth";
@@ -62,273 +62,256 @@ public final class CollectorConfig extends AppConfig {
   public static final String LATENCY_MAX = "latency.max.ms";
 
   public static final ConfigDef DEF =
-      HttpTls.define(
-          new ConfigDef()
-              .define(
-                  KUBERNETES_ENABLED,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.HIGH,
-                  "Watch Pods and Events of a Kubernetes API. Off: only the scraper and the intake run.")
-              .define(
-                  KUBERNETES_MASTER,
-                  Type.STRING,
-                  "",
-                  Importance.HIGH,
-                  "Kubernetes API server URL. Empty: from the kubeconfig, or in-cluster service account.")
-              .define(
-                  KUBECONFIG,
-                  Type.STRING,
-                  "",
-                  Importance.MEDIUM,
-                  "Path of a kubeconfig file. Empty: $KUBECONFIG, ~/.kube/config, or in-cluster.")
-              .define(
-                  NAMESPACES,
-                  Type.LIST,
-                  List.of(),
-                  Importance.HIGH,
-                  "Namespaces to watch. Empty: all namespaces.")
-              .define(
-                  LABEL_SELECTOR,
-                  Type.STRING,
-                  "",
-                  Importance.MEDIUM,
-                  "Label selector restricting the watched pods, e.g. 'schedlens.io/experiment'. Empty: all pods.")
-              .define(
-                  EVENTS_APIS,
-                  Type.LIST,
-                  List.of("events.k8s.io/v1", "v1"),
-                  ConfigDef.ValidList.in(true, "events.k8s.io/v1", "v1"),
-                  Importance.LOW,
-                  "Event APIs to watch: events.k8s.io/v1 (the scheduler writes these) and v1 (the kubelet writes these). Both views of one event are sent once.")
-              .define(
-                  POD_LABELS,
-                  Type.LIST,
-                  List.of(
-                      "schedlens.io/experiment",
-                      "schedlens.io/arm",
-                      "schedlens.io/repeat",
-                      "pod-template-hash",
-                      "app.kubernetes.io/name"),
-                  Importance.MEDIUM,
-                  "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), the application name, plus any extras.")
-              .define(
-                  POD_ANNOTATIONS,
-                  Type.LIST,
-                  List.of("schedlens.io/last-checkpoint"),
-                  Importance.MEDIUM,
-                  "Pod annotations carried on each observation.")
-              .define(
-                  READBACK,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.LOW,
-                  "At start, read back which pods were last reported live, so that pods deleted while the collector was down are reported deleted.")
-              .define(
-                  WORKLOADS_WATCH,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.MEDIUM,
-                  "Also watch (read-only) Deployments, StatefulSets and Jobs in the namespaces, for the replicas each wants (schedlens.workloads); without it, the streams app infers them from the pods.")
-              .define(
-                  EXPERIMENTS_WATCH,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.LOW,
-                  "Also watch (read-only) the ConfigMaps labelled schedlens.io/experiment in the namespaces, whose data (change, fixed, metrics, repeats) heads the report (schedlens.experiments).")
-              .define(
-                  EXPERIMENTS_NAMESPACES,
-                  Type.LIST,
-                  "",
-                  Importance.MEDIUM,
-                  "Namespaces whose experiment ConfigMaps are watched. Empty: the namespaces of the pod watch (all when that is empty). Give them where the collector may read ConfigMaps only there (a namespaced Role each, as deploy/ does).")
-              .define(
-                  DCGM_TARGETS,
-                  Type.LIST,
-                  List.of(),
-                  Importance.HIGH,
-                  "Static dcgm-exporter URLs to scrape, e.g. http://10.0.0.5:9400/metrics.")
-              .define(
-                  DCGM_DISCOVERY,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.MEDIUM,
-                  "Discover dcgm-exporter endpoints from the EndpointSlices of Services matching dcgm.service.selector.")
-              .define(
-                  DCGM_NAMESPACES,
-                  Type.LIST,
-                  "gpu-operator",
-                  Importance.MEDIUM,
-                  "Namespaces where dcgm-exporter's Service runs (the GPU Operator's: gpu-operator). Discovery looks only there: anywhere else, any tenant could publish a Service with the label and have its numbers taken for other people's GPU samples.")
-              .define(
-                  DCGM_SERVICE_SELECTOR,
-                  Type.STRING,
-                  "app.kubernetes.io/name=dcgm-exporter",
-                  Importance.MEDIUM,
-                  "Label selector of the dcgm-exporter Service (EndpointSlices carry their Service's labels).")
-              .define(
-                  DCGM_PORT_NAME,
-                  Type.STRING,
-                  "",
-                  Importance.LOW,
-                  "Name of the metrics port in the EndpointSlice. Empty: the first port.")
-              .define(
-                  DCGM_PATH,
-                  Type.STRING,
-                  "/metrics",
-                  Importance.LOW,
-                  "HTTP path of discovered targets.")
-              .define(
-                  SCRAPE_INTERVAL,
-                  Type.STRING,
-                  "15s",
-                  Durations.atLeast(Duration.ofMillis(50)),
-                  Importance.MEDIUM,
-                  "Time between scrapes of each dcgm-exporter target.")
-              .define(
-                  SCRAPE_TIMEOUT,
-                  Type.STRING,
-                  "10s",
-                  Durations.atLeast(Duration.ofMillis(50)),
-                  Importance.LOW,
-                  "Time a scrape may take.")
-              .define(
-                  SCRAPE_BACKOFF_MAX,
-                  Type.STRING,
-                  "2m",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.LOW,
-                  "Longest pause after repeated failures of a target (doubling from one interval).")
-              .define(
-                  SCRAPE_MAX_BYTES,
-                  Type.INT,
-                  32 << 20,
-                  Range.atLeast(1024),
-                  Importance.LOW,
-                  "Largest scrape body read, bytes.")
-              .define(
-                  HTTP_HOST,
-                  Type.STRING,
-                  "127.0.0.1",
-                  Importance.MEDIUM,
-                  "Address of /metrics, /healthz, /readyz and the intake. Use 0.0.0.0 in a pod.")
-              .define(
-                  HTTP_PORT,
-                  Type.INT,
-                  9470,
-                  Range.between(0, 65535),
-                  Importance.MEDIUM,
-                  "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
-              .define(
-                  HTTP_PROBE_PORT,
-                  Type.INT,
-                  -1,
-                  Range.between(-1, 65535),
-                  Importance.MEDIUM,
-                  "A port of their own for /healthz and /readyz, with threads of their own, so that clients of http.port (however many or slow) cannot keep the kubelet's probes from an answer; the manifests point the probes at it. -1: the probes only on http.port.")
-              .define(
-                  INTAKE_AUTH,
-                  Type.STRING,
-                  "token",
-                  ConfigDef.ValidString.in("token", "none"),
-                  Importance.HIGH,
-                  "How the request-log intake authenticates shippers: token (the bearer token of intake.token, which must then be set) or none (anyone who reaches the port; only on loopback or behind a NetworkPolicy).")
-              .define(
-                  INTAKE_TOKEN,
-                  Type.PASSWORD,
-                  null,
-                  Importance.HIGH,
-                  "Bearer token the request-log intake requires (intake.auth token); give it from a Secret, e.g. SCHEDLENS_INTAKE_TOKEN.")
-              .define(
-                  INTAKE_MAX_BODY,
-                  Type.INT,
-                  16 << 20,
-                  Range.atLeast(1024),
-                  Importance.LOW,
-                  "Largest request-log body (after gzip decoding), bytes; larger bodies get 413.")
-              .define(
-                  INTAKE_MAX_LINE,
-                  Type.INT,
-                  64 << 10,
-                  Range.atLeast(128),
-                  Importance.LOW,
-                  "Largest request-log line, bytes; longer lines go to the dead-letter topic.")
-              .define(
-                  INTAKE_FIELD_MAPPING,
-                  Type.LIST,
-                  List.of(),
-                  Importance.MEDIUM,
-                  "Where request-log fields are in the JSON, as FIELD=PATH entries, e.g. pod=kubernetes.pod_name,latency_ms=duration_ms.")
-              .define(
-                  INTAKE_ACK_TIMEOUT,
-                  Type.STRING,
-                  "10s",
-                  Durations.atLeast(Duration.ofMillis(100)),
-                  Importance.LOW,
-                  "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
-              .define(
-                  PROGRESS_INTERVAL,
-                  Type.STRING,
-                  "1s",
-                  Durations.atLeast(Duration.ofMillis(10)),
-                  Importance.LOW,
-                  "How often the collector writes a progress mark to every partition of its input topics: the streams app attributes samples and requests, and sends final timelines, as these marks advance.")
-              .define(
-                  PROGRESS_ALLOWANCE,
-                  Type.STRING,
-                  "2s",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.LOW,
-                  "How far behind its clock the collector's progress marks stay: the time the Kubernetes watch may take to deliver a change (a mark says that every pod created up to its time has been sent).")
-              .define(
-                  TIME_MAX_FUTURE,
-                  Type.STRING,
-                  "5m",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.LOW,
-                  "An input (request-log line, GPU sample, event) whose time is further ahead of the collector's clock is rejected on its own, to the dead-letter topic (Kafka refuses records over an hour ahead, and would fail the whole batch).")
-              .define(
-                  TIME_MAX_AGE,
-                  Type.STRING,
-                  "7d",
-                  Durations.atLeast(Duration.ofMinutes(1)),
-                  Importance.LOW,
-                  "An input whose time is further behind the collector's clock is rejected on its own, to the dead-letter topic.")
-              .define(
-                  LATENCY_MAX,
-                  Type.DOUBLE,
-                  3_600_000.0,
-                  Range.atLeast(1),
-                  Importance.LOW,
-                  "The largest latency_ms or ttft_ms believed; a request-log line over it is rejected on its own (one absurd value would poison its pod's latency quantiles).")
-              .define(
-                  BUFFER_RECORDS,
-                  Type.INT,
-                  200_000,
-                  Range.atLeast(100),
-                  Importance.MEDIUM,
-                  "Records that may wait for Kafka in the send buffer.")
-              .define(
-                  BUFFER_BYTES,
-                  Type.LONG,
-                  64L << 20,
-                  Range.atLeast(1L << 20),
-                  Importance.MEDIUM,
-                  "Bytes (keys and values, plus 128 per record) that may wait for Kafka in the send buffer: a bound on its memory whatever the size of the lines (200,000 lines of 64 KiB would be 12 GiB); keep it well under the heap. Past 90 % of it or of buffer.records the intake answers 503 with Retry-After before it takes a line.")
-              .define(
-                  TOPIC_PREFIX,
-                  Type.STRING,
-                  "schedlens.",
-                  Importance.LOW,
-                  "Prefix of every topic name.")
-              .define(
-                  DLQ_MAX_BYTES,
-                  Type.INT,
-                  64 << 10,
-                  Range.atLeast(0),
-                  Importance.LOW,
-                  "Raw input bytes kept in a dead letter."),
-          "the intake, /metrics and the probes");
+      new ConfigDef()
+          .define(
+              KUBERNETES_ENABLED,
+              Type.BOOLEAN,
+              true,
+              Importance.HIGH,
+              "Watch Pods and Events of a Kubernetes API. Off: only the scraper and the intake run.")
+          .define(
+              KUBERNETES_MASTER,
+              Type.STRING,
+              "",
+              Importance.HIGH,
+              "Kubernetes API server URL. Empty: from the kubeconfig, or in-cluster service account.")
+          .define(
+              KUBECONFIG,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Path of a kubeconfig file. Empty: $KUBECONFIG, ~/.kube/config, or in-cluster.")
+          .define(
+              NAMESPACES,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Namespaces to watch. Empty: all namespaces.")
+          .define(
+              LABEL_SELECTOR,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "Label selector restricting the watched pods, e.g. 'schedlens.io/experiment'. Empty: all pods.")
+          .define(
+              EVENTS_APIS,
+              Type.LIST,
+              List.of("events.k8s.io/v1", "v1"),
+              ConfigDef.ValidList.in(true, "events.k8s.io/v1", "v1"),
+              Importance.LOW,
+              "Event APIs to watch: events.k8s.io/v1 (the scheduler writes these) and v1 (the kubelet writes these). Both views of one event are sent once.")
+          .define(
+              POD_LABELS,
+              Type.LIST,
+              List.of(
+                  "schedlens.io/experiment",
+                  "schedlens.io/arm",
+                  "schedlens.io/repeat",
+                  "pod-template-hash",
+                  "app.kubernetes.io/name"),
+              Importance.MEDIUM,
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), the application name, plus any extras.")
+          .define(
+              POD_ANNOTATIONS,
+              Type.LIST,
+              List.of("schedlens.io/last-checkpoint"),
+              Importance.MEDIUM,
+              "Pod annotations carried on each observation.")
+          .define(
+              READBACK,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "At start, read back which pods were last reported live, so that pods deleted while the collector was down are reported deleted.")
+          .define(
+              WORKLOADS_WATCH,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Also watch (read-only) Deployments, StatefulSets and Jobs in the namespaces, for the replicas each wants (schedlens.workloads); without it, the streams app infers them from the pods.")
+          .define(
+              EXPERIMENTS_WATCH,
+              Type.BOOLEAN,
+              true,
+              Importance.LOW,
+              "Also watch (read-only) the ConfigMaps labelled schedlens.io/experiment in the namespaces, whose data (change, fixed, metrics, repeats) heads the report (schedlens.experiments).")
+          .define(
+              EXPERIMENTS_NAMESPACES,
+              Type.LIST,
+              "",
+              Importance.MEDIUM,
+              "Namespaces whose experiment ConfigMaps are watched. Empty: the namespaces of the pod watch (all when that is empty). Give them where the collector may read ConfigMaps only there (a namespaced Role each, as deploy/ does).")
+          .define(
+              DCGM_TARGETS,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Static dcgm-exporter URLs to scrape, e.g. http://10.0.0.5:9400/metrics.")
+          .define(
+              DCGM_DISCOVERY,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Discover dcgm-exporter endpoints from the EndpointSlices of Services matching dcgm.service.selector.")
+          .define(
+              DCGM_NAMESPACES,
+              Type.LIST,
+              "gpu-operator",
+              Importance.MEDIUM,
+              "Namespaces where dcgm-exporter's Service runs (the GPU Operator's: gpu-operator). Discovery looks only there: anywhere else, any tenant could publish a Service with the label and have its numbers taken for other people's GPU samples.")
+          .define(
+              DCGM_SERVICE_SELECTOR,
+              Type.STRING,
+              "app.kubernetes.io/name=dcgm-exporter",
+              Importance.MEDIUM,
+              "Label selector of the dcgm-exporter Service (EndpointSlices carry their Service's labels).")
+          .define(
+              DCGM_PORT_NAME,
+              Type.STRING,
+              "",
+              Importance.LOW,
+              "Name of the metrics port in the EndpointSlice. Empty: the first port.")
+          .define(
+              DCGM_PATH,
+              Type.STRING,
+              "/metrics",
+              Importance.LOW,
+              "HTTP path of discovered targets.")
+          .define(
+              SCRAPE_INTERVAL,
+              Type.STRING,
+              "15s",
+              Durations.atLeast(Duration.ofMillis(50)),
+              Importance.MEDIUM,
+              "Time between scrapes of each dcgm-exporter target.")
+          .define(
+              SCRAPE_TIMEOUT,
+              Type.STRING,
+              "10s",
+              Durations.atLeast(Duration.ofMillis(50)),
+              Importance.LOW,
+              "Time a scrape may take.")
+          .define(
+              SCRAPE_BACKOFF_MAX,
+              Type.STRING,
+              "2m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "Longest pause after repeated failures of a target (doubling from one interval).")
+          .define(
+              SCRAPE_MAX_BYTES,
+              Type.INT,
+              32 << 20,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "Largest scrape body read, bytes.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "127.0.0.1",
+              Importance.MEDIUM,
+              "Address of /metrics, /healthz, /readyz and the intake. Use 0.0.0.0 in a pod.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9470,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /metrics, /healthz, /readyz and POST /v1/request-logs (0: any free port).")
+          .define(
+              INTAKE_MAX_BODY,
+              Type.INT,
+              16 << 20,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "Largest request-log body (after gzip decoding), bytes; larger bodies get 413.")
+          .define(
+              INTAKE_MAX_LINE,
+              Type.INT,
+              64 << 10,
+              Range.atLeast(128),
+              Importance.LOW,
+              "Largest request-log line, bytes; longer lines go to the dead-letter topic.")
+          .define(
+              INTAKE_FIELD_MAPPING,
+              Type.LIST,
+              List.of(),
+              Importance.MEDIUM,
+              "Where request-log fields are in the JSON, as FIELD=PATH entries, e.g. pod=kubernetes.pod_name,latency_ms=duration_ms.")
+          .define(
+              INTAKE_ACK_TIMEOUT,
+              Type.STRING,
+              "10s",
+              Durations.atLeast(Duration.ofMillis(100)),
+              Importance.LOW,
+              "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
+          .define(
+              PROGRESS_INTERVAL,
+              Type.STRING,
+              "1s",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.LOW,
+              "How often the collector writes a progress mark to every partition of its input topics: the streams app attributes samples and requests, and sends final timelines, as these marks advance.")
+          .define(
+              PROGRESS_ALLOWANCE,
+              Type.STRING,
+              "2s",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "How far behind its clock the collector's progress marks stay: the time the Kubernetes watch may take to deliver a change (a mark says that every pod created up to its time has been sent).")
+          .define(
+              TIME_MAX_FUTURE,
+              Type.STRING,
+              "5m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "An input (request-log line, GPU sample, event) whose time is further ahead of the collector's clock is rejected on its own, to the dead-letter topic (Kafka refuses records over an hour ahead, and would fail the whole batch).")
+          .define(
+              TIME_MAX_AGE,
+              Type.STRING,
+              "7d",
+              Durations.atLeast(Duration.ofMinutes(1)),
+              Importance.LOW,
+              "An input whose time is further behind the collector's clock is rejected on its own, to the dead-letter topic.")
+          .define(
+              LATENCY_MAX,
+              Type.DOUBLE,
+              3_600_000.0,
+              Range.atLeast(1),
+              Importance.LOW,
+              "The largest latency_ms or ttft_ms believed; a request-log line over it is rejected on its own (one absurd value would poison its pod's latency quantiles).")
+          .define(
+              BUFFER_RECORDS,
+              Type.INT,
+              200_000,
+              Range.atLeast(100),
+              Importance.MEDIUM,
+              "Records that may wait for Kafka in the send buffer.")
+          .define(
+              BUFFER_BYTES,
+              Type.LONG,
+              64L << 20,
+              Range.atLeast(1L << 20),
+              Importance.MEDIUM,
+              "Bytes (keys and values, plus 128 per record) that may wait for Kafka in the send buffer: a bound on its memory whatever the size of the lines (200,000 lines of 64 KiB would be 12 GiB); keep it well under the heap. Past 90 % of it or of buffer.records the intake answers 503 with Retry-After before it takes a line.")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              "schedlens.",
+              Importance.LOW,
+              "Prefix of every topic name.")
+          .define(
+              DLQ_MAX_BYTES,
+              Type.INT,
+              64 << 10,
+              Range.atLeast(0),
+              Importance.LOW,
+              "Raw input bytes kept in a dead letter.");
+
+  static {
+    HttpSettings.define(DEF, "the intake, /metrics and the probes");
+    BearerToken.define(DEF, "intake", "the request-log intake");
+  }
 
   public CollectorConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
@@ -350,29 +333,18 @@ public final class CollectorConfig extends AppConfig {
               + " gpu-operator), or --dcgm-discovery false with --dcgm-targets");
     }
     c.httpTls(); // a certificate or key that cannot be used fails here, naming the file
-    if (c.getString(INTAKE_AUTH).equals("token") && c.givenToken() == null) {
-      // No silent "no authentication" when a Secret is missing.
-      throw new ConfigException(
-          "the request-log intake requires a bearer token (intake.auth token): set"
-              + " SCHEDLENS_INTAKE_TOKEN or --intake-token, or --intake-auth none to accept lines"
-              + " from anyone who reaches the port (loopback, or behind a NetworkPolicy)");
-    }
+    c.intakeToken(); // token mode without a token fails here: a missing Secret is no "none"
     return c;
   }
 
   /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
   public SSLContext httpTls() {
-    return HttpTls.serverContext(this);
+    return HttpSettings.serverTls(this);
   }
 
   /** The intake token, or null when none is required (intake.auth none). */
   public String intakeToken() {
-    return getString(INTAKE_AUTH).equals("none") ? null : givenToken();
-  }
-
-  private String givenToken() {
-    Password p = getPassword(INTAKE_TOKEN);
-    return p == null || p.value().isEmpty() ? null : p.value();
+    return BearerToken.required(this, "intake", "the request-log intake");
   }
 
   /** What an input's time and latencies may be. */

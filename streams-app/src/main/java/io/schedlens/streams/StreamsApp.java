@@ -2,6 +2,7 @@ package io.schedlens.streams;
 
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
+import io.schedlens.common.http.HttpSettings;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.api.TimelineApi;
@@ -118,12 +119,7 @@ public final class StreamsApp implements AutoCloseable {
             4,
             new HttpEndpoint.Route("/api/pods", api::handle),
             new HttpEndpoint.Route("/api/workloads", api::handle));
-    if (config.getInt(StreamsAppConfig.HTTP_PROBE_PORT) >= 0) {
-      http.withProbesOn(
-          config.getString(StreamsAppConfig.HTTP_HOST),
-          config.getInt(StreamsAppConfig.HTTP_PROBE_PORT),
-          readiness);
-    }
+    HttpSettings.withProbes(http, config, config.getString(StreamsAppConfig.HTTP_HOST), readiness);
     streams.start();
     log.info(
         "streams app {} started; /metrics and /api on {}",

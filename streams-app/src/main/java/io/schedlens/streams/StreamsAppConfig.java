@@ -3,6 +3,8 @@ package io.schedlens.streams;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.Durations;
+import io.schedlens.common.http.BearerToken;
+import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.HttpTls;
 import io.schedlens.streams.timeline.TimelineSettings;
 import java.time.Duration;
@@ -40,9 +42,9 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_PORT = "http.port";
   public static final String API_AUTH = "api.auth";
-  public static final String HTTP_TLS_CERT = HttpTls.CERT;
-  public static final String HTTP_PROBE_PORT = "http.probe.port";
-  public static final String HTTP_TLS_KEY = HttpTls.KEY;
+  public static final String HTTP_TLS_CERT = HttpSettings.TLS_CERT;
+  public static final String HTTP_PROBE_PORT = HttpSettings.PROBE_PORT;
+  public static final String HTTP_TLS_KEY = HttpSettings.TLS_KEY;
   public static final String HTTP_TLS_CA = "http.tls.ca";
   public static final String API_TOKEN = "api.token";
   public static final String ADVERTISED = "application.server";
@@ -55,219 +57,199 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String TOPICS_PARTITIONS = "topics.partitions";
 
   public static final ConfigDef DEF =
-      HttpTls.define(
-          new ConfigDef()
-              .define(
-                  APPLICATION_ID,
-                  Type.STRING,
-                  "schedlens-streams",
-                  Importance.HIGH,
-                  "Kafka Streams application id: consumer group, prefix of changelog topics. Instances with the same id share the work.")
-              .define(
-                  STATE_DIR,
-                  Type.STRING,
-                  System.getProperty("java.io.tmpdir") + "/schedlens-streams",
-                  Importance.HIGH,
-                  "Directory of the local state stores (RocksDB). Keep it on a persistent volume to restart fast.")
-              .define(
-                  TOPIC_PREFIX,
-                  Type.STRING,
-                  "schedlens.",
-                  Importance.LOW,
-                  "Prefix of every topic name.")
-              .define(
-                  GRACE,
-                  Type.STRING,
-                  "2m",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.HIGH,
-                  "How late an input may arrive and still count as if on time; also how long a gone pod's final timeline waits.")
-              .define(
-                  EMIT_INTERVAL,
-                  Type.STRING,
-                  "5s",
-                  Durations.atLeast(Duration.ofMillis(10)),
-                  Importance.MEDIUM,
-                  "How often timelines whose counters changed (GPU samples, requests) are re-emitted. Lifecycle changes emit at once.")
-              .define(
-                  GPU_SAMPLE_INTERVAL,
-                  Type.STRING,
-                  "15s",
-                  Durations.atLeast(Duration.ofMillis(1)),
-                  Importance.MEDIUM,
-                  "The dcgm-exporter scrape interval: the span the first sample of a GPU stands for.")
-              .define(
-                  GPU_MAX_GAP,
-                  Type.STRING,
-                  "60s",
-                  Durations.atLeast(Duration.ofMillis(1)),
-                  Importance.LOW,
-                  "The longest span one GPU sample stands for; a longer gap is missing data, not busy or idle time.")
-              .define(
-                  SLO,
-                  Type.LIST,
-                  List.of(),
-                  Importance.HIGH,
-                  "Latency SLOs as NAME=MILLIS, NAME a service or a priority class (the service's wins), e.g. chat=800,interactive=1000.")
-              .define(
-                  STARVATION_PENDING,
-                  Type.STRING,
-                  "10m",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.MEDIUM,
-                  "A pod pending longer than this is starving.")
-              .define(
-                  STARVATION_PREEMPTIONS,
-                  Type.INT,
-                  3,
-                  Range.atLeast(1),
-                  Importance.MEDIUM,
-                  "A workload preempted this many times without completing is starving.")
-              .define(
-                  EXPERIMENT_LABEL,
-                  Type.STRING,
-                  "schedlens.io/experiment",
-                  Importance.LOW,
-                  "Pod label naming the experiment.")
-              .define(
-                  ARM_LABEL,
-                  Type.STRING,
-                  "schedlens.io/arm",
-                  Importance.LOW,
-                  "Pod label naming the experiment arm.")
-              .define(
-                  REPEAT_LABEL,
-                  Type.STRING,
-                  "schedlens.io/repeat",
-                  Importance.LOW,
-                  "Pod label naming the repeat.")
-              .define(
-                  APPLICATION_LABEL,
-                  Type.STRING,
-                  "app.kubernetes.io/name",
-                  Importance.LOW,
-                  "Pod label naming the application (the experiment report's rows; else the workload).")
-              .define(
-                  CHECKPOINT_ANNOTATION,
-                  Type.STRING,
-                  "schedlens.io/last-checkpoint",
-                  Importance.LOW,
-                  "Pod annotation with the RFC 3339 time of the last durable checkpoint.")
-              .define(
-                  DEDUP_WINDOW,
-                  Type.STRING,
-                  "10m",
-                  Durations.atLeast(Duration.ofSeconds(1)),
-                  Importance.LOW,
-                  "How long a request id is remembered per pod and second: a request-log line sent again within it (a shipper's retry) counts once. At least the grace period (a shorter value is raised to it). Lines without request_id count as they come.")
-              .define(
-                  ORPHAN_TIMEOUT,
-                  Type.STRING,
-                  "1h",
-                  Durations.atLeast(Duration.ofSeconds(1)),
-                  Importance.LOW,
-                  "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod).")
-              .define(
-                  API_RETENTION,
-                  Type.STRING,
-                  "6h",
-                  Durations.atLeast(Duration.ZERO),
-                  Importance.LOW,
-                  "How long final timelines stay queryable in the API after the pod is gone.")
-              .define(
-                  HTTP_HOST,
-                  Type.STRING,
-                  "127.0.0.1",
-                  Importance.MEDIUM,
-                  "Address of /metrics, /healthz, /readyz and /api. Use 0.0.0.0 in a pod.")
-              .define(
-                  HTTP_PORT,
-                  Type.INT,
-                  9471,
-                  Range.between(0, 65535),
-                  Importance.MEDIUM,
-                  "Port of /metrics, probes and /api.")
-              .define(
-                  HTTP_PROBE_PORT,
-                  Type.INT,
-                  -1,
-                  Range.between(-1, 65535),
-                  Importance.MEDIUM,
-                  "A port of their own for /healthz and /readyz, with threads of their own, so that clients of http.port (however many or slow) cannot keep the kubelet's probes from an answer; the manifests point the probes at it. -1: the probes only on http.port.")
-              .define(
-                  HTTP_TLS_CA,
-                  Type.STRING,
-                  "",
-                  Importance.MEDIUM,
-                  "PEM CA bundle the instances trust when they call each other over HTTPS (a TLS Secret's ca.crt). Empty: the JVM's trust store.")
-              .define(
-                  API_AUTH,
-                  Type.STRING,
-                  "token",
-                  ConfigDef.ValidString.in("token", "none"),
-                  Importance.HIGH,
-                  "How /api authenticates callers: token (an 'Authorization: Bearer' header with api.token, which must then be set; the instances use it among themselves) or none (anyone who reaches the port; loopback, or behind an authenticating proxy). /metrics and the probes are never behind it.")
-              .define(
-                  API_TOKEN,
-                  Type.PASSWORD,
-                  null,
-                  Importance.HIGH,
-                  "Bearer token /api requires (api.auth token), the same for every instance; give it from a Secret, e.g. SCHEDLENS_API_TOKEN.")
-              .define(
-                  ADVERTISED,
-                  Type.STRING,
-                  "",
-                  Importance.MEDIUM,
-                  "host:port other instances use to reach this one's /api (Kafka Streams application.server). Empty: http.host:http.port.")
-              .define(
-                  THREADS,
-                  Type.INT,
-                  1,
-                  Range.atLeast(1),
-                  Importance.MEDIUM,
-                  "Kafka Streams threads.")
-              .define(
-                  STANDBYS,
-                  Type.INT,
-                  0,
-                  Range.atLeast(0),
-                  Importance.MEDIUM,
-                  "Standby replicas of each state store, for fast fail-over.")
-              .define(
-                  COMMIT_INTERVAL,
-                  Type.STRING,
-                  "100ms",
-                  Durations.atLeast(Duration.ofMillis(10)),
-                  Importance.LOW,
-                  "Transaction commit interval; bounds the latency each stage adds.")
-              .define(
-                  ROCKSDB_MEMORY,
-                  Type.INT,
-                  256,
-                  Range.atLeast(32),
-                  Importance.MEDIUM,
-                  "Memory of all RocksDB stores of this instance together, MiB: half write buffers, half block cache. Under a high input rate allow about 32 MiB per partition the instance works on; with much less the write buffers flush so often that RocksDB stalls the stream threads.")
-              .define(
-                  REPLICATION,
-                  Type.INT,
-                  -1,
-                  Range.atLeast(-1),
-                  Importance.LOW,
-                  "Replication factor of changelog topics and of topics this app creates; -1: the broker's default.")
-              .define(
-                  TOPICS_CREATE,
-                  Type.BOOLEAN,
-                  true,
-                  Importance.MEDIUM,
-                  "Create missing schedlens topics with their settings at start. Off where topics are managed elsewhere (Strimzi KafkaTopic resources in deploy/).")
-              .define(
-                  TOPICS_PARTITIONS,
-                  Type.INT,
-                  6,
-                  Range.atLeast(1),
-                  Importance.MEDIUM,
-                  "Partitions of topics this app creates; when some of the joined topics exist, their count is used so that all stay co-partitioned."),
-          "/api, /metrics and the probes of every instance (which then call each other so; the certificate must name their application.server hosts)");
+      new ConfigDef()
+          .define(
+              APPLICATION_ID,
+              Type.STRING,
+              "schedlens-streams",
+              Importance.HIGH,
+              "Kafka Streams application id: consumer group, prefix of changelog topics. Instances with the same id share the work.")
+          .define(
+              STATE_DIR,
+              Type.STRING,
+              System.getProperty("java.io.tmpdir") + "/schedlens-streams",
+              Importance.HIGH,
+              "Directory of the local state stores (RocksDB). Keep it on a persistent volume to restart fast.")
+          .define(
+              TOPIC_PREFIX,
+              Type.STRING,
+              "schedlens.",
+              Importance.LOW,
+              "Prefix of every topic name.")
+          .define(
+              GRACE,
+              Type.STRING,
+              "2m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.HIGH,
+              "How late an input may arrive and still count as if on time; also how long a gone pod's final timeline waits.")
+          .define(
+              EMIT_INTERVAL,
+              Type.STRING,
+              "5s",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.MEDIUM,
+              "How often timelines whose counters changed (GPU samples, requests) are re-emitted. Lifecycle changes emit at once.")
+          .define(
+              GPU_SAMPLE_INTERVAL,
+              Type.STRING,
+              "15s",
+              Durations.atLeast(Duration.ofMillis(1)),
+              Importance.MEDIUM,
+              "The dcgm-exporter scrape interval: the span the first sample of a GPU stands for.")
+          .define(
+              GPU_MAX_GAP,
+              Type.STRING,
+              "60s",
+              Durations.atLeast(Duration.ofMillis(1)),
+              Importance.LOW,
+              "The longest span one GPU sample stands for; a longer gap is missing data, not busy or idle time.")
+          .define(
+              SLO,
+              Type.LIST,
+              List.of(),
+              Importance.HIGH,
+              "Latency SLOs as NAME=MILLIS, NAME a service or a priority class (the service's wins), e.g. chat=800,interactive=1000.")
+          .define(
+              STARVATION_PENDING,
+              Type.STRING,
+              "10m",
+              Durations.atLeast(Duration.ZERO),
+              Importance.MEDIUM,
+              "A pod pending longer than this is starving.")
+          .define(
+              STARVATION_PREEMPTIONS,
+              Type.INT,
+              3,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "A workload preempted this many times without completing is starving.")
+          .define(
+              EXPERIMENT_LABEL,
+              Type.STRING,
+              "schedlens.io/experiment",
+              Importance.LOW,
+              "Pod label naming the experiment.")
+          .define(
+              ARM_LABEL,
+              Type.STRING,
+              "schedlens.io/arm",
+              Importance.LOW,
+              "Pod label naming the experiment arm.")
+          .define(
+              REPEAT_LABEL,
+              Type.STRING,
+              "schedlens.io/repeat",
+              Importance.LOW,
+              "Pod label naming the repeat.")
+          .define(
+              APPLICATION_LABEL,
+              Type.STRING,
+              "app.kubernetes.io/name",
+              Importance.LOW,
+              "Pod label naming the application (the experiment report's rows; else the workload).")
+          .define(
+              CHECKPOINT_ANNOTATION,
+              Type.STRING,
+              "schedlens.io/last-checkpoint",
+              Importance.LOW,
+              "Pod annotation with the RFC 3339 time of the last durable checkpoint.")
+          .define(
+              DEDUP_WINDOW,
+              Type.STRING,
+              "10m",
+              Durations.atLeast(Duration.ofSeconds(1)),
+              Importance.LOW,
+              "How long a request id is remembered per pod and second: a request-log line sent again within it (a shipper's retry) counts once. At least the grace period (a shorter value is raised to it). Lines without request_id count as they come.")
+          .define(
+              ORPHAN_TIMEOUT,
+              Type.STRING,
+              "1h",
+              Durations.atLeast(Duration.ofSeconds(1)),
+              Importance.LOW,
+              "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod).")
+          .define(
+              API_RETENTION,
+              Type.STRING,
+              "6h",
+              Durations.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "How long final timelines stay queryable in the API after the pod is gone.")
+          .define(
+              HTTP_HOST,
+              Type.STRING,
+              "127.0.0.1",
+              Importance.MEDIUM,
+              "Address of /metrics, /healthz, /readyz and /api. Use 0.0.0.0 in a pod.")
+          .define(
+              HTTP_PORT,
+              Type.INT,
+              9471,
+              Range.between(0, 65535),
+              Importance.MEDIUM,
+              "Port of /metrics, probes and /api.")
+          .define(
+              HTTP_TLS_CA,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "PEM CA bundle the instances trust when they call each other over HTTPS (a TLS Secret's ca.crt). Empty: the JVM's trust store.")
+          .define(
+              ADVERTISED,
+              Type.STRING,
+              "",
+              Importance.MEDIUM,
+              "host:port other instances use to reach this one's /api (Kafka Streams application.server). Empty: http.host:http.port.")
+          .define(
+              THREADS, Type.INT, 1, Range.atLeast(1), Importance.MEDIUM, "Kafka Streams threads.")
+          .define(
+              STANDBYS,
+              Type.INT,
+              0,
+              Range.atLeast(0),
+              Importance.MEDIUM,
+              "Standby replicas of each state store, for fast fail-over.")
+          .define(
+              COMMIT_INTERVAL,
+              Type.STRING,
+              "100ms",
+              Durations.atLeast(Duration.ofMillis(10)),
+              Importance.LOW,
+              "Transaction commit interval; bounds the latency each stage adds.")
+          .define(
+              ROCKSDB_MEMORY,
+              Type.INT,
+              256,
+              Range.atLeast(32),
+              Importance.MEDIUM,
+              "Memory of all RocksDB stores of this instance together, MiB: half write buffers, half block cache. Under a high input rate allow about 32 MiB per partition the instance works on; with much less the write buffers flush so often that RocksDB stalls the stream threads.")
+          .define(
+              REPLICATION,
+              Type.INT,
+              -1,
+              Range.atLeast(-1),
+              Importance.LOW,
+              "Replication factor of changelog topics and of topics this app creates; -1: the broker's default.")
+          .define(
+              TOPICS_CREATE,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Create missing schedlens topics with their settings at start. Off where topics are managed elsewhere (Strimzi KafkaTopic resources in deploy/).")
+          .define(
+              TOPICS_PARTITIONS,
+              Type.INT,
+              6,
+              Range.atLeast(1),
+              Importance.MEDIUM,
+              "Partitions of topics this app creates; when some of the joined topics exist, their count is used so that all stay co-partitioned.");
+
+  static {
+    BearerToken.define(DEF, "api", "/api");
+    HttpSettings.define(
+        DEF,
+        "/api, /metrics and the probes of every instance (which then call each other so; the certificate must name their application.server hosts)");
+  }
 
   public StreamsAppConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
@@ -284,18 +266,13 @@ public final class StreamsAppConfig extends AppConfig {
     StreamsAppConfig c = new StreamsAppConfig(s.values(), s.kafka());
     c.httpTls(); // a certificate, key or CA that cannot be used fails here, naming the file
     c.httpTlsTrust();
-    if (c.getString(API_AUTH).equals("token") && c.givenApiToken() == null) {
-      throw new ConfigException(
-          "/api (pod names, namespaces, labels of the whole cluster) requires a bearer token"
-              + " (api.auth token): set SCHEDLENS_API_TOKEN or --api-token, or --api-auth none"
-              + " when only loopback or an authenticating proxy reaches the port");
-    }
+    c.apiToken(); // token mode without a token fails here: a missing Secret is no "none"
     return c;
   }
 
   /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
   public SSLContext httpTls() {
-    return HttpTls.serverContext(this);
+    return HttpSettings.serverTls(this);
   }
 
   /** What the calls to the other instances trust (http.tls.ca), or null for the JVM's store. */
@@ -309,12 +286,7 @@ public final class StreamsAppConfig extends AppConfig {
 
   /** The token /api requires, or null (api.auth none). */
   public String apiToken() {
-    return getString(API_AUTH).equals("none") ? null : givenApiToken();
-  }
-
-  private String givenApiToken() {
-    var p = getPassword(API_TOKEN);
-    return p == null || p.value().isEmpty() ? null : p.value();
+    return BearerToken.required(this, "api", "/api (pod names, namespaces, labels of the cluster)");
   }
 
   /** The SLOs, by service or priority class, in milliseconds. */

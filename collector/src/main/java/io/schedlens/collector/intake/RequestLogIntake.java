@@ -11,12 +11,12 @@ import io.schedlens.collector.kafka.BatchAck;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.Records;
+import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -97,7 +97,8 @@ public final class RequestLogIntake implements HttpHandler {
       exchange.getResponseHeaders().set("Allow", "POST");
       return error(exchange, 405, "use POST");
     }
-    if (token != null && !authorized(exchange.getRequestHeaders().getFirst("Authorization"))) {
+    if (token != null
+        && !BearerToken.authorizes(exchange.getRequestHeaders().getFirst("Authorization"), token)) {
       exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
       return error(exchange, 401, "a valid 'Authorization: Bearer <token>' header is required");
     }
@@ -287,14 +288,6 @@ public final class RequestLogIntake implements HttpHandler {
       }
     }
     return true;
-  }
-
-  private boolean authorized(String header) {
-    if (header == null || !header.regionMatches(true, 0, "Bearer ", 0, 7)) {
-      return false;
-    }
-    byte[] given = header.substring(7).trim().getBytes(StandardCharsets.UTF_8);
-    return MessageDigest.isEqual(given, token);
   }
 
   private static final class BodyTooLarge extends IOException {

@@ -16,9 +16,6 @@ import java.util.Collection;
 import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManagerFactory;
-import org.apache.kafka.common.config.AbstractConfig;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * TLS for an HTTP endpoint from the PEM files a Kubernetes TLS Secret holds ({@code tls.crt}: the
@@ -27,45 +24,7 @@ import org.apache.kafka.common.config.ConfigException;
  */
 public final class HttpTls {
 
-  public static final String CERT = "http.tls.cert";
-  public static final String KEY = "http.tls.key";
-
   private HttpTls() {}
-
-  /**
-   * Adds {@code http.tls.cert} and {@code http.tls.key} to a command's settings.
-   *
-   * @param serves what the port serves, for the settings' documentation
-   */
-  public static ConfigDef define(ConfigDef def, String serves) {
-    return def.define(
-            CERT,
-            ConfigDef.Type.STRING,
-            "",
-            ConfigDef.Importance.MEDIUM,
-            "PEM certificate chain for serving "
-                + serves
-                + " over HTTPS (a TLS Secret's tls.crt, mounted). Empty: plain HTTP.")
-        .define(
-            KEY,
-            ConfigDef.Type.STRING,
-            "",
-            ConfigDef.Importance.MEDIUM,
-            "PEM PKCS#8 private key of http.tls.cert (tls.key; cert-manager: privateKey.encoding"
-                + " PKCS8).");
-  }
-
-  /**
-   * The server context of a command's {@code http.tls.cert} and {@code http.tls.key}, or null for
-   * plain HTTP; files that cannot be used are a {@link ConfigException} naming them.
-   */
-  public static SSLContext serverContext(AbstractConfig config) {
-    try {
-      return serverContext(config.getString(CERT), config.getString(KEY));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(e.getMessage());
-    }
-  }
 
   /**
    * The server context for a certificate and key, or null when neither is given.
