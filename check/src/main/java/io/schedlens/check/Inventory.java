@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -66,6 +67,13 @@ final class Inventory {
    * the serving label (on the object or its pods).
    */
   boolean serving(Workload w) {
+    // Asked by several rules per workload; a StatefulSet's pods are matched one by one.
+    return serving.computeIfAbsent(w, this::isServing);
+  }
+
+  private final Map<Workload, Boolean> serving = new IdentityHashMap<>();
+
+  private boolean isServing(Workload w) {
     if (!w.replicated()) {
       return false;
     }
