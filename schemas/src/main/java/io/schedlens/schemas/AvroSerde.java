@@ -78,7 +78,15 @@ public final class AvroSerde<T extends SpecificRecord>
   /** A serde that also decodes every recorded earlier version of the type's schema. */
   public static <T extends SpecificRecord> AvroSerde<T> of(Class<T> type) {
     SpecificData model = SpecificData.getForClass(type);
-    return new AvroSerde<>(type, SchemaHistory.versionsOf(model.getSchema(type).getName()));
+    Schema current = model.getSchema(type);
+    long fingerprint = OutputHeaders.fingerprint(current);
+    // A recorded version with the same fingerprint is the same wire schema (e.g. the published
+    // form with logical types): decoding keeps the current schema for it, and its fast coders.
+    return new AvroSerde<>(
+        type,
+        SchemaHistory.versionsOf(current.getName()).stream()
+            .filter(v -> OutputHeaders.fingerprint(v) != fingerprint)
+            .toList());
   }
 
   /** The schema this serde writes. */
