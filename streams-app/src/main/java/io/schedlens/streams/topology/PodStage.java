@@ -17,6 +17,7 @@ import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.PodMetrics;
@@ -73,6 +74,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * updates every {@code emitInterval}, watermarks every {@link TopologySettings#WATERMARK_INTERVAL}.
  */
 final class PodStage implements Processor<String, Object, String, Object> {
+
+  /** Headers of the outputs (see OutputHeaders): the schema, and which records are final. */
+  private static final OutputHeaders TIMELINE_HEADERS =
+      OutputHeaders.of(PodTimeline.getClassSchema());
+
+  private static final OutputHeaders PREEMPTION_HEADERS =
+      OutputHeaders.of(io.schedlens.avro.Preemption.getClassSchema());
 
   /** Creation timestamps are whole seconds, and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
@@ -841,7 +849,11 @@ final class PodStage implements Processor<String, Object, String, Object> {
       if (t.getPreemptedAt() != null && !s.getPreemptionEmitted()) {
         s.setPreemptionEmitted(true);
         context.forward(
-            new Record<>(s.getUid(), (Object) TimelineView.preemption(s, t), t.getPreemptedAt()),
+            new Record<>(
+                s.getUid(),
+                (Object) TimelineView.preemption(s, t),
+                t.getPreemptedAt(),
+                PREEMPTION_HEADERS.headers(true)),
             TimelineTopology.PREEMPTIONS_SINK);
       }
     }
@@ -960,7 +972,11 @@ final class PodStage implements Processor<String, Object, String, Object> {
             : s.getUpdatedAt();
     PodTimeline t = view.view(s, now, isFinal);
     context.forward(
-        new Record<>(s.getUid(), (Object) t, Math.max(s.getUpdatedAt(), 0)),
+        new Record<>(
+            s.getUid(),
+            (Object) t,
+            Math.max(s.getUpdatedAt(), 0),
+            TIMELINE_HEADERS.headers(isFinal)),
         TimelineTopology.POD_TIMELINES_SINK);
     FactsToTell.member(s, t).ifPresent(this::tell);
     return t;

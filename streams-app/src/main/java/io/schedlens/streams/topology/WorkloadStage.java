@@ -15,6 +15,7 @@ import io.schedlens.avro.internal.WorkloadEvent;
 import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
+import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.WorkloadService;
 import io.schedlens.streams.timeline.Workloads;
@@ -51,6 +52,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * pods' facts made this stage the app's bottleneck.
  */
 final class WorkloadStage implements Processor<String, Object, String, Object> {
+
+  /** Headers of the outputs (see OutputHeaders); a workload timeline is never final. */
+  private static final OutputHeaders HEADERS = OutputHeaders.of(WorkloadTimeline.getClassSchema());
 
   static final int MAX_REQUEST_SECONDS = 2000;
   static final int MAX_DESIRED_STEPS = 500;
@@ -317,7 +321,8 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         WorkloadService.view(
             id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());
     context.forward(
-        new Record<>(id.topicKey(), (Object) t, Math.max(0, w.getUpdatedAt())),
+        new Record<>(
+            id.topicKey(), (Object) t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TimelineTopology.WORKLOAD_TIMELINES_SINK);
     String[] labels = {
       id.namespace(),

@@ -189,6 +189,33 @@ class TimelineTopologyTest {
   }
 
   @Test
+  void shouldMarkOnlyFinalTimelinesAndEveryPreemptionWithTheFinalHeader() {
+    start();
+    pipeAll(scenario());
+    finish(311 + 130);
+
+    String timelineSchema =
+        io.schedlens.schemas.OutputHeaders.hex(io.schedlens.schemas.OutputSchemas.podTimeline());
+    var records = driver.timelines.readRecordsToList();
+    assertThat(records).isNotEmpty();
+    for (var r : records) {
+      assertThat(new String(r.headers().lastHeader("schedlens-schema").value()))
+          .isEqualTo(timelineSchema);
+      assertThat(r.headers().lastHeader("schedlens-final") != null)
+          .as("header of %s final=%s", r.key(), r.value().getFinal$())
+          .isEqualTo(r.value().getFinal$());
+    }
+    assertThat(records).anyMatch(r -> !r.value().getFinal$()).anyMatch(r -> r.value().getFinal$());
+    assertThat(driver.preemptions.readRecordsToList())
+        .isNotEmpty()
+        .allMatch(r -> r.headers().lastHeader("schedlens-final") != null);
+    assertThat(driver.workloads.readRecordsToList())
+        .isNotEmpty()
+        .allMatch(r -> r.headers().lastHeader("schedlens-final") == null)
+        .allMatch(r -> r.headers().lastHeader("schedlens-schema") != null);
+  }
+
+  @Test
   void shouldGiveExactlyTheOrderedResultForInputShuffledWithinTheGracePeriod() {
     start();
     pipeAll(scenario());
