@@ -1,7 +1,9 @@
 -- schedlens warehouse tables for PostgreSQL (./schedlens export --to jdbc:postgresql://...).
--- One row per pod (its final timeline) and one per preemption victim; the whole timeline is kept
+-- One row per pod (its final timeline), one per preemption victim, one per workload (its latest
+-- timeline) with its interruption and degraded intervals as child rows; the whole timeline is kept
 -- as JSON too, so that fields added later are not lost. Times are timestamptz (UTC), durations
--- milliseconds, GPU work GPU-seconds. The exporter creates these when missing.
+-- milliseconds, GPU work GPU-seconds. A row is replaced only by a newer version of the same key
+-- (updated_at). The exporter creates these when missing and adds columns added since.
 
 CREATE TABLE IF NOT EXISTS pod_timelines (
   uid                         text PRIMARY KEY,
@@ -78,6 +80,68 @@ CREATE TABLE IF NOT EXISTS preemptions (
   arm                         text,
   repeat                      text
 );
+
+-- Added with the preemptions from the victim's workload and the wasted busy part.
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_kind text;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_name text;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_gpus integer;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS preemptor_inferred boolean;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS wasted_busy_gpu_seconds double precision;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS application text;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS updated_at timestamptz;
+
+-- One row per workload (the topic key namespace/kind/name, with the controller UID when the name
+-- was reused): its latest timeline.
+CREATE TABLE IF NOT EXISTS workload_timelines (
+  workload_key                text PRIMARY KEY,
+  namespace                   text NOT NULL,
+  kind                        text NOT NULL,
+  name                        text NOT NULL,
+  controller_uid              text,
+  application                 text,
+  priority_class              text,
+  experiment                  text,
+  arm                         text,
+  repeat                      text,
+  desired_source              text,
+  desired                     integer,
+  ready                       integer,
+  interruption_ms             bigint,
+  degraded_ms                 bigint,
+  pods                        integer,
+  restarts                    integer,
+  preemptions                 integer,
+  evictions                   integer,
+  requests                    bigint,
+  errors                      bigint,
+  slo_breaches                bigint,
+  updated_at                  timestamptz NOT NULL,
+  timeline                    jsonb NOT NULL,
+  exported_at                 timestamptz NOT NULL DEFAULT now()
+);
+
+-- Its interruption and degraded intervals (type), replaced with their workload's row.
+CREATE TABLE IF NOT EXISTS workload_intervals (
+  workload_key                text NOT NULL REFERENCES workload_timelines (workload_key) ON DELETE CASCADE,
+  namespace                   text,
+  kind                        text,
+  name                        text,
+  controller_uid              text,
+  application                 text,
+  type                        text NOT NULL,
+  started_at                  timestamptz NOT NULL,
+  ended_at                    timestamptz,
+  duration_ms                 bigint,
+  cause                       text,
+  pod                         text,
+  arm                         text,
+  repeat                      text,
+  errors                      bigint,
+  slo_breaches                bigint,
+  updated_at                  timestamptz
+);
+
+CREATE INDEX IF NOT EXISTS workload_intervals_workload ON workload_intervals (workload_key);
 
 -- Where the export stands in the topic, committed in the same transaction as the rows.
 CREATE TABLE IF NOT EXISTS schedlens_export_offsets (

@@ -14,6 +14,7 @@ import org.apache.kafka.common.config.ConfigException;
 public final class ExportConfig extends AppConfig {
 
   public static final String TO = "to";
+  public static final String FORMAT = "format";
   public static final String TOPIC_PREFIX = "topic.prefix";
   public static final String STOP_AT_END = "stop.at.end";
   public static final String MAX_POLL_RECORDS = "max.poll.records";
@@ -30,7 +31,14 @@ public final class ExportConfig extends AppConfig {
               Type.STRING,
               "",
               Importance.HIGH,
-              "Where final timelines go: a directory (Avro files partitioned dt=YYYY-MM-DD, with _manifest.json) or a JDBC URL (jdbc:postgresql://host:5432/db).")
+              "Where the tables go (pod_timelines, preemptions, workload_timelines, workload_intervals): a directory (Parquet or Avro files partitioned dt=YYYY-MM-DD, with _manifest.json) or a JDBC URL (jdbc:postgresql://host:5432/db).")
+          .define(
+              FORMAT,
+              Type.STRING,
+              "parquet",
+              ConfigDef.ValidString.in("parquet", "avro"),
+              Importance.MEDIUM,
+              "File format of a directory export: parquet (zstd) or avro (deflate); a directory keeps the format it was started with.")
           .define(
               STOP_AT_END,
               Type.BOOLEAN,
@@ -56,7 +64,7 @@ public final class ExportConfig extends AppConfig {
               50_000,
               Range.atLeast(1),
               Importance.MEDIUM,
-              "Commit once this many final timelines are waiting (one file per partition and day, or one transaction, per commit).")
+              "Commit once this many final pod timelines and workload timelines are waiting (one file per table, partition and day, or one transaction, per commit).")
           .define(
               FLUSH_INTERVAL,
               Type.STRING,
@@ -76,18 +84,23 @@ public final class ExportConfig extends AppConfig {
               Type.BOOLEAN,
               true,
               Importance.LOW,
-              "Create pod_timelines, preemptions and schedlens_export_offsets when missing (ddl/postgresql.sql).");
+              "Create the tables (pod_timelines, preemptions, workload_timelines, workload_intervals, schedlens_export_offsets) when missing, and add columns added since (ddl/postgresql.sql).");
 
   public ExportConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
     getDuration(FLUSH_INTERVAL);
     if (getString(TO).isEmpty()) {
-      throw new ConfigException("give --to DIR (Avro files) or --to jdbc:postgresql://HOST/DB");
+      throw new ConfigException(
+          "give --to DIR (Parquet or Avro files) or --to jdbc:postgresql://HOST/DB");
     }
   }
 
   public static ExportConfig from(CommandLineSettings s) {
     return new ExportConfig(s.values(), s.kafka());
+  }
+
+  public FileFormat format() {
+    return FileFormat.of(getString(FORMAT));
   }
 
   public boolean toJdbc() {

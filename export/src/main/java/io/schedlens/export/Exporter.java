@@ -1,6 +1,7 @@
 package io.schedlens.export;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
@@ -9,33 +10,43 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.header.Headers;
+import org.apache.kafka.common.serialization.Deserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
- * Reads {@code schedlens.pod-timelines} (read_committed: only what the streams app committed) and
- * hands every final timeline to a sink, which stores the offsets with the data. No consumer group:
- * the sink's offsets are the only position, so a restart resumes exactly after what was written.
+ * Reads {@code schedlens.pod-timelines} and {@code schedlens.workload-timelines} (read_committed:
+ * only what the streams app committed) and hands every final pod timeline and the latest timeline
+ * of every workload that changed to a sink, which stores the offsets with the data. No consumer
+ * group: the sink's offsets are the only position, so a restart resumes exactly after what was
+ * written.
  */
 public final class Exporter implements AutoCloseable {
 
-  /** What an export run did. */
-  public record Result(long read, long exported) {}
+  /**
+   * What an export run did.
+   *
+   * @param exported final pod timelines written
+   * @param workloads workload timelines written (the latest of each key per commit)
+   */
+  public record Result(long read, long exported, long workloads) {}
 
   private final ExportConfig config;
-  private final TimelineSink sink;
+  private final WarehouseSink sink;
   private final Topics topics;
   private final PrintStream out;
   private final PrintStream progress;
   private volatile boolean stopping;
 
-  public Exporter(ExportConfig config, TimelineSink sink, PrintStream out) {
+  public Exporter(ExportConfig config, WarehouseSink sink, PrintStream out) {
     this(config, sink, out, out);
   }
 
@@ -43,7 +54,7 @@ public final class Exporter implements AutoCloseable {
    * @param out the summary when done
    * @param progress where it resumes and how far it got, every 5 s (the launcher: standard error)
    */
-  public Exporter(ExportConfig config, TimelineSink sink, PrintStream out, PrintStream progress) {
+  public Exporter(ExportConfig config, WarehouseSink sink, PrintStream out, PrintStream progress) {
     this.progress = progress;
     this.config = config;
     this.sink = sink;
@@ -52,9 +63,8 @@ public final class Exporter implements AutoCloseable {
   }
 
   /** The sink the configuration names. */
-  public static TimelineSink sinkFor(ExportConfig config) throws Exception {
-    String topic =
-        Topics.withPrefix(config.getString(ExportConfig.TOPIC_PREFIX)).podTimelines.name();
+  public static WarehouseSink sinkFor(ExportConfig config) throws Exception {
+    Topics topics = Topics.withPrefix(config.getString(ExportConfig.TOPIC_PREFIX));
     if (config.toJdbc()) {
       Properties p = new Properties();
       if (!config.getString(ExportConfig.JDBC_USER).isEmpty()) {
@@ -65,27 +75,35 @@ public final class Exporter implements AutoCloseable {
         p.setProperty("password", password);
       }
       return new JdbcSink(
-          config.getString(ExportConfig.TO),
-          p,
-          topic,
-          config.getBoolean(ExportConfig.JDBC_CREATE_TABLES));
+          config.getString(ExportConfig.TO), p, config.getBoolean(ExportConfig.JDBC_CREATE_TABLES));
     }
-    return new AvroFileSink(Path.of(config.getString(ExportConfig.TO)), topic);
+    return new FileSink(
+        Path.of(config.getString(ExportConfig.TO)),
+        config.format(),
+        topics.podTimelines.name(),
+        topics.workloadTimelines.name());
   }
 
   public Result run() throws Exception {
     KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(10));
     Map<String, Object> c = new HashMap<>(config.kafkaClientSettings());
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.getInt(ExportConfig.MAX_POLL_RECORDS));
+    c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+    String podTopic = topics.podTimelines.name();
     long read = 0;
     long exported = 0;
+    long exportedWorkloads = 0;
     long nextReport = System.nanoTime() + 5_000_000_000L;
-    try (KafkaConsumer<String, PodTimeline> consumer =
-        TopicConsumers.assigned(c, topics.podTimelines)) {
-      List<TopicPartition> parts = List.copyOf(consumer.assignment());
-      Map<Integer, Long> committed = sink.committedOffsets();
+    try (KafkaConsumer<String, Object> consumer =
+        new KafkaConsumer<>(c, new StringDeserializer(), byTopic())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      parts.addAll(TopicConsumers.partitions(consumer, podTopic));
+      parts.addAll(TopicConsumers.partitions(consumer, topics.workloadTimelines.name()));
+      consumer.assign(parts);
+      Map<TopicPartition, Long> committed = new HashMap<>(sink.committedOffsets());
       for (TopicPartition tp : parts) {
-        Long next = committed.get(tp.partition());
+        Long next = committed.get(tp);
         if (next == null) {
           consumer.seekToBeginning(List.of(tp));
         } else {
@@ -93,55 +111,67 @@ public final class Exporter implements AutoCloseable {
         }
       }
       progress.printf(
-          "export: %s -> %s, resuming at %s%n",
-          topics.podTimelines.name(),
+          "export: %s and %s -> %s, resuming %s%n",
+          podTopic,
+          topics.workloadTimelines.name(),
           config.getString(ExportConfig.TO),
-          committed.isEmpty() ? "the beginning" : committed);
+          committed.isEmpty()
+              ? "at the beginning"
+              : "after " + committed.size() + " partitions' offsets");
       boolean stopAtEnd = config.getBoolean(ExportConfig.STOP_AT_END);
       Map<TopicPartition, Long> end = stopAtEnd ? consumer.endOffsets(parts) : Map.of();
-      // Finals accumulate over polls into one commit (fewer, larger files; fewer transactions),
+      // Records accumulate over polls into one commit (fewer, larger files; fewer transactions),
       // up to flush.records or flush.interval; nothing counts as exported before its commit.
-      List<TimelineSink.Exported> pending = new ArrayList<>();
-      Map<Integer, Long> next = new HashMap<>();
+      List<WarehouseSink.Exported<PodTimeline>> pods = new ArrayList<>();
+      Map<String, WarehouseSink.Exported<WorkloadTimeline>> workloads = new LinkedHashMap<>();
+      Map<TopicPartition, Long> next = new HashMap<>();
       long flushRecords = config.getInt(ExportConfig.FLUSH_RECORDS);
       long flushNanos = config.getDuration(ExportConfig.FLUSH_INTERVAL).toNanos();
       long firstPendingAt = 0;
       while (true) {
-        ConsumerRecords<String, PodTimeline> batch = consumer.poll(Duration.ofMillis(500));
-        for (ConsumerRecord<String, PodTimeline> r : batch) {
+        for (ConsumerRecord<String, Object> r : consumer.poll(Duration.ofMillis(500))) {
           read++;
-          if (r.value() != null && r.value().getFinal$()) {
-            if (pending.isEmpty()) {
-              firstPendingAt = System.nanoTime();
-            }
-            pending.add(new TimelineSink.Exported(r.partition(), r.offset(), r.value()));
+          boolean pending = pods.size() + workloads.size() > 0;
+          if (r.value() instanceof PodTimeline t && t.getFinal$()) {
+            pods.add(new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), t));
+          } else if (r.value() instanceof WorkloadTimeline w) {
+            // the latest of each workload in this commit; a key's versions are in order
+            workloads.remove(r.key());
+            workloads.put(
+                r.key(), new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), w));
+          }
+          if (!pending && pods.size() + workloads.size() > 0) {
+            firstPendingAt = System.nanoTime();
           }
         }
         // positions, not last offsets + 1: transaction markers take offsets too
         for (TopicPartition tp : parts) {
           long position = consumer.position(tp);
-          if (!Long.valueOf(position).equals(committed.get(tp.partition()))) {
-            next.put(tp.partition(), position);
+          if (!Long.valueOf(position).equals(committed.get(tp))) {
+            next.put(tp, position);
           }
         }
         boolean atEnd =
             stopAtEnd && parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
+        int waiting = pods.size() + workloads.size();
         boolean due =
-            pending.size() >= flushRecords
-                || (!pending.isEmpty() && System.nanoTime() - firstPendingAt >= flushNanos)
-                || (pending.isEmpty() && !next.isEmpty() && flushNanos == 0);
+            waiting >= flushRecords
+                || (waiting > 0 && System.nanoTime() - firstPendingAt >= flushNanos)
+                || (waiting == 0 && !next.isEmpty() && flushNanos == 0);
         if (!next.isEmpty() && (due || atEnd || stopping)) {
-          sink.write(pending, next);
-          committed = new HashMap<>(committed);
+          sink.write(new WarehouseSink.Batch(pods, List.copyOf(workloads.values()), next));
           committed.putAll(next);
-          exported += pending.size();
-          pending = new ArrayList<>();
+          exported += pods.size();
+          exportedWorkloads += workloads.size();
+          pods = new ArrayList<>();
+          workloads = new LinkedHashMap<>();
           next = new HashMap<>();
         }
         if (System.nanoTime() > nextReport) {
           progress.printf(
-              "export: %,d records read, %,d final timelines exported, %,d waiting for the next commit%n",
-              read, exported, pending.size());
+              "export: %,d records read, %,d final pod timelines and %,d workload timelines"
+                  + " exported, %,d waiting for the next commit%n",
+              read, exported, exportedWorkloads, pods.size() + workloads.size());
           nextReport = System.nanoTime() + 5_000_000_000L;
         }
         if (atEnd || stopping) {
@@ -149,8 +179,33 @@ public final class Exporter implements AutoCloseable {
         }
       }
     }
-    out.printf("export: done: %,d records read, %,d final timelines exported%n", read, exported);
-    return new Result(read, exported);
+    out.printf(
+        "export: done: %,d records read, %,d final pod timelines and %,d workload timelines"
+            + " exported%n",
+        read, exported, exportedWorkloads);
+    return new Result(read, exported, exportedWorkloads);
+  }
+
+  /** Values decoded by their topic: pod timelines or workload timelines. */
+  private Deserializer<Object> byTopic() {
+    Deserializer<PodTimeline> pods = TopicConsumers.dataOnly(topics.podTimelines);
+    Deserializer<WorkloadTimeline> workloads = TopicConsumers.dataOnly(topics.workloadTimelines);
+    String podTopic = topics.podTimelines.name();
+    return new Deserializer<>() {
+      @Override
+      public Object deserialize(String topic, byte[] data) {
+        return topic.equals(podTopic)
+            ? pods.deserialize(topic, data)
+            : workloads.deserialize(topic, data);
+      }
+
+      @Override
+      public Object deserialize(String topic, Headers headers, byte[] data) {
+        return topic.equals(podTopic)
+            ? pods.deserialize(topic, headers, data)
+            : workloads.deserialize(topic, headers, data);
+      }
+    };
   }
 
   /** Asks a running export to stop after its current batch. */
