@@ -90,8 +90,8 @@ ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS wasted_busy_gpu_seconds double 
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS application text;
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS updated_at timestamptz;
 
--- One row per workload (the topic key namespace/kind/name, with the controller UID when the name
--- was reused): its latest timeline.
+-- One row per workload (namespace/kind/name, with /controller-uid when the workload is its pods'
+-- controller: each Job created again under the same name is another workload): its latest timeline.
 CREATE TABLE IF NOT EXISTS workload_timelines (
   workload_key                text PRIMARY KEY,
   namespace                   text NOT NULL,

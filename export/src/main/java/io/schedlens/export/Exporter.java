@@ -136,9 +136,9 @@ public final class Exporter implements AutoCloseable {
             pods.add(new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), t));
           } else if (r.value() instanceof WorkloadTimeline w) {
             // the latest of each workload in this commit; a key's versions are in order
-            workloads.remove(r.key());
-            workloads.put(
-                r.key(), new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), w));
+            String key = WarehouseTables.workloadKey(w);
+            workloads.remove(key);
+            workloads.put(key, new WarehouseSink.Exported<>(r.partition(), r.offset(), key, w));
           }
           if (!pending && pods.size() + workloads.size() > 0) {
             firstPendingAt = System.nanoTime();

@@ -22,7 +22,7 @@ public interface WarehouseSink extends AutoCloseable {
    */
   void write(Batch batch) throws Exception;
 
-  /** A record with where it came from. */
+  /** A record with where it came from, and its key (a workload's: its identity). */
   record Exported<T>(int partition, long offset, String key, T value) {}
 
   /**

@@ -265,7 +265,18 @@ public final class WarehouseTables {
     return out;
   }
 
-  /** The JSON form of a workload timeline with its topic key, for the SQL columns. */
+  /**
+   * A workload's identity: {@code namespace/kind/name}, with {@code /controllerUid} when the
+   * workload is its pods' controller (a Job or StatefulSet created again under the same name is
+   * another workload, as each repeat's Job is). The topic's key leaves the UID out, so the export
+   * keys workloads by this instead.
+   */
+  public static String workloadKey(WorkloadTimeline w) {
+    String key = w.getNamespace() + "/" + w.getKind() + "/" + w.getName();
+    return w.getControllerUid() == null ? key : key + "/" + w.getControllerUid();
+  }
+
+  /** The JSON form of a workload timeline with its key, for the SQL columns. */
   public static ObjectNode workloadJson(String key, WorkloadTimeline w) {
     ObjectNode json = AvroJson.toJson(w);
     json.put("workloadKey", key);

@@ -367,14 +367,19 @@ class ExportIT {
     for (int i = 0; i < 20; i++) {
       batch.add(timeline(i, true, T0 + i, i % 4 == 0));
     }
-    produce(topics, batch, List.of(workload("chat", 2, T0), workload("embed", 1, T0)));
+    // two repeats' Jobs of one name: two workloads (their controller UIDs), one topic key
+    WorkloadTimeline job1 = workload("asr", 1, T0);
+    job1.setKind("Job");
+    job1.setControllerUid("job-uid-1");
+    WorkloadTimeline job2 = WorkloadTimeline.newBuilder(job1).setControllerUid("job-uid-2").build();
+    produce(topics, batch, List.of(workload("chat", 2, T0), workload("embed", 1, T0), job1, job2));
     try (EmbeddedPostgres pg = EmbeddedPostgres.builder().start()) {
       String url = pg.getJdbcUrl("postgres", "postgres");
       ExportConfig config = config(topics, url, "parquet");
       Properties none = new Properties();
       Exporter.Result first = export(config, new JdbcSink(url, none, true));
       assertThat(first.exported()).isEqualTo(20);
-      assertThat(first.workloads()).isEqualTo(2);
+      assertThat(first.workloads()).isEqualTo(4);
       // a restart: nothing again
       assertThat(export(config, new JdbcSink(url, none, true)).exported()).isZero();
       // a newer final of pod 3 replaces its row; an older one of pod 4 does not; chat's newer
@@ -397,8 +402,14 @@ class ExportIT {
         assertThat(count(s, "SELECT count(*) FROM pod_timelines WHERE timeline->>'uid' = uid"))
             .isEqualTo(20);
         assertThat(count(s, "SELECT sum(next_offset) FROM schedlens_export_offsets"))
-            .isEqualTo(22 + 3);
-        assertThat(count(s, "SELECT count(*) FROM workload_timelines")).isEqualTo(2);
+            .isEqualTo(22 + 5);
+        assertThat(count(s, "SELECT count(*) FROM workload_timelines")).isEqualTo(4);
+        assertThat(
+                count(
+                    s,
+                    "SELECT count(*) FROM workload_timelines WHERE workload_key IN"
+                        + " ('ai-lab/Job/asr/job-uid-1', 'ai-lab/Job/asr/job-uid-2')"))
+            .isEqualTo(2);
         assertThat(
                 count(
                     s,
@@ -411,7 +422,8 @@ class ExportIT {
                     "SELECT count(*) FROM workload_intervals WHERE workload_key ="
                         + " 'ai-lab/Deployment/chat' AND type = 'interruption'"))
             .isEqualTo(4);
-        assertThat(count(s, "SELECT count(*) FROM workload_intervals")).isEqualTo(4 + 1 + 1 + 1);
+        assertThat(count(s, "SELECT count(*) FROM workload_intervals"))
+            .isEqualTo(4 + 1 + 1 + 1 + 2 * 2);
         try (ResultSet rs =
             s.executeQuery(
                 "SELECT preemptor_priority_class, wasted_gpu_seconds, preempted_at,"

@@ -111,6 +111,16 @@ public final class Replay {
   }
 
   public Result run() throws Exception {
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+      return run(broker);
+    }
+  }
+
+  /**
+   * Replays onto {@code broker}, whose topics stay there afterwards (for {@code export} or {@code
+   * report --from kafka} over a replay's outputs); the topics must not exist yet.
+   */
+  public Result run(EmbeddedKafkaBroker broker) throws Exception {
     long t0 = System.nanoTime();
     Path outDir = Path.of(config.getString(ReplayConfig.OUT)).toAbsolutePath();
     Files.createDirectories(outDir);
@@ -130,7 +140,7 @@ public final class Replay {
     }
 
     Path stateDir = Files.createTempDirectory("schedlens-replay-");
-    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+    try {
       int partitions = config.getInt(ReplayConfig.PARTITIONS);
       broker.createTopics(topics.newTopics(partitions, (short) 1));
       Map<String, Object> kafka = Map.of("bootstrap.servers", broker.bootstrapServers());

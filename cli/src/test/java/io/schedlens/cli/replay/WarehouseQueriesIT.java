@@ -1,0 +1,183 @@
+package io.schedlens.cli.replay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+import io.schedlens.avro.Preemption;
+import io.schedlens.cli.export.ExportCommand;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.ServiceContinuity;
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.ScenarioLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The data team's proof: a replay of a recorded day08 cluster exported to Parquet by {@code
+ * ./schedlens export}, opened with DuckDB (in-process), queried with the exact SQL of
+ * docs/warehouse.md, gives the report's numbers for the same run.
+ */
+class WarehouseQueriesIT {
+
+  @TempDir Path dir;
+
+  @Test
+  void shouldGiveTheReportsNumbersFromSqlOverTheExportedParquetFiles() throws Exception {
+    Scenario scenario = ScenarioLoader.load("day08-disruptions");
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording"));
+    Path warehouse = dir.resolve("warehouse");
+    Replay.Result replay;
+    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
+      replay =
+          new Replay(
+                  ReplayConfig.from(
+                      CommandLineSettings.load(
+                          ReplayConfig.DEF,
+                          Recordings.replayArgs(rec.dir(), dir.resolve("out"), scenario),
+                          Map.of())),
+                  new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+              .run(broker);
+      ByteArrayOutputStream console = new ByteArrayOutputStream();
+      int exit =
+          ExportCommand.run(
+              List.of("--to", warehouse.toString(), "--stop-at-end", "true"),
+              Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()),
+              new PrintStream(console, true, StandardCharsets.UTF_8));
+      assertThat(exit).as(console.toString(StandardCharsets.UTF_8)).isZero();
+    }
+    assertThat(replay.timelines().values()).allMatch(t -> t.getFinal$());
+    ExperimentReport report = replay.report();
+
+    Map<String, String> queries = queries(Files.readString(Path.of("../docs/warehouse.md")));
+    assertThat(queries)
+        .containsKeys("views", "pending", "preempted-and-wasted", "preemptions-by-class");
+    try (Connection db = DriverManager.getConnection("jdbc:duckdb:");
+        Statement s = db.createStatement()) {
+      for (String view : queries.get("views").split(";")) {
+        if (!view.strip().isEmpty()) {
+          s.execute(view.replace("'warehouse/", "'" + warehouse + "/"));
+        }
+      }
+      assertThat(count(s, "SELECT count(*) FROM pod_timelines"))
+          .isEqualTo(replay.timelines().size());
+
+      List<Map<String, Object>> pending = rows(s, queries.get("pending"));
+      assertThat(pending).hasSize(report.rows().size());
+      for (Map<String, Object> r : pending) {
+        ExperimentReport.Row row = report.row((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(row).as("report row of %s", r).isNotNull();
+        assertThat(num(r, "pending_p50_ms"))
+            .as("pending p50 of %s", r)
+            .isCloseTo(row.pendingP50Ms().mean(), within(1e-6));
+        assertThat(num(r, "pending_p95_ms"))
+            .as("pending p95 of %s", r)
+            .isCloseTo(row.pendingP95Ms().mean(), within(1e-6));
+        assertThat(num(r, "repeats")).isEqualTo((double) row.pendingP50Ms().repeats());
+      }
+
+      List<Map<String, Object>> wasted = rows(s, queries.get("preempted-and-wasted"));
+      assertThat(wasted).hasSize(report.rows().size());
+      double preemptedSomewhere = 0;
+      for (Map<String, Object> r : wasted) {
+        ExperimentReport.Row row = report.row((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(num(r, "pods")).isCloseTo(row.pods().mean(), within(1e-9));
+        assertThat(num(r, "preempted")).isCloseTo(row.preemptions().mean(), within(1e-9));
+        assertThat(num(r, "wasted_gpu_hours"))
+            .as("wasted GPU-hours of %s", r)
+            .isCloseTo(row.wastedGpuSeconds().mean() / 3600, within(1e-9));
+        preemptedSomewhere += num(r, "preempted");
+      }
+      assertThat(preemptedSomewhere).as("the scenario preempts").isPositive();
+
+      // per victim class, against the streams app's own preemption records
+      Map<String, double[]> byClass = new TreeMap<>();
+      for (Preemption p : replay.preemptions().values()) {
+        String c =
+            p.getVictim().getPriorityClass() == null ? "(none)" : p.getVictim().getPriorityClass();
+        double[] v = byClass.computeIfAbsent(c, k -> new double[2]);
+        v[0]++;
+        v[1] += p.getWastedGpuSeconds() == null ? 0 : p.getWastedGpuSeconds() / 3600;
+      }
+      Map<String, double[]> sqlByClass = new TreeMap<>();
+      for (Map<String, Object> r : rows(s, queries.get("preemptions-by-class"))) {
+        double[] v = sqlByClass.computeIfAbsent((String) r.get("victim_class"), k -> new double[2]);
+        v[0] += num(r, "preemptions");
+        v[1] += num(r, "wasted_gpu_hours");
+      }
+      assertThat(sqlByClass.keySet()).isEqualTo(byClass.keySet()).isNotEmpty();
+      byClass.forEach(
+          (c, v) -> {
+            assertThat(sqlByClass.get(c)[0]).as("preemptions of class %s", c).isEqualTo(v[0]);
+            assertThat(sqlByClass.get(c)[1]).isCloseTo(v[1], within(1e-9));
+          });
+
+      List<Map<String, Object>> interruptions = rows(s, queries.get("interruptions"));
+      assertThat(interruptions).hasSize(report.continuity().size());
+      double interrupted = 0;
+      for (Map<String, Object> r : interruptions) {
+        ServiceContinuity.Row row =
+            report.continuity((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(num(r, "interruption_seconds"))
+            .as("interruption seconds of %s", r)
+            .isCloseTo(row.interruptionSeconds().mean(), within(1e-6));
+        interrupted += num(r, "interruption_seconds");
+      }
+      assertThat(interrupted).as("the scenario interrupts a service").isPositive();
+    }
+  }
+
+  /** The named SQL blocks of the document: {@code -- name: X} as their first line. */
+  static Map<String, String> queries(String markdown) {
+    Map<String, String> out = new LinkedHashMap<>();
+    Matcher m =
+        Pattern.compile("```sql\\n-- name: ([\\w-]+)\\n(.*?)```", Pattern.DOTALL).matcher(markdown);
+    while (m.find()) {
+      out.put(m.group(1), m.group(2));
+    }
+    return out;
+  }
+
+  static List<Map<String, Object>> rows(Statement s, String sql) throws Exception {
+    List<Map<String, Object>> out = new ArrayList<>();
+    try (ResultSet rs = s.executeQuery(sql.strip().replaceAll(";$", ""))) {
+      int n = rs.getMetaData().getColumnCount();
+      while (rs.next()) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        for (int i = 1; i <= n; i++) {
+          row.put(rs.getMetaData().getColumnLabel(i), rs.getObject(i));
+        }
+        out.add(row);
+      }
+    }
+    return out;
+  }
+
+  static double num(Map<String, Object> row, String column) {
+    return ((Number) row.get(column)).doubleValue();
+  }
+
+  static long count(Statement s, String sql) throws Exception {
+    try (ResultSet rs = s.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+}
