@@ -27,7 +27,9 @@ public enum FileFormat {
   AVRO("avro"),
   /**
    * Parquet, zstd-compressed, lists in the standard three-level form (what Spark, Trino, Athena,
-   * BigQuery and DuckDB expect).
+   * BigQuery and DuckDB expect), format version 1 data pages: every engine reads them. (Version 2
+   * pages with delta encodings were measured 3 % smaller on ExportLoad's timelines; byte-stream
+   * split for doubles larger.)
    */
   PARQUET("parquet");
 

@@ -27,9 +27,10 @@ import org.apache.kafka.common.TopicPartition;
 
 /**
  * Avro or Parquet files, Hive-partitioned by day: {@code <table>/dt=YYYY-MM-DD/part-<partition>-
- * <first offset>.<avro|parquet>} for the tables of {@link WarehouseTables}. BigQuery, Snowflake,
- * Redshift, Athena/Trino, Spark and DuckDB load these directly (schema from the file; {@code dt} as
- * a partition column); each table's schema is also at {@code <table>.avsc}.
+ * <offset>.<avro|parquet>} (one file per table and day per commit, named by its first row's topic
+ * position) for the tables of {@link WarehouseTables}. BigQuery, Snowflake, Redshift, Athena/Trino,
+ * Spark and DuckDB load these directly (schema from the file; {@code dt} as a partition column);
+ * each table's schema is also at {@code <table>.avsc}.
  *
  * <p>Exactly once: data files are written under temporary names and moved into place, then {@code
  * _manifest.json} (every committed file and the next offset per topic partition) is replaced
@@ -149,7 +150,11 @@ public final class FileSink implements WarehouseSink {
     return Map.copyOf(offsets);
   }
 
-  /** A group of rows that goes into one file. */
+  /**
+   * A group of rows that goes into one file: a table's rows of one day in one commit, from every
+   * partition (larger files: a query engine reads a few large files much faster than many small
+   * ones). Named by its first row's partition and offset: unique, and stable on a retry.
+   */
   private record Group(String dataset, String day, String topic, int partition, long firstOffset) {
     String path() {
       return dataset + "/dt=" + day + "/part-" + partition + "-" + firstOffset;
@@ -161,15 +166,14 @@ public final class FileSink implements WarehouseSink {
     // one file per table, day and partition, named by its first offset (unique, stable on a retry)
     Map<String, Group> groups = new TreeMap<>();
     Map<String, List<Row>> rows = new HashMap<>();
-    Map<String, Long> lastOffsets = new HashMap<>();
     for (WarehouseSink.Exported<PodTimeline> e : batch.pods()) {
       for (Row r : WarehouseTables.rowsOf(e.value(), e.partition(), e.offset())) {
-        add(groups, rows, lastOffsets, r, podTopic, e.partition(), e.offset());
+        add(groups, rows, r, podTopic, e.partition(), e.offset());
       }
     }
     for (WarehouseSink.Exported<WorkloadTimeline> e : batch.workloads()) {
       for (Row r : WarehouseTables.rowsOf(e.key(), e.value(), e.partition(), e.offset())) {
-        add(groups, rows, lastOffsets, r, workloadTopic, e.partition(), e.offset());
+        add(groups, rows, r, workloadTopic, e.partition(), e.offset());
       }
     }
     List<ObjectNode> written = new ArrayList<>();
@@ -191,9 +195,6 @@ public final class FileSink implements WarehouseSink {
       f.put("dataset", g.dataset());
       f.put("dt", g.day());
       f.put("topic", g.topic());
-      f.put("partition", g.partition());
-      f.put("firstOffset", g.firstOffset());
-      f.put("lastOffset", lastOffsets.get(entry.getKey()));
       f.put("records", mine.size());
       f.put("bytes", Files.size(target));
       written.add(f);
@@ -209,15 +210,13 @@ public final class FileSink implements WarehouseSink {
   private static void add(
       Map<String, Group> groups,
       Map<String, List<Row>> rows,
-      Map<String, Long> lastOffsets,
       Row r,
       String topic,
       int partition,
       long offset) {
-    String id = r.dataset() + "/" + r.day() + "/" + partition;
+    String id = r.dataset() + "/" + r.day();
     groups.computeIfAbsent(id, k -> new Group(r.dataset(), r.day(), topic, partition, offset));
     rows.computeIfAbsent(id, k -> new ArrayList<>()).add(r);
-    lastOffsets.put(id, offset);
   }
 
   private void commit() throws IOException {
