@@ -44,7 +44,7 @@ public final class ExportConfig extends AppConfig {
               Type.BOOLEAN,
               false,
               Importance.MEDIUM,
-              "Stop once the topic's current end is exported (a batch load); false: keep exporting as timelines come.")
+              "Stop once the topics' current ends are exported (a batch load); false: keep exporting as timelines come.")
           .define(
               TOPIC_PREFIX,
               Type.STRING,

@@ -24,7 +24,8 @@ public final class ExportCommand {
     CommandLineSettings settings = CommandLineSettings.load(ExportConfig.DEF, args, env);
     if (settings.help()) {
       out.println(
-          "usage: ./schedlens export --to DIR|jdbc:postgresql://HOST/DB [--stop-at-end true]\n");
+          "usage: ./schedlens export --to DIR|jdbc:postgresql://HOST/DB [--format parquet|avro]"
+              + " [--stop-at-end true]\n");
       out.print(CommandLineSettings.helpText(ExportConfig.DEF));
       return 0;
     }
