@@ -96,8 +96,8 @@ public final class TimelineTopology {
         "gpu-samples-source",
         "requests-source",
         "to-pod-source");
-    store(t, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
-    store(t, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    writeBackStore(t, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    writeBackStore(t, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     store(t, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     store(t, POD_TIMERS_STORE, Serdes.String(), "pods");
     store(t, POD_PROGRESS_STORE, Serdes.Long(), "pods");
@@ -126,7 +126,7 @@ public final class TimelineTopology {
         () -> new WorkloadStage(topics.workloads.name(), settings, metrics),
         "by-workload-source",
         "workload-objects-source");
-    store(t, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
+    writeBackStore(t, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
     store(t, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
     store(t, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
     sink(t, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
@@ -137,7 +137,7 @@ public final class TimelineTopology {
     t.addSource(
         "by-node-source", keys, topics.byNode.valueSerde().deserializer(), topics.byNode.name());
     t.addProcessor("nodes", () -> new NodeStage(settings), "by-node-source");
-    store(t, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
+    writeBackStore(t, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
     store(t, NODE_TIMERS_STORE, Serdes.String(), "nodes");
     sink(t, NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
 
@@ -183,6 +183,21 @@ public final class TimelineTopology {
     t.addStateStore(
         Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values)
             .withCachingEnabled(),
+        processor);
+  }
+
+  /**
+   * A store whose values are rewritten many times between commits (a pod's state and its open
+   * second, a workload's, a node's): serialized once per commit, not once per change ({@link
+   * WriteBackStore}).
+   */
+  private static <V> void writeBackStore(
+      Topology t, String name, Serde<V> values, String processor) {
+    t.addStateStore(
+        WriteBackStore.builder(
+            Stores.keyValueStoreBuilder(
+                    Stores.persistentKeyValueStore(name), Serdes.String(), values)
+                .withCachingEnabled()),
         processor);
   }
 
