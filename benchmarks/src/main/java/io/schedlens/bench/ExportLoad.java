@@ -14,13 +14,16 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.UUID;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -63,7 +66,7 @@ public final class ExportLoad {
             batch.add(
                 new WarehouseSink.Exported<>(p, offsets[p]++, rows.get(i).getUid(), rows.get(i)));
           }
-          Map<TopicPartition, Long> next = new java.util.HashMap<>();
+          Map<TopicPartition, Long> next = new HashMap<>();
           for (int p = 0; p < PARTITIONS; p++) {
             next.put(new TopicPartition(topics.podTimelines.name(), p), offsets[p]);
           }
@@ -170,7 +173,7 @@ public final class ExportLoad {
       int gpus = 1 + rnd.nextInt(2);
       PodTimeline t =
           PodTimeline.newBuilder()
-              .setUid(new java.util.UUID(rnd.nextLong(), rnd.nextLong()).toString())
+              .setUid(new UUID(rnd.nextLong(), rnd.nextLong()).toString())
               .setUpdatedAt(end)
               .build();
       t.setNamespace("ai-lab");
@@ -261,7 +264,7 @@ public final class ExportLoad {
                 try {
                   return Files.size(p);
                 } catch (IOException e) {
-                  throw new java.io.UncheckedIOException(e);
+                  throw new UncheckedIOException(e);
                 }
               })
           .sum();

@@ -1,5 +1,6 @@
 package io.schedlens.connect;
 
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashMap;
@@ -123,7 +124,7 @@ final class AvroConnectData {
           avro.getLogicalType() instanceof LogicalTypes.TimestampMillis
               ? new Date((Long) value)
               : value;
-      case BYTES -> value instanceof java.nio.ByteBuffer bb ? bytes(bb) : value;
+      case BYTES -> value instanceof ByteBuffer bb ? bytes(bb) : value;
       case FIXED -> ((GenericData.Fixed) value).bytes();
       case ARRAY -> {
         List<Object> out = new ArrayList<>();
@@ -175,7 +176,7 @@ final class AvroConnectData {
       case INT -> ((Number) value).intValue();
       case DOUBLE -> ((Number) value).doubleValue();
       case FLOAT -> ((Number) value).floatValue();
-      case BYTES -> java.nio.ByteBuffer.wrap((byte[]) value);
+      case BYTES -> ByteBuffer.wrap((byte[]) value);
       case ARRAY -> {
         List<Object> out = new ArrayList<>();
         for (Object item : (List<?>) value) {
@@ -193,7 +194,7 @@ final class AvroConnectData {
     };
   }
 
-  private static byte[] bytes(java.nio.ByteBuffer bb) {
+  private static byte[] bytes(ByteBuffer bb) {
     byte[] out = new byte[bb.remaining()];
     bb.duplicate().get(out);
     return out;

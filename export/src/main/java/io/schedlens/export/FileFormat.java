@@ -58,6 +58,31 @@ public enum FileFormat {
 
     @Override
     void close() throws IOException;
+
+    /** A writer from a format library's append and close. */
+    static RowWriter of(Sink write, Closer close) {
+      return new RowWriter() {
+        @Override
+        public void write(IndexedRecord row) throws IOException {
+          write.accept(row);
+        }
+
+        @Override
+        public void close() throws IOException {
+          close.close();
+        }
+      };
+    }
+
+    /** Appends a row. */
+    interface Sink {
+      void accept(IndexedRecord row) throws IOException;
+    }
+
+    /** Finishes the file. */
+    interface Closer {
+      void close() throws IOException;
+    }
   }
 
   /** Opens {@code file} (which must not exist) for rows of {@code schema}. */
@@ -71,17 +96,7 @@ public enum FileFormat {
             new DataFileWriter<>(new GenericDatumWriter<IndexedRecord>(schema, model));
         w.setCodec(CodecFactory.deflateCodec(6));
         w.create(schema, file.toFile());
-        yield new RowWriter() {
-          @Override
-          public void write(IndexedRecord row) throws IOException {
-            w.append(row);
-          }
-
-          @Override
-          public void close() throws IOException {
-            w.close();
-          }
-        };
+        yield RowWriter.of(w::append, w::close);
       }
       case PARQUET -> {
         PlainParquetConfiguration conf = new PlainParquetConfiguration();
@@ -93,17 +108,7 @@ public enum FileFormat {
                 .withConf(conf)
                 .withCompressionCodec(CompressionCodecName.ZSTD)
                 .build();
-        yield new RowWriter() {
-          @Override
-          public void write(IndexedRecord row) throws IOException {
-            w.write(row);
-          }
-
-          @Override
-          public void close() throws IOException {
-            w.close();
-          }
-        };
+        yield RowWriter.of(w::write, w::close);
       }
     };
   }

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.WorkloadTimeline;
+import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -94,7 +95,7 @@ public final class OutputSchemas {
       JsonNode tree = JSON.readTree(schema.toString());
       annotateTree(tree);
       return new Schema.Parser().parse(JSON.writeValueAsString(tree));
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException("cannot annotate " + schema.getFullName(), e);
     }
   }

@@ -5,6 +5,7 @@ import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
 import io.schedlens.avro.ProgressMark;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.InputSecond;
@@ -80,7 +81,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       OutputHeaders.of(PodTimeline.getClassSchema());
 
   private static final OutputHeaders PREEMPTION_HEADERS =
-      OutputHeaders.of(io.schedlens.avro.Preemption.getClassSchema());
+      OutputHeaders.of(Preemption.getClassSchema());
 
   /** Creation timestamps are whole seconds, and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
