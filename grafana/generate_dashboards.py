@@ -7,6 +7,7 @@ commit both. (No third-party module: plain json.)
 """
 import json
 import os
+import sys
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards")
 DS = {"type": "prometheus", "uid": "${datasource}"}
@@ -446,10 +447,12 @@ def pipeline():
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
+    # an output directory may be given (the test regenerates into a temporary one and compares)
+    out = sys.argv[1] if len(sys.argv) > 1 else OUT
+    os.makedirs(out, exist_ok=True)
     for name, d in (("gpu-priority-preemption", oncall()), ("experiment", experiment()),
                     ("pipeline-health", pipeline())):
-        with open(os.path.join(OUT, name + ".json"), "w") as f:
+        with open(os.path.join(out, name + ".json"), "w") as f:
             json.dump(d, f, indent=2, ensure_ascii=False)
             f.write("\n")
 

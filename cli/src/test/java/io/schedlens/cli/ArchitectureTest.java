@@ -1,0 +1,97 @@
+package io.schedlens.cli;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The layers, enforced: the main classes of every module (this module's test classpath holds them
+ * all), checked with ArchUnit. The pure packages, tested without Kafka or a cluster, stay pure; the
+ * two apps do not reach into each other or into the simulator.
+ */
+class ArchitectureTest {
+
+  static JavaClasses main;
+
+  @BeforeAll
+  static void importMainClasses() {
+    main =
+        new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("io.schedlens");
+  }
+
+  @Test
+  void shouldKeepTheTimelineLogicFreeOfKafkaStreamsAndKubernetesClients() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAnyPackage(
+                "io.schedlens.streams.timeline..", "io.schedlens.simulator.cluster..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage("org.apache.kafka.streams..", "io.fabric8.kubernetes.client..")
+            .because("timeline and scheduling logic are pure functions, tested without Kafka");
+    rule.check(main);
+  }
+
+  @Test
+  void shouldKeepTheCheckRulesFreeOfKafkaAndOfTheKubernetesClient() {
+    ArchRule rule =
+        noClasses()
+            .that()
+            .resideInAPackage("io.schedlens.check")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                "org.apache.kafka..",
+                "io.fabric8.kubernetes.client",
+                "io.fabric8.kubernetes.client.dsl..",
+                "io.fabric8.kubernetes.client.http..")
+            .because(
+                "the rules judge manifests and ClusterFacts; only check.cluster talks to a cluster"
+                    + " (the model's YAML mapping, client.utils.KubernetesSerialization, is allowed)");
+    rule.check(main);
+  }
+
+  @Test
+  void shouldKeepTheAppsApartFromEachOtherAndFromTheSimulator() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.collector..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.schedlens.streams..", "io.schedlens.simulator..")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.streams..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.schedlens.collector..", "io.schedlens.simulator..")
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepTheSharedModulesBelowTheApps() {
+    noClasses()
+        .that()
+        .resideInAnyPackage("io.schedlens.schemas..", "io.schedlens.common..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.schedlens.collector..",
+            "io.schedlens.streams..",
+            "io.schedlens.simulator..",
+            "io.schedlens.export..",
+            "io.schedlens.report..",
+            "io.schedlens.check..",
+            "io.schedlens.cli..")
+        .check(main);
+  }
+}
