@@ -1,7 +1,7 @@
 package io.schedlens.check;
 
+import io.schedlens.base.Durations;
 import io.schedlens.check.Finding.Severity;
-import io.schedlens.common.config.Durations;
 import java.time.Duration;
 import java.util.List;
 

@@ -94,4 +94,17 @@ class ArchitectureTest {
             "io.schedlens.cli..")
         .check(main);
   }
+
+  @Test
+  void shouldKeepTheSimulatorCheckAndReportOffTheAppsCommonModule() {
+    noClasses()
+        .that()
+        .resideInAnyPackage(
+            "io.schedlens.simulator..", "io.schedlens.check..", "io.schedlens.report..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.schedlens.common..", "io.prometheus..")
+        .because("they need durations and times (the base module), not Kafka or an HTTP exporter")
+        .check(main);
+  }
 }

@@ -2,7 +2,7 @@ package io.schedlens.collector;
 
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.common.config.Durations;
+import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import java.time.Duration;
@@ -181,21 +181,21 @@ public final class CollectorConfig extends AppConfig {
               SCRAPE_INTERVAL,
               Type.STRING,
               "15s",
-              Durations.atLeast(Duration.ofMillis(50)),
+              DurationSetting.atLeast(Duration.ofMillis(50)),
               Importance.MEDIUM,
               "Time between scrapes of each dcgm-exporter target.")
           .define(
               SCRAPE_TIMEOUT,
               Type.STRING,
               "10s",
-              Durations.atLeast(Duration.ofMillis(50)),
+              DurationSetting.atLeast(Duration.ofMillis(50)),
               Importance.LOW,
               "Time a scrape may take.")
           .define(
               SCRAPE_BACKOFF_MAX,
               Type.STRING,
               "2m",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.LOW,
               "Longest pause after repeated failures of a target (doubling from one interval).")
           .define(
@@ -242,35 +242,35 @@ public final class CollectorConfig extends AppConfig {
               INTAKE_ACK_TIMEOUT,
               Type.STRING,
               "10s",
-              Durations.atLeast(Duration.ofMillis(100)),
+              DurationSetting.atLeast(Duration.ofMillis(100)),
               Importance.LOW,
               "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
           .define(
               PROGRESS_INTERVAL,
               Type.STRING,
               "1s",
-              Durations.atLeast(Duration.ofMillis(10)),
+              DurationSetting.atLeast(Duration.ofMillis(10)),
               Importance.LOW,
               "How often the collector writes a progress mark to every partition of its input topics: the streams app attributes samples and requests, and sends final timelines, as these marks advance.")
           .define(
               PROGRESS_ALLOWANCE,
               Type.STRING,
               "2s",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.LOW,
               "How far behind its clock the collector's progress marks stay: the time the Kubernetes watch may take to deliver a change (a mark says that every pod created up to its time has been sent).")
           .define(
               TIME_MAX_FUTURE,
               Type.STRING,
               "5m",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.LOW,
               "An input (request-log line, GPU sample, event) whose time is further ahead of the collector's clock is rejected on its own, to the dead-letter topic (Kafka refuses records over an hour ahead, and would fail the whole batch).")
           .define(
               TIME_MAX_AGE,
               Type.STRING,
               "7d",
-              Durations.atLeast(Duration.ofMinutes(1)),
+              DurationSetting.atLeast(Duration.ofMinutes(1)),
               Importance.LOW,
               "An input whose time is further behind the collector's clock is rejected on its own, to the dead-letter topic.")
           .define(

@@ -1,6 +1,6 @@
 package io.schedlens.report;
 
-import io.schedlens.common.config.Durations;
+import io.schedlens.base.Durations;
 import io.schedlens.report.ExperimentReport.Row;
 import io.schedlens.report.ExperimentReport.Stat;
 import java.time.Duration;

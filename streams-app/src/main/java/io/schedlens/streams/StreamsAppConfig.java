@@ -2,7 +2,7 @@ package io.schedlens.streams;
 
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.common.config.Durations;
+import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.HttpTls;
@@ -80,28 +80,28 @@ public final class StreamsAppConfig extends AppConfig {
               GRACE,
               Type.STRING,
               "2m",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.HIGH,
               "How late an input may arrive and still count as if on time; also how long a gone pod's final timeline waits.")
           .define(
               EMIT_INTERVAL,
               Type.STRING,
               "5s",
-              Durations.atLeast(Duration.ofMillis(10)),
+              DurationSetting.atLeast(Duration.ofMillis(10)),
               Importance.MEDIUM,
               "How often timelines whose counters changed (GPU samples, requests) are re-emitted. Lifecycle changes emit at once.")
           .define(
               GPU_SAMPLE_INTERVAL,
               Type.STRING,
               "15s",
-              Durations.atLeast(Duration.ofMillis(1)),
+              DurationSetting.atLeast(Duration.ofMillis(1)),
               Importance.MEDIUM,
               "The dcgm-exporter scrape interval: the span the first sample of a GPU stands for.")
           .define(
               GPU_MAX_GAP,
               Type.STRING,
               "60s",
-              Durations.atLeast(Duration.ofMillis(1)),
+              DurationSetting.atLeast(Duration.ofMillis(1)),
               Importance.LOW,
               "The longest span one GPU sample stands for; a longer gap is missing data, not busy or idle time.")
           .define(
@@ -114,7 +114,7 @@ public final class StreamsAppConfig extends AppConfig {
               STARVATION_PENDING,
               Type.STRING,
               "10m",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.MEDIUM,
               "A pod pending longer than this is starving.")
           .define(
@@ -158,21 +158,21 @@ public final class StreamsAppConfig extends AppConfig {
               DEDUP_WINDOW,
               Type.STRING,
               "10m",
-              Durations.atLeast(Duration.ofSeconds(1)),
+              DurationSetting.atLeast(Duration.ofSeconds(1)),
               Importance.LOW,
               "How long a request id is remembered per pod and second: a request-log line sent again within it (a shipper's retry) counts once. At least the grace period (a shorter value is raised to it). Lines without request_id count as they come.")
           .define(
               ORPHAN_TIMEOUT,
               Type.STRING,
               "1h",
-              Durations.atLeast(Duration.ofSeconds(1)),
+              DurationSetting.atLeast(Duration.ofSeconds(1)),
               Importance.LOW,
               "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod).")
           .define(
               API_RETENTION,
               Type.STRING,
               "6h",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               Importance.LOW,
               "How long final timelines stay queryable in the API after the pod is gone.")
           .define(
@@ -213,7 +213,7 @@ public final class StreamsAppConfig extends AppConfig {
               COMMIT_INTERVAL,
               Type.STRING,
               "100ms",
-              Durations.atLeast(Duration.ofMillis(10)),
+              DurationSetting.atLeast(Duration.ofMillis(10)),
               Importance.LOW,
               "Transaction commit interval; bounds the latency each stage adds.")
           .define(

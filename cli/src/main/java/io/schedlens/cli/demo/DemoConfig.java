@@ -2,7 +2,7 @@ package io.schedlens.cli.demo;
 
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.common.config.Durations;
+import io.schedlens.common.config.DurationSetting;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -83,7 +83,7 @@ public final class DemoConfig extends AppConfig {
               FINALS_TIMEOUT,
               Type.STRING,
               "120s",
-              Durations.atLeast(Duration.ofSeconds(1)),
+              DurationSetting.atLeast(Duration.ofSeconds(1)),
               Importance.LOW,
               "How long to wait, after the simulation, for every pod's final timeline.")
           .define(

@@ -105,7 +105,7 @@ class DeterminismIT {
       long span = Simulator.span(s);
       List<String> slices = new ArrayList<>();
       for (String slice : List.of("30s", "2m", "8m")) {
-        long ms = io.schedlens.common.config.Durations.parse(slice).toMillis();
+        long ms = io.schedlens.base.Durations.parse(slice).toMillis();
         if (span / ms <= 200) {
           slices.add(slice);
         }

@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.base.Rfc3339;
 import io.schedlens.collector.InputBounds;
-import io.schedlens.common.time.Rfc3339;
 
 /**
  * Turns one request-log JSON object into a {@link RequestLog}, or says why it cannot. Pure.

@@ -1,6 +1,6 @@
 package io.schedlens.collector.k8s;
 
-import io.schedlens.common.time.Rfc3339;
+import io.schedlens.base.Rfc3339;
 
 /**
  * Kubernetes time strings to epoch milliseconds: {@code Time} (RFC 3339, second granularity, e.g.

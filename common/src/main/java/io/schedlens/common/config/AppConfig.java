@@ -1,5 +1,6 @@
 package io.schedlens.common.config;
 
+import io.schedlens.base.Durations;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

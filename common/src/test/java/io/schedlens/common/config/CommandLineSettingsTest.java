@@ -21,7 +21,7 @@ class CommandLineSettingsTest {
               "grace.period",
               ConfigDef.Type.STRING,
               "2m",
-              Durations.atLeast(Duration.ZERO),
+              DurationSetting.atLeast(Duration.ZERO),
               ConfigDef.Importance.HIGH,
               "late-data grace")
           .define(

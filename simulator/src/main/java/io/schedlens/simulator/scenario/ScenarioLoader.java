@@ -3,7 +3,7 @@ package io.schedlens.simulator.scenario;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import io.schedlens.common.config.Durations;
+import io.schedlens.base.Durations;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.ClassOverride;
 import io.schedlens.simulator.scenario.Scenario.Jittered;

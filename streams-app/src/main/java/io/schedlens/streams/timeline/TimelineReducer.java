@@ -15,7 +15,7 @@ import io.schedlens.avro.internal.PreemptorDetails;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.WorkloadStatus;
-import io.schedlens.common.time.Rfc3339;
+import io.schedlens.base.Rfc3339;
 import io.schedlens.schemas.DisruptionCause;
 import io.schedlens.schemas.EventTimes;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.schedlens.common.time;
+package io.schedlens.base;
 
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;

@@ -1,4 +1,4 @@
-package io.schedlens.common.time;
+package io.schedlens.base;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

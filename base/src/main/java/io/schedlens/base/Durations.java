@@ -1,12 +1,10 @@
-package io.schedlens.common.config;
+package io.schedlens.base;
 
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.apache.kafka.common.config.ConfigDef;
-import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Durations as people write them in configuration: {@code 500ms}, {@code 15s}, {@code 2m}, {@code
@@ -69,32 +67,6 @@ public final class Durations {
       }
     }
     return sb.toString();
-  }
-
-  /** A ConfigDef validator for duration-valued settings, optionally with a lower bound. */
-  public static ConfigDef.Validator atLeast(Duration min) {
-    return new ConfigDef.Validator() {
-      @Override
-      public void ensureValid(String name, Object value) {
-        if (value == null) {
-          return;
-        }
-        Duration d;
-        try {
-          d = parse(value.toString());
-        } catch (IllegalArgumentException e) {
-          throw new ConfigException(name, value, e.getMessage());
-        }
-        if (d.compareTo(min) < 0) {
-          throw new ConfigException(name, value, "must be at least " + format(min));
-        }
-      }
-
-      @Override
-      public String toString() {
-        return "duration >= " + format(min) + " (e.g. 500ms, 15s, 2m, 1h)";
-      }
-    };
   }
 
   private static IllegalArgumentException invalid(String text) {
