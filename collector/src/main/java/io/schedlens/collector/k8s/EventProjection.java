@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
+import io.schedlens.base.KubeTime;
 
 /**
  * Projects Kubernetes Events, from either API, onto {@link ClusterEvent} with the events.k8s.io/v1

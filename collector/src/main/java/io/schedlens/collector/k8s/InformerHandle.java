@@ -5,6 +5,7 @@ import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.schedlens.avro.ChangeType;
+import io.schedlens.base.KubeTime;
 import io.schedlens.collector.CollectorMetrics;
 import java.util.ArrayList;
 import java.util.List;

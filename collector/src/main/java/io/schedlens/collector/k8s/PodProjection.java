@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.base.KubeTime;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Collection;

@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.WorkloadObservation;
+import io.schedlens.base.KubeTime;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;

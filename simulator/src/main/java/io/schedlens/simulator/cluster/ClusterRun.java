@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.schedlens.base.KubeTime;
 import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
 import io.schedlens.simulator.cluster.KubeScheduler.Preempt;

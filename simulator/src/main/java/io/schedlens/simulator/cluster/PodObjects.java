@@ -18,6 +18,7 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeriesBuilder;
+import io.schedlens.base.KubeTime;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import java.util.ArrayList;
 import java.util.List;

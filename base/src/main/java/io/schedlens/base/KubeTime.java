@@ -1,4 +1,4 @@
-package io.schedlens.simulator.cluster;
+package io.schedlens.base;
 
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -6,9 +6,11 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 
 /**
- * Times as the Kubernetes API writes them: {@code metav1.Time} (creationTimestamp, condition
- * transitions, container states, core/v1 event timestamps) to the second, {@code metav1.MicroTime}
- * (events.k8s.io eventTime, series lastObservedTime) to the microsecond.
+ * Times as the Kubernetes API writes them, both ways: {@code metav1.Time} (creationTimestamp,
+ * condition transitions, container states, core/v1 event timestamps; RFC 3339 to the second, e.g.
+ * {@code 2023-07-11T04:20:29Z}) and {@code metav1.MicroTime} (events.k8s.io eventTime, series
+ * lastObservedTime; to the microsecond, e.g. {@code 2023-07-11T04:25:44.224298Z}). The collector
+ * reads them, the simulator writes them.
  */
 public final class KubeTime {
 
@@ -18,6 +20,11 @@ public final class KubeTime {
       DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
 
   private KubeTime() {}
+
+  /** Epoch milliseconds (microseconds truncated), or null for a null, empty or unreadable time. */
+  public static Long millis(String time) {
+    return Rfc3339.toEpochMilli(time);
+  }
 
   /** metav1.Time: truncated to the second. */
   public static String seconds(long epochMs) {
