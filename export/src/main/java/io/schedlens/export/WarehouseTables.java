@@ -15,6 +15,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.schemas.OutputSchemas;
+import io.schedlens.schemas.WorkloadKey;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
@@ -272,8 +273,7 @@ public final class WarehouseTables {
    * keys workloads by this instead.
    */
   public static String workloadKey(WorkloadTimeline w) {
-    String key = w.getNamespace() + "/" + w.getKind() + "/" + w.getName();
-    return w.getControllerUid() == null ? key : key + "/" + w.getControllerUid();
+    return WorkloadKey.of(w).identity();
   }
 
   /** The JSON form of a workload timeline with its key, for the SQL columns. */

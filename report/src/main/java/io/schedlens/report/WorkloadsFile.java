@@ -1,6 +1,7 @@
 package io.schedlens.report;
 
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,8 +28,7 @@ public final class WorkloadsFile {
    * StatefulSet (a Job created again under the same name is another workload, with its own line).
    */
   public static String identity(WorkloadTimeline t) {
-    String key = t.getNamespace() + "/" + t.getKind() + "/" + t.getName();
-    return t.getControllerUid() == null ? key : key + "/" + t.getControllerUid();
+    return WorkloadKey.of(t).identity();
   }
 
   /** Keeps the latest timeline of each workload, as read from the topic in order. */

@@ -9,6 +9,7 @@ import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.producer.KafkaProducer;
@@ -140,7 +141,7 @@ public final class InputProducer implements AutoCloseable {
           topics.workloads.name(),
           null,
           ts,
-          utf8(w.getNamespace() + "/" + w.getKind() + "/" + w.getName()),
+          utf8(WorkloadKey.of(w.getNamespace(), w.getKind(), w.getName()).topicKey()),
           topics.workloads.valueSerde().serializer().serialize("", w));
     }
     throw new IllegalArgumentException("not an input: " + i);

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.batch.v1.JobCondition;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.base.KubeTime;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,7 @@ public final class WorkloadProjection {
 
   /** The key of the workloads topic: {@code namespace/kind/name}. */
   public static String key(WorkloadObservation o) {
-    return o.getNamespace() + "/" + o.getKind() + "/" + o.getName();
+    return WorkloadKey.of(o.getNamespace(), o.getKind(), o.getName()).topicKey();
   }
 
   public WorkloadObservation project(HasMetadata object, ChangeType change, long observedAt) {

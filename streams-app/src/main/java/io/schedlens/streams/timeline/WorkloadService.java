@@ -10,6 +10,7 @@ import io.schedlens.avro.internal.DesiredStep;
 import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -65,29 +66,11 @@ public final class WorkloadService {
   public static final String INFERRED = "inferred";
   public static final String NOT_READY = "not-ready";
 
-  /** A workload's identity, from its key {@code namespace/kind/name[/controllerUid]}. */
-  public record Identity(String namespace, String kind, String name, String controllerUid) {
-
-    public static Identity ofKey(String key) {
-      String[] parts = key.split("/", 4);
-      if (parts.length < 3) {
-        throw new IllegalArgumentException(
-            "a workload key is namespace/kind/name[/uid], not " + key);
-      }
-      return new Identity(parts[0], parts[1], parts[2], parts.length == 4 ? parts[3] : null);
-    }
-
-    /** The key of the workload-timelines topic: namespace/kind/name. */
-    public String topicKey() {
-      return namespace + "/" + kind + "/" + name;
-    }
-  }
-
   private WorkloadService() {}
 
   /** The workload's timeline as of {@code now} (event time). */
   public static WorkloadTimeline view(
-      Identity id,
+      WorkloadKey id,
       List<WorkloadMember> pods,
       List<DesiredStep> desiredSteps,
       List<SecondCount> errorSeconds,
@@ -446,7 +429,7 @@ public final class WorkloadService {
 
   /** Wanted replicas at a time: observed steps, or inferred from the pods before the first. */
   private record Wanted(
-      Identity id,
+      WorkloadKey id,
       List<WorkloadMember> pods,
       Map<String, WorkloadMember> replacements,
       List<DesiredStep> steps) {

@@ -1,6 +1,7 @@
 package io.schedlens.streams.timeline;
 
 import io.schedlens.avro.WorkloadRef;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.Map;
 
 /**
@@ -32,7 +33,7 @@ public final class Workloads {
 
   /** The key of workload topics and stores: {@code namespace/kind/name}. */
   public static String key(String namespace, WorkloadRef w) {
-    return namespace + "/" + w.getKind() + "/" + w.getName();
+    return WorkloadKey.of(namespace, w.getKind(), w.getName()).topicKey();
   }
 
   /**
@@ -43,8 +44,8 @@ public final class Workloads {
    */
   public static String key(String namespace, WorkloadRef w, String controllerUid) {
     boolean controllerIsWorkload = !w.getKind().equals("Deployment") && !w.getKind().equals("Pod");
-    return controllerIsWorkload && controllerUid != null
-        ? key(namespace, w) + "/" + controllerUid
-        : key(namespace, w);
+    return new WorkloadKey(
+            namespace, w.getKind(), w.getName(), controllerIsWorkload ? controllerUid : null)
+        .identity();
   }
 }

@@ -16,6 +16,7 @@ import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.schemas.OutputHeaders;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.WorkloadService;
 import io.schedlens.streams.timeline.Workloads;
@@ -226,7 +227,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     if (p.getName() == null) {
       return;
     }
-    String namespace = WorkloadService.Identity.ofKey(key).namespace();
+    String namespace = WorkloadKey.parse(key).namespace();
     context.forward(
         new Record<>(
             namespace + "/" + p.getName(),
@@ -316,7 +317,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     if (members.isEmpty()) {
       return;
     }
-    WorkloadService.Identity id = WorkloadService.Identity.ofKey(key);
+    WorkloadKey id = WorkloadKey.parse(key);
     WorkloadTimeline t =
         WorkloadService.view(
             id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());

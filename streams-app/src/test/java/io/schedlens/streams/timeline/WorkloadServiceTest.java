@@ -12,6 +12,7 @@ import io.schedlens.avro.internal.DesiredStep;
 import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -26,8 +27,7 @@ import org.junit.jupiter.api.Test;
  */
 class WorkloadServiceTest {
 
-  static final WorkloadService.Identity CHAT =
-      WorkloadService.Identity.ofKey("ai-lab/Deployment/chat");
+  static final WorkloadKey CHAT = WorkloadKey.parse("ai-lab/Deployment/chat");
 
   /** A pod of the workload, created at {@code created} seconds. */
   static WorkloadMember.Builder pod(String uid, double created) {
@@ -230,7 +230,7 @@ class WorkloadServiceTest {
 
   @Test
   void shouldGiveAJobPreemptedTwiceTwoRecoveriesInOrder() {
-    WorkloadService.Identity job = WorkloadService.Identity.ofKey("ai-lab/Job/asr/u-job");
+    WorkloadKey job = WorkloadKey.parse("ai-lab/Job/asr/u-job");
     WorkloadMember p1 = disrupted(servedFrom(pod("p1", 0), 1, 40), "preemption", 300).build();
     WorkloadMember p2 =
         disrupted(servedFrom(pod("p2", 300.1), 500, 540), "preemption", 900).build();
@@ -290,7 +290,7 @@ class WorkloadServiceTest {
     assertThat(m.getStoppedAt()).isEqualTo(at(900));
     WorkloadTimeline w =
         WorkloadService.view(
-            WorkloadService.Identity.ofKey("ai-lab/Job/embed/u-1"),
+            WorkloadKey.parse("ai-lab/Job/embed/u-1"),
             List.of(m),
             List.of(),
             List.of(),
