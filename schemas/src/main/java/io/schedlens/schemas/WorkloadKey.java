@@ -10,13 +10,6 @@ import io.schedlens.avro.WorkloadTimeline;
  */
 public record WorkloadKey(String namespace, String kind, String name, String controllerUid) {
 
-  public WorkloadKey {
-    if (namespace == null || kind == null || name == null) {
-      throw new IllegalArgumentException(
-          "a workload key needs namespace, kind and name: " + namespace + "/" + kind + "/" + name);
-    }
-  }
-
   /** The key without a controller UID. */
   public static WorkloadKey of(String namespace, String kind, String name) {
     return new WorkloadKey(namespace, kind, name, null);
