@@ -44,8 +44,8 @@ public final class SchedlensConverter implements Converter {
   private static final byte MARKER_0 = (byte) 0xC3;
   private static final byte MARKER_1 = (byte) 0x01;
 
-  /** What a fingerprint decodes as: the writer's schema and the current one it resolves to. */
-  private record Known(Schema writer, Schema reader, GenericDatumReader<Object> datumReader) {}
+  /** What a fingerprint decodes as: the current schema, and a reader from the writer's to it. */
+  private record Known(Schema reader, GenericDatumReader<Object> datumReader) {}
 
   private final Map<Long, Known> byFingerprint = new HashMap<>();
   private final Map<String, Schema> currentByName = new HashMap<>();
@@ -65,12 +65,12 @@ public final class SchedlensConverter implements Converter {
       for (Schema writer : SchemaHistory.versionsOf(name)) {
         byFingerprint.putIfAbsent(
             OutputHeaders.fingerprint(writer),
-            new Known(writer, current, new GenericDatumReader<>(writer, current, model)));
+            new Known(current, new GenericDatumReader<>(writer, current, model)));
       }
       // the current schema last: a fingerprint shared with an annotated version decodes as current
       byFingerprint.put(
           OutputHeaders.fingerprint(current),
-          new Known(current, current, new GenericDatumReader<>(current, current, model)));
+          new Known(current, new GenericDatumReader<>(current, current, model)));
     }
   }
 

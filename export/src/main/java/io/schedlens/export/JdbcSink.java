@@ -119,7 +119,7 @@ public final class JdbcSink implements WarehouseSink {
         if (workloads.executeUpdate() > 0) {
           dropIntervals.setString(1, e.key());
           dropIntervals.executeUpdate();
-          for (ObjectNode i : WarehouseTables.intervals(e.key(), e.value())) {
+          for (ObjectNode i : WarehouseTables.intervals(json)) {
             bind(intervals, intervalColumns, i);
             intervals.addBatch();
           }

@@ -236,7 +236,7 @@ public final class WarehouseTables {
             WORKLOAD_TIMELINES,
             day,
             new SourcedRecord(WORKLOAD_TIMELINE_ROW, w, partition, offset)));
-    for (ObjectNode interval : intervals(key, w)) {
+    for (ObjectNode interval : intervals(workloadJson(key, w))) {
       rows.add(
           new Row(
               WORKLOAD_INTERVALS,
@@ -246,9 +246,12 @@ public final class WarehouseTables {
     return rows;
   }
 
-  /** The rows of workload_intervals of {@code w} as JSON (before the source columns). */
-  public static List<ObjectNode> intervals(String key, WorkloadTimeline w) {
-    ObjectNode json = AvroJson.toJson(w);
+  /**
+   * The rows of workload_intervals (before the source columns) of a workload timeline in its JSON
+   * form with its key ({@link #workloadJson}).
+   */
+  public static List<ObjectNode> intervals(ObjectNode json) {
+    String key = json.path("workloadKey").asText();
     List<ObjectNode> out = new ArrayList<>();
     for (String type : List.of(INTERRUPTION, DEGRADED)) {
       JsonNode list = json.path(type.equals(INTERRUPTION) ? "interruptions" : "degraded");
