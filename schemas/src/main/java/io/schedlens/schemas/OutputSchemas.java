@@ -44,6 +44,8 @@ public final class OutputSchemas {
               "updatedAt"),
           "Disruption",
           Set.of("at"),
+          "PodPoint",
+          Set.of("at"),
           "WorkloadTimeline",
           Set.of("updatedAt"),
           "ReplicaPoint",

@@ -81,6 +81,9 @@ public final class InputSeconds {
     if (latency != null) {
       mutable(b.getLatencies(), b::setLatencies).add(latency);
       if (serviceSloMs != null) {
+        if (b.getServiceSloMs() == null || serviceSloMs < b.getServiceSloMs()) {
+          b.setServiceSloMs(serviceSloMs);
+        }
         if (latency > serviceSloMs) {
           b.setServiceBreaches(b.getServiceBreaches() + 1);
         }
@@ -168,6 +171,7 @@ public final class InputSeconds {
             .setRequests(b.getRequests())
             .setErrors(b.getErrors())
             .setServiceBreaches(b.getServiceBreaches())
+            .setServiceSloMs(b.getServiceSloMs())
             .setLatencies(b.getLatencies())
             .setClassLatencies(b.getClassLatencies())
             .setOkTimes(b.getOkTimes())
@@ -179,6 +183,7 @@ public final class InputSeconds {
     b.setRequests(0);
     b.setErrors(0);
     b.setServiceBreaches(0);
+    b.setServiceSloMs(null);
     b.setLatencies(new ArrayList<>());
     b.setClassLatencies(new ArrayList<>());
     b.setOkTimes(new ArrayList<>());

@@ -425,6 +425,10 @@ public final class TimelineReducer {
   /** Applies one second of the pod's GPU samples and requests (see {@link InputSeconds}). */
   public void apply(TimelineState s, InputSecond in) {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), in.getLatest()));
+    long breaches = in.getRequests() > 0 ? breaches(s, in) : 0;
+    if (!in.getGpu().isEmpty() || in.getRequests() > 0) {
+      s.setSeries(PodSeriesPoints.add(s.getSeries(), in, breaches, classSlo(s), settings));
+    }
     for (GpuReading r : in.getGpu()) {
       GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
     }
@@ -446,15 +450,18 @@ public final class TimelineReducer {
         }
         s.setLatencySketch(LatencySketch.encodeAndKeep(sketch));
       }
-      s.setSloBreaches(s.getSloBreaches() + breaches(s, in));
+      s.setSloBreaches(s.getSloBreaches() + breaches);
     }
+  }
+
+  private Double classSlo(TimelineState s) {
+    return s.getPriorityClass() == null ? null : settings.slosMs().get(s.getPriorityClass());
   }
 
   /** SLO breaches among one second's requests, for the pod of {@code s}. */
   public long breaches(TimelineState s, InputSecond in) {
     long breaches = in.getServiceBreaches();
-    Double classSlo =
-        s.getPriorityClass() == null ? null : settings.slosMs().get(s.getPriorityClass());
+    Double classSlo = classSlo(s);
     if (classSlo != null) {
       for (double latency : in.getClassLatencies()) {
         if (latency > classSlo) {

@@ -287,6 +287,7 @@ public final class TimelineView {
         .setStarving(pendingTooLong || workloadStarving(s, until))
         .setUpdatedAt(s.getUpdatedAt())
         .setFinal$(isFinal)
+        .setSeries(s.getSeries())
         .build();
   }
 

@@ -1,0 +1,164 @@
+package io.schedlens.streams.timeline;
+
+import io.schedlens.avro.LatencyBin;
+import io.schedlens.avro.PodPoint;
+import io.schedlens.avro.PodSeries;
+import io.schedlens.avro.internal.GpuReading;
+import io.schedlens.avro.internal.InputSecond;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A pod's GPU utilisation and requests over its life, bounded: at most {@link #MAX_POINTS} points
+ * of {@code stepMs} each, where {@code stepMs} is {@link #BASE_STEP_MS} × 2^k, the smallest such
+ * step at which every input from the first to the last fits into {@link #MAX_POINTS} aligned steps.
+ * A longer life doubles the step and adds each pair of neighbours into one point.
+ *
+ * <p>The same inputs in any order give the same series: steps are aligned to the epoch (a point at
+ * step 2w is exactly two points at step w), every field of a point is a sum (of integers, or of
+ * histogram counts), and the step depends only on the earliest and latest input time, which do not
+ * depend on the order. A week of a pod is 64 points of 2.6 hours; an hour, 64 points of 1 minute.
+ */
+public final class PodSeriesPoints {
+
+  public static final long BASE_STEP_MS = 15_000;
+  public static final int MAX_POINTS = 64;
+
+  private PodSeriesPoints() {}
+
+  /**
+   * Adds one second of a pod's inputs: its GPU readings by their sample time with the span each
+   * stands for, its requests at the second, {@code breaches} of them over their SLO. {@code
+   * classSloMs} is the pod's priority class's SLO (or null); the second's own services' SLO comes
+   * with it.
+   */
+  static PodSeries add(
+      PodSeries series,
+      InputSecond in,
+      long breaches,
+      Double classSloMs,
+      TimelineSettings settings) {
+    PodSeries s = series == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : series;
+    for (GpuReading r : in.getGpu()) {
+      long span = GpuBusy.span(r.getIntervalMs(), settings);
+      s =
+          addPoint(
+              s,
+              r.getTime(),
+              GpuBusy.busyMicros(r.getUtil(), span),
+              span * 1000L,
+              0,
+              0,
+              0,
+              List.of());
+    }
+    if (in.getRequests() > 0) {
+      s =
+          addPoint(
+              s,
+              in.getSecond(),
+              0,
+              0,
+              in.getRequests(),
+              in.getErrors(),
+              breaches,
+              LatencyBins.add(List.of(), in.getLatencies()));
+      s.setSloMs(slo(s.getSloMs(), in.getServiceSloMs(), classSloMs));
+    }
+    return s;
+  }
+
+  /** The smallest service SLO seen, else the class's: the line the page draws. */
+  private static Double slo(Double current, Double service, Double classSlo) {
+    Double best = current;
+    if (service != null && (best == null || service < best)) {
+      best = service;
+    }
+    if (best == null) {
+      best = classSlo;
+    }
+    return best;
+  }
+
+  private static PodSeries addPoint(
+      PodSeries s,
+      long t,
+      long busy,
+      long sampled,
+      long requests,
+      long errors,
+      long breaches,
+      List<LatencyBin> latency) {
+    List<PodPoint> points = s.getPoints();
+    long step = s.getStepMs();
+    // Grow the step until the new time fits with the points there are.
+    while (!points.isEmpty()) {
+      long first = Math.min(points.get(0).getAt(), align(t, step));
+      long last = Math.max(points.get(points.size() - 1).getAt(), align(t, step));
+      if ((last - first) / step < MAX_POINTS) {
+        break;
+      }
+      step *= 2;
+      points = regroup(points, step);
+    }
+    long at = align(t, step);
+    List<PodPoint> out = new ArrayList<>(points.size() + 1);
+    int i = 0;
+    while (i < points.size() && points.get(i).getAt() < at) {
+      out.add(points.get(i++));
+    }
+    PodPoint p =
+        i < points.size() && points.get(i).getAt() == at
+            ? points.get(i++)
+            : new PodPoint(at, 0L, 0L, 0L, 0L, 0L, List.of());
+    out.add(
+        new PodPoint(
+            at,
+            p.getBusyMicros() + busy,
+            p.getSampledMicros() + sampled,
+            p.getRequests() + requests,
+            p.getErrors() + errors,
+            p.getSloBreaches() + breaches,
+            latency.isEmpty() ? p.getLatency() : LatencyBins.merge(p.getLatency(), latency)));
+    while (i < points.size()) {
+      out.add(points.get(i++));
+    }
+    return new PodSeries(step, s.getSloMs(), out);
+  }
+
+  /** Points (in time order) added into the aligned steps of {@code step}. */
+  static List<PodPoint> regroup(List<PodPoint> points, long step) {
+    List<PodPoint> out = new ArrayList<>();
+    for (PodPoint p : points) {
+      long at = align(p.getAt(), step);
+      PodPoint last = out.isEmpty() ? null : out.get(out.size() - 1);
+      if (last != null && last.getAt() == at) {
+        out.set(
+            out.size() - 1,
+            new PodPoint(
+                at,
+                last.getBusyMicros() + p.getBusyMicros(),
+                last.getSampledMicros() + p.getSampledMicros(),
+                last.getRequests() + p.getRequests(),
+                last.getErrors() + p.getErrors(),
+                last.getSloBreaches() + p.getSloBreaches(),
+                LatencyBins.merge(last.getLatency(), p.getLatency())));
+      } else {
+        out.add(
+            new PodPoint(
+                at,
+                p.getBusyMicros(),
+                p.getSampledMicros(),
+                p.getRequests(),
+                p.getErrors(),
+                p.getSloBreaches(),
+                p.getLatency()));
+      }
+    }
+    return out;
+  }
+
+  static long align(long t, long step) {
+    return Math.floorDiv(t, step) * step;
+  }
+}
