@@ -15,6 +15,8 @@ DS = {"type": "prometheus", "uid": "${datasource}"}
 POD = 'namespace=~"$namespace", priority_class=~"$priority_class", arm=~"$arm"'
 API = "${api_url}/api/pods"
 WORKLOADS_API = "${api_url}/api/workloads"
+# The timeline pages, for people: the index filtered like the panel (a browser-reachable URL).
+PAGES = "${schedlens_url}"
 
 
 class Board:
@@ -60,6 +62,11 @@ def target(expr, legend="", ref="A", instant=False, fmt=None):
 
 def links(*pairs):
     return [{"title": title, "url": url, "targetBlank": True} for title, url in pairs]
+
+
+def page_and_api(title, page_query, api_url):
+    """A link to the timeline pages' index for people, then the same as JSON for scripts."""
+    return links((title, PAGES + "/" + page_query), (title + " (JSON)", api_url))
 
 
 def timeseries(title, desc, targets, unit="short", links_=None, stack=False, min0=True):
@@ -139,7 +146,13 @@ API_VAR = {"type": "textbox", "name": "api_url", "label": "schedlens API",
            "query": "http://schedlens-streams.schedlens:9471",
            "current": {"text": "http://schedlens-streams.schedlens:9471",
                        "value": "http://schedlens-streams.schedlens:9471"},
-           "description": "Base URL of the streams app's API, for the data links to pod timelines."}
+           "description": "Base URL of the streams app's API, for the JSON data links."}
+
+PAGES_VAR = {"type": "textbox", "name": "schedlens_url", "label": "schedlens pages",
+             "query": "http://localhost:9471",
+             "current": {"text": "http://localhost:9471", "value": "http://localhost:9471"},
+             "description": "The timeline pages as a browser reaches them: the Ingress host, or "
+                            "http://localhost:9471 with kubectl port-forward (see the README)."}
 
 
 def dashboard(uid, title, desc, panels, templating, annotations=(), tags=()):
@@ -152,15 +165,20 @@ def dashboard(uid, title, desc, panels, templating, annotations=(), tags=()):
                  "enable": True, "hide": True, "iconColor": "rgba(0, 211, 255, 1)",
                  "name": "Annotations & Alerts", "type": "dashboard"}, *annotations]},
             "links": [{"title": "schedlens dashboards", "type": "dashboards", "tags": ["schedlens"],
-                       "asDropdown": True}],
+                       "asDropdown": True},
+                      *([{"title": "Timeline pages: pending, starving, preempted", "type": "link",
+                          "url": PAGES + "/", "targetBlank": True, "icon": "external link"}]
+                        if any(v.get("name") == "schedlens_url" for v in templating) else [])],
             "panels": panels}
 
 
 def oncall():
     b = Board()
-    pending_link = links(("Pending pods of this class (timelines)",
-                          API + "?state=pending&namespace=${__field.labels.namespace}"
-                          "&priorityClass=${__field.labels.priority_class}"))
+    pending_link = page_and_api("Pending pods of this class (timelines)",
+                                "?namespace=${__field.labels.namespace}"
+                                "&priorityClass=${__field.labels.priority_class}",
+                                API + "?state=pending&namespace=${__field.labels.namespace}"
+                                "&priorityClass=${__field.labels.priority_class}")
     b.row("Waiting now")
     b.add(stat("Pods pending now", "Pods created and not yet scheduled, by priority class.",
                [target(f"sum by (priority_class) (schedlens_pods_pending{{{POD}}})",
@@ -169,7 +187,8 @@ def oncall():
                "starvation.preemptions times without completing.",
                [target(f"sum by (priority_class) (schedlens_pods_starving{{{POD}}})",
                        "{{priority_class}}")], thresholds=[(1, "red")],
-               links_=links(("Starving pods (timelines)", API + "?state=starving"))), w=6)
+               links_=page_and_api("Starving pods (timelines)", "",
+                                   API + "?state=starving")), w=6)
     b.add(timeseries("Pods pending by priority class", "Pods pending now, per namespace and class.",
                      [target(f"sum by (namespace, priority_class) (schedlens_pods_pending{{{POD}}})",
                              "{{namespace}} {{priority_class}}")], links_=pending_link), w=12)
@@ -182,9 +201,11 @@ def oncall():
     b.add(timeseries("Starving pods by priority class", "Pods starving now.",
                      [target(f"sum by (namespace, priority_class) (schedlens_pods_starving{{{POD}}})",
                              "{{namespace}} {{priority_class}}")],
-                     links_=links(("Starving pods of this class (timelines)",
-                                   API + "?state=starving&namespace=${__field.labels.namespace}"
-                                   "&priorityClass=${__field.labels.priority_class}"))), w=12)
+                     links_=page_and_api("Starving pods of this class (timelines)",
+                                         "?namespace=${__field.labels.namespace}"
+                                         "&priorityClass=${__field.labels.priority_class}",
+                                         API + "?state=starving&namespace=${__field.labels.namespace}"
+                                         "&priorityClass=${__field.labels.priority_class}")), w=12)
     b.row("How long pods wait")
     b.add(timeseries("Pending duration p50 / p95 by class",
                      "Creation to scheduling, of pods scheduled in the interval (event time).",
@@ -208,9 +229,11 @@ def oncall():
                              f"(rate(schedlens_preemptions_total{{{pre}}}[$__rate_interval])) * 60",
                              "{{victim_priority_class}} → {{preemptor_priority_class}}")],
                      unit="short", stack=True,
-                     links_=links(("Preempted pods of this class (timelines)",
-                                   API + "?state=preempted&namespace=${__field.labels.namespace}"
-                                   "&priorityClass=${__field.labels.victim_priority_class}"))))
+                     links_=page_and_api("Preempted pods of this class (timelines)",
+                                         "?namespace=${__field.labels.namespace}"
+                                         "&priorityClass=${__field.labels.victim_priority_class}",
+                                         API + "?state=preempted&namespace=${__field.labels.namespace}"
+                                         "&priorityClass=${__field.labels.victim_priority_class}")))
     b.add(timeseries("Wasted GPU-hours by class and cause",
                      "GPU time lost since the last checkpoint when a pod was ended early.",
                      [target("sum by (priority_class, cause) "
@@ -251,8 +274,8 @@ def oncall():
                [target(f"sum by (priority_class) (schedlens_workloads_interrupted{{{POD}, "
                        'workload_kind=~"Deployment|StatefulSet"})', "{{priority_class}}")],
                thresholds=[(1, "red")],
-               links_=links(("Workloads interrupted now (timelines)",
-                             WORKLOADS_API + "?interrupted=true"))), w=6)
+               links_=page_and_api("Workloads interrupted now (timelines)", "",
+                                   WORKLOADS_API + "?interrupted=true")), w=6)
     b.add(stat("Longest interruption going on",
                "How long the longest service interruption going on now has lasted.",
                [target(f"max by (priority_class) (schedlens_workload_interruption_age_seconds{{{POD}}})",
@@ -269,9 +292,10 @@ def oncall():
                      [target("sum by (workload_kind, priority_class) "
                              f"(rate(schedlens_workload_interruption_seconds_total{{{POD}}}[$__rate_interval])) * 60",
                              "{{workload_kind}} {{priority_class}}")], unit="s", stack=True,
-                     links_=links(("Workloads interrupted now (timelines)",
-                                   WORKLOADS_API + "?interrupted=true"
-                                   "&namespace=${__field.labels.namespace}"))))
+                     links_=page_and_api("Workloads interrupted now (timelines)",
+                                         "?namespace=${__field.labels.namespace}",
+                                         WORKLOADS_API + "?interrupted=true"
+                                         "&namespace=${__field.labels.namespace}")))
     b.add(timeseries("Recovery p95 by cause: disruption → replacement Ready",
                      "How long a workload took to get a Ready replacement after a pod was ended "
                      "early, by what ended it.",
@@ -285,11 +309,13 @@ def oncall():
                             "(increase(schedlens_preemptions_total{namespace=~\"$namespace\", "
                             "arm=~\"$arm\"}[1m])) > 0",
                     "step": "60s", "titleFormat": "Preemption",
-                    "textFormat": "{{victim_priority_class}} preempted by {{preemptor_priority_class}}",
+                    "textFormat": "{{victim_priority_class}} preempted by {{preemptor_priority_class}}"
+                                  " · <a href=\"" + PAGES + "/?priorityClass={{victim_priority_class}}\""
+                                  " target=\"_blank\">the victims' timelines</a>",
                     "useValueForTime": False}]
     return dashboard("schedlens-oncall", "GPU priority & preemption",
                      "Who waits, who is preempted, what it costs and whether users notice.",
-                     b.finish(), variables([API_VAR]), annotations, ["on-call"])
+                     b.finish(), variables([API_VAR, PAGES_VAR]), annotations, ["on-call"])
 
 
 def experiment():

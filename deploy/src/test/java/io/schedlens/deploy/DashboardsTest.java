@@ -11,6 +11,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.streams.api.TimelineApi;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.pages.TimelinePages;
 import java.net.URI;
 import java.util.HashSet;
 import java.util.List;
@@ -120,18 +121,29 @@ class DashboardsTest {
   }
 
   @Test
-  void shouldLinkPanelsToTheApiWithParametersItUnderstands() throws Exception {
+  void shouldLinkPanelsToTheTimelinePagesAndTheApiWithParametersTheyUnderstand() throws Exception {
     JsonNode oncall = Dashboards.all().get("gpu-priority-preemption.json");
-    int linksSeen = 0;
+    int pageLinks = 0;
+    int apiLinks = 0;
     for (JsonNode p : Dashboards.panels(oncall)) {
       for (JsonNode link : p.path("fieldConfig").path("defaults").path("links")) {
-        linksSeen++;
         String url = link.path("url").asText();
-        assertThat(url).matches("\\$\\{api_url}/api/(pods|workloads)\\?.*");
-        java.util.Set<String> understood =
-            url.contains("/api/pods?")
-                ? TimelineApi.LIST_PARAMETERS
-                : TimelineApi.WORKLOAD_LIST_PARAMETERS;
+        Set<String> understood;
+        if (url.startsWith("${schedlens_url}/")) {
+          pageLinks++;
+          assertThat(url).matches("\\$\\{schedlens_url}/(\\?.*)?");
+          understood = TimelinePages.INDEX_FILTERS;
+        } else {
+          apiLinks++;
+          assertThat(url).matches("\\$\\{api_url}/api/(pods|workloads)\\?.*");
+          understood =
+              url.contains("/api/pods?")
+                  ? TimelineApi.LIST_PARAMETERS
+                  : TimelineApi.WORKLOAD_LIST_PARAMETERS;
+        }
+        if (!url.contains("?")) {
+          continue;
+        }
         String query =
             URI.create(
                     "http://x/?"
@@ -147,6 +159,10 @@ class DashboardsTest {
         }
       }
     }
-    assertThat(linksSeen).isGreaterThanOrEqualTo(4);
+    assertThat(pageLinks).as("every panel link opens the pages first").isEqualTo(apiLinks);
+    assertThat(pageLinks).isGreaterThanOrEqualTo(4);
+    String annotation = oncall.path("annotations").path("list").get(1).path("textFormat").asText();
+    assertThat(annotation).contains("href=\"${schedlens_url}/?priorityClass=");
+    assertThat(oncall.path("templating").toString()).contains("\"schedlens_url\"");
   }
 }

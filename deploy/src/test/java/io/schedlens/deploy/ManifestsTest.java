@@ -15,6 +15,7 @@ import io.fabric8.kubernetes.api.model.admissionregistration.v1.ValidatingAdmiss
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.fabric8.kubernetes.api.model.networking.v1.Ingress;
 import io.fabric8.kubernetes.api.model.networking.v1.NetworkPolicy;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
@@ -63,6 +64,7 @@ class ManifestsTest {
             "deploy/base/monitoring",
             "deploy/overlays/production",
             "deploy/overlays/small",
+            "deploy/overlays/pages-ingress",
             "deploy/experiment/base",
             "deploy/experiment/treatment",
             "deploy/experiment/control");
@@ -597,5 +599,34 @@ class ManifestsTest {
     Map<String, String> env = new HashMap<>();
     c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
     return env;
+  }
+
+  @Test
+  void shouldLetBrowsersReachTheTimelinePagesThroughTheIngressOverlayOnly() throws Exception {
+    Manifests m = Manifests.build("deploy/overlays/pages-ingress");
+    Ingress ingress = m.one(Ingress.class, "schedlens-pages");
+    var backend = ingress.getSpec().getRules().get(0).getHttp().getPaths().get(0).getBackend();
+    assertThat(backend.getService().getName()).isEqualTo("schedlens-streams");
+    Service service = m.one(Service.class, "schedlens-streams");
+    assertThat(service.getSpec().getPorts())
+        .anyMatch(p -> p.getPort().equals(backend.getService().getPort().getNumber()));
+    NetworkPolicy np = m.one(NetworkPolicy.class, "schedlens-streams");
+    assertThat(np.getSpec().getIngress())
+        .as("the ingress controller may reach the pages' port")
+        .anyMatch(
+            r ->
+                r.getFrom().stream()
+                        .anyMatch(
+                            f ->
+                                f.getNamespaceSelector() != null
+                                    && "ingress-nginx"
+                                        .equals(
+                                            f.getNamespaceSelector()
+                                                .getMatchLabels()
+                                                .get("kubernetes.io/metadata.name")))
+                    && r.getPorts().stream().anyMatch(p -> p.getPort().getIntVal() == 9471));
+    assertThat(Manifests.build("deploy/overlays/production").all(Ingress.class))
+        .as("production opens no way in by itself")
+        .isEmpty();
   }
 }

@@ -10,6 +10,8 @@ import io.schedlens.streams.metrics.ConsumerLag;
 import io.schedlens.streams.metrics.PendingGauges;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.metrics.WorkloadGauges;
+import io.schedlens.streams.pages.LivePageSource;
+import io.schedlens.streams.pages.TimelinePages;
 import io.schedlens.streams.topology.DeadLetterHandlers;
 import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.streams.topology.TopologySettings;
@@ -98,6 +100,7 @@ public final class StreamsApp implements AutoCloseable {
     SSLContext tls = config.httpTls();
     TimelineApi api =
         new TimelineApi(streams, self, config.apiToken(), tls != null, config.httpTlsTrust());
+    TimelinePages pages = new TimelinePages(new LivePageSource(api), config.apiToken());
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
     WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);
@@ -118,11 +121,12 @@ public final class StreamsApp implements AutoCloseable {
             readiness,
             4,
             new HttpEndpoint.Route("/api/pods", api::handle),
-            new HttpEndpoint.Route("/api/workloads", api::handle));
+            new HttpEndpoint.Route("/api/workloads", api::handle),
+            new HttpEndpoint.Route("/", pages::handle));
     HttpSettings.withProbes(http, config, config.getString(StreamsAppConfig.HTTP_HOST), readiness);
     streams.start();
     log.info(
-        "streams app {} started; /metrics and /api on {}",
+        "streams app {} started; /metrics, /api and the timeline pages (/) on {}",
         config.getString(StreamsAppConfig.APPLICATION_ID),
         http.baseUrl());
     return new StreamsApp(streams, http, metrics, terminated);

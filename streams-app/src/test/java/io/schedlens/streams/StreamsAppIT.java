@@ -227,6 +227,41 @@ class StreamsAppIT {
           .as("probes are not behind the token")
           .isEqualTo(200);
       assertThat(get(http, app.baseUrl() + "/api/pods?state=bogus").statusCode()).isEqualTo(400);
+      // The pages, served by the app from the same stores, behind the same token.
+      HttpResponse<String> page = get(http, app.baseUrl() + "/pods/u-chat-1");
+      assertThat(page.statusCode()).isEqualTo(200);
+      assertThat(page.headers().firstValue("Content-Type"))
+          .hasValueSatisfying(c -> assertThat(c).startsWith("text/html"));
+      assertThat(page.body())
+          .contains("id=\"victims\"")
+          .contains("href=\"/pods/u-asr-1-a\"")
+          .contains("data-phase=\"pending\"");
+      assertThat(get(http, app.baseUrl() + "/?hours=8784").body())
+          .as("the index lists the preemptions of the last year, each victim a link")
+          .contains("href=\"/pods/u-asr-1-a\"");
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(app.baseUrl() + "/pods/u-chat-1")).build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .as("the pages are behind the token")
+          .isEqualTo(401);
+      HttpResponse<String> login =
+          http.send(
+              HttpRequest.newBuilder(
+                      URI.create(app.baseUrl() + "/pods/u-chat-1?token=" + API_TOKEN))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(login.statusCode()).as("?token= sets a cookie and drops it").isEqualTo(303);
+      String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(URI.create(app.baseUrl() + "/pods/u-chat-1"))
+                          .header("Cookie", cookie)
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(200);
       JsonNode batchPreempted =
           new ObjectMapper()
               .readTree(

@@ -1,5 +1,6 @@
 package io.schedlens.cli.demo;
 
+import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.CommandLineSettings;
 import java.io.PrintStream;
 import java.util.List;
@@ -26,7 +27,16 @@ public final class DemoCommand {
       out.print(CommandLineSettings.helpText(DemoConfig.DEF));
       return 0;
     }
-    Demo.Result result = new Demo(DemoConfig.from(settings), out, err).run();
-    return result.missing().isEmpty() ? 0 : 1;
+    DemoConfig config = DemoConfig.from(settings);
+    Demo.Result result = new Demo(config, out, err).run();
+    int exit = result.missing().isEmpty() ? 0 : 1;
+    if (config.getBoolean(PagesServer.SERVE)) {
+      PagesServer.serveUntilInterrupted(result.out(), config.getInt(PagesServer.SERVE_PORT), err);
+    } else {
+      err.printf(
+          "timeline pages of this run: add --serve true (http://127.0.0.1:%d/ after the run)%n",
+          config.getInt(PagesServer.SERVE_PORT));
+    }
+    return exit;
   }
 }

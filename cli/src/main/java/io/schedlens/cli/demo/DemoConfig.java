@@ -1,5 +1,6 @@
 package io.schedlens.cli.demo;
 
+import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.DurationSetting;
@@ -97,7 +98,20 @@ public final class DemoConfig extends AppConfig {
               Type.STRING,
               "",
               Importance.LOW,
-              "Directory to record the simulated cluster in while the demo runs (as simulate --record does), for ./schedlens replay of the same cluster. Empty: no recording.");
+              "Directory to record the simulated cluster in while the demo runs (as simulate --record does), for ./schedlens replay of the same cluster. Empty: no recording.")
+          .define(
+              PagesServer.SERVE,
+              Type.BOOLEAN,
+              false,
+              Importance.MEDIUM,
+              "After the run, serve the timeline pages of its output directory on 127.0.0.1 (an index, a page per pod and per workload) until Ctrl-C.")
+          .define(
+              PagesServer.SERVE_PORT,
+              Type.INT,
+              PagesServer.DEFAULT_PORT,
+              Range.between(0, 65535),
+              Importance.LOW,
+              "Port of the pages --serve serves (0: any free port).");
 
   public DemoConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);

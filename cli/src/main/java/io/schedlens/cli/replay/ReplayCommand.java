@@ -1,5 +1,6 @@
 package io.schedlens.cli.replay;
 
+import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.CommandLineSettings;
 import java.io.PrintStream;
 import java.util.List;
@@ -27,7 +28,16 @@ public final class ReplayCommand {
       out.print(CommandLineSettings.helpText(ReplayConfig.DEF));
       return 0;
     }
-    Replay.Result result = new Replay(ReplayConfig.from(settings), out, err).run();
-    return result.timelines().isEmpty() ? 1 : 0;
+    ReplayConfig config = ReplayConfig.from(settings);
+    Replay.Result result = new Replay(config, out, err).run();
+    int exit = result.timelines().isEmpty() ? 1 : 0;
+    if (config.getBoolean(PagesServer.SERVE)) {
+      PagesServer.serveUntilInterrupted(result.out(), config.getInt(PagesServer.SERVE_PORT), err);
+    } else {
+      err.printf(
+          "timeline pages of this run: add --serve true (http://127.0.0.1:%d/ after the run)%n",
+          config.getInt(PagesServer.SERVE_PORT));
+    }
+    return exit;
   }
 }

@@ -26,6 +26,9 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -254,7 +257,7 @@ public final class TimelineApi {
     HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
   }
 
-  static boolean workloadMatches(WorkloadTimeline t, Map<String, String> query) {
+  public static boolean workloadMatches(WorkloadTimeline t, Map<String, String> query) {
     return matches(query.get("namespace"), t.getNamespace())
         && matches(query.get("kind"), t.getKind())
         && matches(query.get("arm"), t.getArm())
@@ -300,22 +303,35 @@ public final class TimelineApi {
   /**
    * The attribute filters of the list, by query parameter: a timeline must match every one given.
    */
-  static final Map<String, java.util.function.Function<PodTimeline, String>> FILTERS =
+  static final Map<String, Function<PodTimeline, String>> FILTERS =
       Map.of(
           "namespace", PodTimeline::getNamespace,
+          "name", PodTimeline::getName,
           "priorityClass", PodTimeline::getPriorityClass,
           "arm", PodTimeline::getArm,
-          "repeat", PodTimeline::getRepeat);
+          "repeat", PodTimeline::getRepeat,
+          "workloadKind", t -> t.getWorkload() == null ? null : t.getWorkload().getKind(),
+          "workloadName", t -> t.getWorkload() == null ? null : t.getWorkload().getName());
 
   /** The query parameters of {@code GET /api/workloads}. */
-  public static final java.util.Set<String> WORKLOAD_LIST_PARAMETERS =
-      java.util.Set.of("namespace", "kind", "arm", "interrupted", "limit", "local");
+  public static final Set<String> WORKLOAD_LIST_PARAMETERS =
+      Set.of("namespace", "kind", "arm", "interrupted", "limit", "local");
 
   /** The query parameters of {@code GET /api/pods}. */
-  public static final java.util.Set<String> LIST_PARAMETERS =
-      java.util.Set.of("state", "namespace", "priorityClass", "arm", "repeat", "limit", "local");
+  public static final Set<String> LIST_PARAMETERS =
+      Set.of(
+          "state",
+          "namespace",
+          "name",
+          "priorityClass",
+          "arm",
+          "repeat",
+          "workloadKind",
+          "workloadName",
+          "limit",
+          "local");
 
-  static Predicate<PodTimeline> filter(String state, Map<String, String> query) {
+  public static Predicate<PodTimeline> filter(String state, Map<String, String> query) {
     Predicate<PodTimeline> p =
         switch (state) {
           case "pending" -> t -> !t.getFinal$() && "Pending".equals(t.getOutcome());
@@ -348,6 +364,129 @@ public final class TimelineApi {
       }
     }
     return b.toString();
+  }
+
+  // ------------------------------------------------------------------ typed, for the pages
+
+  /** Another instance did not answer: the answer would be partial, so there is none. */
+  public static final class InstanceUnavailable extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    InstanceUnavailable(String host, Exception cause) {
+      super("instance " + host + " did not answer: " + cause.getMessage(), cause);
+    }
+  }
+
+  /** The timeline of a pod UID, asked of the instance that holds it. */
+  public Optional<PodTimeline> pod(String uid) throws IOException {
+    String owner = otherOwner(TimelineTopology.PUBLISHED_STORE, uid);
+    if (owner == null) {
+      return Optional.ofNullable(localTimelines().get(uid));
+    }
+    String body =
+        fetch(owner, "/api/pods/" + URLEncoder.encode(uid, StandardCharsets.UTF_8) + "?local=true");
+    return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, PodTimeline.class));
+  }
+
+  /** The timelines of every instance that match {@code state} and the attribute filters. */
+  public List<PodTimeline> pods(String state, Map<String, String> query) throws IOException {
+    Predicate<PodTimeline> filter = filter(state, query);
+    if (filter == null) {
+      throw new IllegalArgumentException("state must be pending, starving, preempted or all");
+    }
+    List<PodTimeline> found = new ArrayList<>();
+    for (PodTimeline t : iterable(localTimelines())) {
+      if (filter.test(t)) {
+        found.add(t);
+      }
+    }
+    String path =
+        "/api/pods?local=true&limit="
+            + Integer.MAX_VALUE
+            + "&state="
+            + state
+            + forwardedFilters(query);
+    for (String host : otherInstances()) {
+      String body = fetch(host, path);
+      if (body != null) {
+        for (var node : JSON.readTree(body).path("pods")) {
+          found.add(AvroJson.fromJson(node, PodTimeline.class));
+        }
+      }
+    }
+    return found;
+  }
+
+  /** The timeline of a workload {@code namespace/kind/name}. */
+  public Optional<WorkloadTimeline> workload(String key) throws IOException {
+    String owner = otherOwner(TimelineTopology.PUBLISHED_WORKLOADS_STORE, key);
+    if (owner == null) {
+      return Optional.ofNullable(localWorkloads().get(key));
+    }
+    String body = fetch(owner, "/api/workloads/" + key + "?local=true");
+    return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, WorkloadTimeline.class));
+  }
+
+  /** The workload timelines of every instance that match the filters. */
+  public List<WorkloadTimeline> workloads(Map<String, String> query) throws IOException {
+    List<WorkloadTimeline> found = new ArrayList<>();
+    try (KeyValueIterator<String, WorkloadTimeline> it = localWorkloads().all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (workloadMatches(kv.value, query)) {
+              found.add(kv.value);
+            }
+          });
+    }
+    StringBuilder path = new StringBuilder("/api/workloads?local=true&limit=" + Integer.MAX_VALUE);
+    for (String k : List.of("namespace", "kind", "arm", "interrupted")) {
+      String v = query.get(k);
+      if (v != null && !v.isEmpty()) {
+        path.append('&').append(k).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
+      }
+    }
+    for (String host : otherInstances()) {
+      String body = fetch(host, path.toString());
+      if (body != null) {
+        for (var node : JSON.readTree(body).path("workloads")) {
+          found.add(AvroJson.fromJson(node, WorkloadTimeline.class));
+        }
+      }
+    }
+    return found;
+  }
+
+  private List<String> otherInstances() {
+    List<String> hosts = new ArrayList<>();
+    for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
+      String host = m.hostInfo().host() + ":" + m.hostInfo().port();
+      if (!host.equals(self)) {
+        hosts.add(host);
+      }
+    }
+    return hosts;
+  }
+
+  /** GET from another instance: the body of a 200, null for a 404; else InstanceUnavailable. */
+  private String fetch(String host, String pathAndQuery) throws IOException {
+    try {
+      HttpResponse<String> r =
+          http.send(
+              toInstance(URI.create(scheme + "://" + host + pathAndQuery)).build(),
+              HttpResponse.BodyHandlers.ofString());
+      if (r.statusCode() == 404) {
+        return null;
+      }
+      if (r.statusCode() != 200) {
+        throw new IOException("HTTP " + r.statusCode() + ": " + r.body().strip());
+      }
+      return r.body();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InstanceUnavailable(host, e);
+    } catch (IOException e) {
+      throw e instanceof InstanceUnavailable ? e : new InstanceUnavailable(host, e);
+    }
   }
 
   /** The instance holding the key in the store, when it is another one; null when this one. */
@@ -421,7 +560,7 @@ public final class TimelineApi {
     }
   }
 
-  static Map<String, String> query(URI uri) {
+  public static Map<String, String> query(URI uri) {
     Map<String, String> q = new HashMap<>();
     String raw = uri.getRawQuery();
     if (raw == null) {

@@ -38,34 +38,57 @@ public final class PodSeriesPoints {
       long breaches,
       Double classSloMs,
       TimelineSettings settings) {
-    PodSeries s = series == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : series;
+    PodSeries s = series;
     for (GpuReading r : in.getGpu()) {
-      long span = GpuBusy.span(r.getIntervalMs(), settings);
-      s =
-          addPoint(
-              s,
-              r.getTime(),
-              GpuBusy.busyMicros(r.getUtil(), span),
-              span * 1000L,
-              0,
-              0,
-              0,
-              List.of());
+      s = addSample(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
     }
     if (in.getRequests() > 0) {
       s =
-          addPoint(
+          addRequests(
               s,
               in.getSecond(),
-              0,
-              0,
               in.getRequests(),
               in.getErrors(),
               breaches,
-              LatencyBins.add(List.of(), in.getLatencies()));
-      s.setSloMs(slo(s.getSloMs(), in.getServiceSloMs(), classSloMs));
+              in.getLatencies(),
+              in.getServiceSloMs(),
+              classSloMs);
     }
     return s;
+  }
+
+  /** Adds one GPU sample at {@code t} of utilisation {@code util} standing for {@code spanMs}. */
+  static PodSeries addSample(PodSeries series, long t, double util, long spanMs) {
+    return addPoint(
+        orEmpty(series), t, GpuBusy.busyMicros(util, spanMs), spanMs * 1000L, 0, 0, 0, List.of());
+  }
+
+  /** Adds requests at {@code t}, {@code breaches} of them over the SLO. */
+  static PodSeries addRequests(
+      PodSeries series,
+      long t,
+      long requests,
+      long errors,
+      long breaches,
+      List<Double> latencies,
+      Double serviceSloMs,
+      Double classSloMs) {
+    PodSeries s =
+        addPoint(
+            orEmpty(series),
+            t,
+            0,
+            0,
+            requests,
+            errors,
+            breaches,
+            LatencyBins.add(List.of(), latencies));
+    s.setSloMs(slo(s.getSloMs(), serviceSloMs, classSloMs));
+    return s;
+  }
+
+  private static PodSeries orEmpty(PodSeries s) {
+    return s == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : s;
   }
 
   /** The smallest service SLO seen, else the class's: the line the page draws. */

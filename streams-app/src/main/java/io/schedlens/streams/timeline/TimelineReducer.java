@@ -418,7 +418,9 @@ public final class TimelineReducer {
       return Change.NONE;
     }
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), g.getTime()));
-    GpuBusy.add(s, g.getTime(), util, GpuBusy.span(g.getIntervalMs(), settings));
+    long span = GpuBusy.span(g.getIntervalMs(), settings);
+    GpuBusy.add(s, g.getTime(), util, span);
+    s.setSeries(PodSeriesPoints.addSample(s.getSeries(), g.getTime(), util, span));
     return Change.countersOnly();
   }
 
@@ -487,6 +489,7 @@ public final class TimelineReducer {
       }
       s.setOkTimes(new ArrayList<>(ok));
     }
+    long breach = 0;
     if (r.getLatencyMs() != null) {
       DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
       sketch.accept(r.getLatencyMs());
@@ -494,8 +497,20 @@ public final class TimelineReducer {
       Double slo = slo(s, r);
       if (slo != null && r.getLatencyMs() > slo) {
         s.setSloBreaches(s.getSloBreaches() + 1);
+        breach = 1;
       }
     }
+    Double serviceSlo = r.getService() == null ? null : settings.slosMs().get(r.getService());
+    s.setSeries(
+        PodSeriesPoints.addRequests(
+            s.getSeries(),
+            InputSeconds.secondOf(r.getTime()),
+            1,
+            error ? 1 : 0,
+            breach,
+            r.getLatencyMs() == null ? List.of() : List.of(r.getLatencyMs()),
+            serviceSlo,
+            classSlo(s)));
     return Change.countersOnly();
   }
 

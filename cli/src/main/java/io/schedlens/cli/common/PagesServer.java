@@ -1,0 +1,52 @@
+package io.schedlens.cli.common;
+
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.streams.pages.FilePageSource;
+import io.schedlens.streams.pages.TimelinePages;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The timeline pages of a finished demo or replay, served from its output directory ({@code
+ * timelines.jsonl}, {@code workloads.jsonl}) on loopback: the same pages the streams app serves, so
+ * that a post-mortem can be looked at, and shared as a directory, after the run.
+ */
+public final class PagesServer {
+
+  /** The demo's and replay's setting names. */
+  public static final String SERVE = "serve";
+
+  public static final String SERVE_PORT = "serve.port";
+  public static final int DEFAULT_PORT = 9472;
+
+  private PagesServer() {}
+
+  /** Serves the pages of {@code dir} on 127.0.0.1:{@code port} (0: any free port). */
+  public static HttpEndpoint start(Path dir, int port) throws IOException {
+    FilePageSource source = new FilePageSource(dir);
+    TimelinePages pages = new TimelinePages(source, null);
+    return HttpEndpoint.start(
+        "127.0.0.1",
+        port,
+        new PrometheusRegistry(),
+        () -> HttpEndpoint.Readiness.ready("serving " + source.podCount() + " timelines"),
+        4,
+        new HttpEndpoint.Route("/", pages::handle));
+  }
+
+  /** Serves until the process is interrupted (Ctrl-C), saying where. */
+  public static void serveUntilInterrupted(Path dir, int port, PrintStream progress)
+      throws IOException, InterruptedException {
+    try (HttpEndpoint http = start(dir, port)) {
+      progress.printf(
+          "timeline pages of %s: %s/ (pods, workloads, the on-call index); Ctrl-C stops%n",
+          dir, http.baseUrl());
+      CountDownLatch stop = new CountDownLatch(1);
+      Runtime.getRuntime().addShutdownHook(new Thread(stop::countDown));
+      stop.await();
+    }
+  }
+}

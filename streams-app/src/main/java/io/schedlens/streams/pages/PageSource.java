@@ -1,0 +1,35 @@
+package io.schedlens.streams.pages;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Where the pages get their timelines: the running app's stores across its instances ({@link
+ * LivePageSource}), or the files a demo or replay wrote ({@link FilePageSource}).
+ */
+public interface PageSource {
+
+  Optional<PodTimeline> pod(String uid) throws IOException;
+
+  /**
+   * The pods in {@code state} (pending, starving, preempted, all) that match every filter given
+   * ({@code namespace}, {@code name}, {@code priorityClass}, {@code arm}, {@code repeat}, {@code
+   * workloadKind}, {@code workloadName}), as {@code GET /api/pods} filters.
+   */
+  List<PodTimeline> pods(String state, Map<String, String> filters) throws IOException;
+
+  Optional<WorkloadTimeline> workload(String namespace, String kind, String name)
+      throws IOException;
+
+  /**
+   * The workloads that match ({@code namespace}, {@code kind}, {@code arm}, {@code interrupted}).
+   */
+  List<WorkloadTimeline> workloads(Map<String, String> filters) throws IOException;
+
+  /** The time a live pod is shown at, epoch ms. */
+  long now();
+}
