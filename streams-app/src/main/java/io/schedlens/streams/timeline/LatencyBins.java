@@ -34,13 +34,42 @@ public final class LatencyBins {
     return Math.pow(2.0, (bin + 0.5) / PER_OCTAVE);
   }
 
-  /** Adds latencies to sparse bins (sorted by bin). */
+  /** Sparse bins (sorted by bin) with the latencies added: a new list. */
   static List<LatencyBin> add(List<LatencyBin> bins, List<Double> latencies) {
-    TreeMap<Integer, Long> m = toMap(bins);
-    for (double l : latencies) {
-      m.merge(binOf(l), 1L, Long::sum);
+    List<LatencyBin> out = new ArrayList<>(bins.size() + latencies.size());
+    for (LatencyBin b : bins) {
+      out.add(new LatencyBin(b.getBin(), b.getCount()));
     }
-    return fromMap(m);
+    addTo(out, latencies);
+    return out;
+  }
+
+  /** Adds latencies to sparse bins (sorted by bin), in place. */
+  static void addTo(List<LatencyBin> bins, List<Double> latencies) {
+    for (double l : latencies) {
+      int bin = binOf(l);
+      int lo = 0;
+      int hi = bins.size() - 1;
+      int found = -1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        int b = bins.get(mid).getBin();
+        if (b < bin) {
+          lo = mid + 1;
+        } else if (b > bin) {
+          hi = mid - 1;
+        } else {
+          found = mid;
+          break;
+        }
+      }
+      if (found >= 0) {
+        LatencyBin x = bins.get(found);
+        x.setCount(x.getCount() + 1);
+      } else {
+        bins.add(lo, new LatencyBin(bin, 1L));
+      }
+    }
   }
 
   /** The sum of two histograms. */

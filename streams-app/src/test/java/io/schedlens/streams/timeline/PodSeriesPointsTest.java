@@ -44,8 +44,7 @@ class PodSeriesPointsTest {
 
     PodSeries s = fold(hour);
 
-    // 240 steps of 15 s do not fit into 64, 120 of 30 s neither, 60 of 60 s do (61 when not
-    // aligned to a minute).
+    // 60 steps of a minute fit into 64 (61 when the hour is not aligned to a minute).
     assertThat(s.getStepMs()).isEqualTo(60_000);
     assertThat(s.getPoints()).hasSizeBetween(60, 61);
     assertThat(s.getPoints().stream().mapToLong(PodPoint::getSampledMicros).sum())
@@ -65,8 +64,8 @@ class PodSeriesPointsTest {
     PodSeries s = fold(week);
 
     assertThat(s.getPoints()).hasSizeLessThanOrEqualTo(PodSeriesPoints.MAX_POINTS);
-    // 7 days in at most 64 steps: 15 s x 2^10 = 4.27 h is the smallest power that fits.
-    assertThat(s.getStepMs()).isEqualTo(15_000L << 10);
+    // 7 days in at most 64 steps: 1 min x 2^8 = 4.27 h is the smallest power that fits.
+    assertThat(s.getStepMs()).isEqualTo(60_000L << 8);
     assertThat(s.getPoints().stream().mapToLong(PodPoint::getSampledMicros).sum())
         .isEqualTo(week.size() * 15_000_000L);
   }
