@@ -245,7 +245,17 @@ public final class TimelinePages {
       exchange
           .getResponseHeaders()
           .add("Set-Cookie", COOKIE + "=" + fromQuery + "; Path=/; HttpOnly; SameSite=Strict");
-      exchange.getResponseHeaders().set("Location", exchange.getRequestURI().getRawPath());
+      // Back to the same page, its other parameters kept, the token dropped from the address.
+      StringBuilder rest = new StringBuilder();
+      String raw = exchange.getRequestURI().getRawQuery();
+      for (String pair : raw == null ? new String[0] : raw.split("&")) {
+        if (!pair.isEmpty() && !pair.startsWith("token=")) {
+          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
+        }
+      }
+      exchange
+          .getResponseHeaders()
+          .set("Location", exchange.getRequestURI().getRawPath() + rest);
       exchange.sendResponseHeaders(303, -1);
       exchange.close();
       return false;
