@@ -100,13 +100,13 @@ final class Html {
     }
     long m = s / 60;
     if (m < 60) {
-      return sign + m + " min " + (s % 60) + " s";
+      return sign + m + " min" + (s % 60 == 0 ? "" : " " + (s % 60) + " s");
     }
     long h = m / 60;
     if (h < 48) {
-      return sign + h + " h " + (m % 60) + " min";
+      return sign + h + " h" + (m % 60 == 0 ? "" : " " + (m % 60) + " min");
     }
-    return sign + (h / 24) + " d " + (h % 24) + " h";
+    return sign + (h / 24) + " d" + (h % 24 == 0 ? "" : " " + (h % 24) + " h");
   }
 
   static String number(Double v, String unit) {

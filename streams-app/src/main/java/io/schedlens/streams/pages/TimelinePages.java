@@ -253,9 +253,7 @@ public final class TimelinePages {
           rest.append(rest.length() == 0 ? "?" : "&").append(pair);
         }
       }
-      exchange
-          .getResponseHeaders()
-          .set("Location", exchange.getRequestURI().getRawPath() + rest);
+      exchange.getResponseHeaders().set("Location", exchange.getRequestURI().getRawPath() + rest);
       exchange.sendResponseHeaders(303, -1);
       exchange.close();
       return false;
