@@ -58,7 +58,7 @@ public final class PodSeriesPoints {
               breaches,
               in.getLatencies(),
               in.getServiceSloMs(),
-              classSloMs);
+              in.getClassLatencies().isEmpty() ? null : classSloMs);
     }
     return s;
   }
@@ -69,7 +69,10 @@ public final class PodSeriesPoints {
         orEmpty(series), t, GpuBusy.busyMicros(util, spanMs), spanMs * 1000L, 0, 0, 0, List.of());
   }
 
-  /** Adds requests at {@code t}, {@code breaches} of them over the SLO. */
+  /**
+   * Adds requests at {@code t}, {@code breaches} of them over the SLO; {@code serviceSloMs} and
+   * {@code classSloMs} are the SLOs some of them were judged against (null: none was).
+   */
   static PodSeries addRequests(
       PodSeries series,
       long t,
@@ -88,14 +91,16 @@ public final class PodSeriesPoints {
     return s == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : s;
   }
 
-  /** The smallest service SLO seen, else the class's: the line the page draws. */
+  /**
+   * The smallest SLO any of the pod's requests was judged against: the line the page draws. A
+   * minimum, so that it does not depend on which requests came first.
+   */
   private static Double slo(Double current, Double service, Double classSlo) {
     Double best = current;
-    if (service != null && (best == null || service < best)) {
-      best = service;
-    }
-    if (best == null) {
-      best = classSlo;
+    for (Double x : new Double[] {service, classSlo}) {
+      if (x != null && (best == null || x < best)) {
+        best = x;
+      }
     }
     return best;
   }

@@ -510,7 +510,7 @@ public final class TimelineReducer {
             breach,
             r.getLatencyMs() == null ? List.of() : List.of(r.getLatencyMs()),
             serviceSlo,
-            classSlo(s)));
+            serviceSlo == null && r.getLatencyMs() != null ? classSlo(s) : null));
     return Change.countersOnly();
   }
 

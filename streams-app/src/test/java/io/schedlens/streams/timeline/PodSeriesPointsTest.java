@@ -116,4 +116,27 @@ class PodSeriesPointsTest {
     assertThat(s.getSloMs()).as("the service's own SLO wins over the class's").isEqualTo(250.0);
     assertThat(p.getLatency().stream().mapToLong(LatencyBin::getCount).sum()).isEqualTo(3);
   }
+
+  @Test
+  void shouldDrawTheSmallestSloTheRequestsWereJudgedAgainstInAnyOrder() {
+    InputSecond service = second(T0, 0.5, 1, List.of(900.0));
+    service.setServiceSloMs(1000.0);
+    InputSecond classOnly = second(T0 + 60_000, 0.5, 1, List.of(900.0));
+    classOnly.setClassLatencies(new ArrayList<>(List.of(900.0)));
+    InputSecond noSlo = second(T0 + 120_000, 0.5, 1, List.of(900.0));
+
+    PodSeries a = null;
+    for (InputSecond in : List.of(service, classOnly, noSlo)) {
+      a = PodSeriesPoints.add(a, in, 0, 800.0, SETTINGS);
+    }
+    PodSeries b = null;
+    for (InputSecond in : List.of(noSlo, classOnly, service)) {
+      b = PodSeriesPoints.add(b, in, 0, 800.0, SETTINGS);
+    }
+
+    assertThat(a.getSloMs())
+        .as("the class's 800 ms judged some, the service's 1 s others")
+        .isEqualTo(800.0);
+    assertThat(b).isEqualTo(a);
+  }
 }
