@@ -303,6 +303,6 @@ public final class TimelinePages {
         .set(
             "Content-Security-Policy",
             "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'");
-    HttpEndpoint.respond(exchange, status, "text/html; charset=utf-8", body);
+    HttpEndpoint.respond(exchange, status, "text/html", body); // adds the charset
   }
 }
