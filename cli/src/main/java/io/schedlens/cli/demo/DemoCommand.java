@@ -30,13 +30,7 @@ public final class DemoCommand {
     DemoConfig config = DemoConfig.from(settings);
     Demo.Result result = new Demo(config, out, err).run();
     int exit = result.missing().isEmpty() ? 0 : 1;
-    if (config.getBoolean(PagesServer.SERVE)) {
-      PagesServer.serveUntilInterrupted(result.out(), config.getInt(PagesServer.SERVE_PORT), err);
-    } else {
-      err.printf(
-          "timeline pages of this run: add --serve true (http://127.0.0.1:%d/ after the run)%n",
-          config.getInt(PagesServer.SERVE_PORT));
-    }
+    PagesServer.afterRun(config, result.out(), err);
     return exit;
   }
 }

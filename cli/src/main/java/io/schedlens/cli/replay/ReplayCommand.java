@@ -31,13 +31,7 @@ public final class ReplayCommand {
     ReplayConfig config = ReplayConfig.from(settings);
     Replay.Result result = new Replay(config, out, err).run();
     int exit = result.timelines().isEmpty() ? 1 : 0;
-    if (config.getBoolean(PagesServer.SERVE)) {
-      PagesServer.serveUntilInterrupted(result.out(), config.getInt(PagesServer.SERVE_PORT), err);
-    } else {
-      err.printf(
-          "timeline pages of this run: add --serve true (http://127.0.0.1:%d/ after the run)%n",
-          config.getInt(PagesServer.SERVE_PORT));
-    }
+    PagesServer.afterRun(config, result.out(), err);
     return exit;
   }
 }

@@ -56,7 +56,7 @@ public final class ReplayConfig extends AppConfig {
           CollectorConfig.POD_ANNOTATIONS,
           CollectorConfig.INTAKE_FIELD_MAPPING);
 
-  public static final ConfigDef DEF = define();
+  public static final ConfigDef DEF = PagesServer.define(define());
 
   private static ConfigDef define() {
     ConfigDef def =
@@ -116,19 +116,6 @@ public final class ReplayConfig extends AppConfig {
                 "10m",
                 Importance.LOW,
                 "The longest the replay waits for the streams app to finish processing.")
-            .define(
-                PagesServer.SERVE,
-                Type.BOOLEAN,
-                false,
-                Importance.MEDIUM,
-                "After the run, serve the timeline pages of its output directory on 127.0.0.1 (an index, a page per pod and per workload) until Ctrl-C.")
-            .define(
-                PagesServer.SERVE_PORT,
-                Type.INT,
-                PagesServer.DEFAULT_PORT,
-                Range.between(0, 65535),
-                Importance.LOW,
-                "Port of the pages --serve serves (0: any free port).")
             .define(
                 GUARDRAILS,
                 Type.LIST,

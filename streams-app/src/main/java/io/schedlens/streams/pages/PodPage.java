@@ -242,19 +242,7 @@ final class PodPage {
     List<Phase> phases = phases(t, end);
     double height = LANE_TOP + LANE_HEIGHT + 60;
     StringBuilder b = new StringBuilder("<h2 id=\"phases-title\">Phases</h2>");
-    b.append(
-            "<svg id=\"phases\" role=\"img\" aria-labelledby=\"phases-title phases-desc\""
-                + " viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(height))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(height))
-        .append("\"")
-        .append(axis.dataAttributes())
-        .append('>');
+    b.append(axis.svgOpen("phases", "phases-title phases-desc", height)).append('>');
     StringBuilder desc = new StringBuilder();
     for (Phase p : phases) {
       desc.append(p.label()).append(' ').append(Html.duration(p.to() - p.from())).append(". ");
@@ -363,17 +351,7 @@ final class PodPage {
     double h = 120;
     double max = Math.max(1, t.getGpus());
     StringBuilder b = new StringBuilder("<h2 id=\"gpu-title\">GPU: allocated vs busy</h2>");
-    b.append("<svg id=\"gpu\" role=\"img\" aria-labelledby=\"gpu-title gpu-desc\" viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(h + 40))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(h + 40))
-        .append("\"")
-        .append(axis.dataAttributes())
-        .append('>');
+    b.append(axis.svgOpen("gpu", "gpu-title gpu-desc", h + 40)).append('>');
     b.append("<desc id=\"gpu-desc\">")
         .append(
             esc(
@@ -473,16 +451,7 @@ final class PodPage {
     maxRate = Math.max(maxRate, 0.01) * 1.1;
     maxLatency = Math.max(maxLatency, 1) * 1.1;
     StringBuilder b = new StringBuilder("<h2 id=\"req-title\">Requests and errors per second</h2>");
-    b.append("<svg id=\"requests\" role=\"img\" aria-labelledby=\"req-title\" viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(h + 40))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(h + 40))
-        .append("\"")
-        .append(axis.dataAttributes())
+    b.append(axis.svgOpen("requests", "req-title", h + 40))
         .append('>')
         .append(axis.ticks(top, top + h));
     b.append("<text x=\"4\" y=\"")
@@ -503,16 +472,7 @@ final class PodPage {
             + "<span style=\"color:#cf222e\">— errors/s</span></p>");
 
     b.append("<h2 id=\"lat-title\">Latency p50 / p99 against the SLO</h2>");
-    b.append("<svg id=\"latency\" role=\"img\" aria-labelledby=\"lat-title\" viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(h + 40))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(h + 40))
-        .append("\"")
-        .append(axis.dataAttributes())
+    b.append(axis.svgOpen("latency", "lat-title", h + 40))
         .append(" data-ms-max=\"")
         .append(px(maxLatency))
         .append("\">")

@@ -51,6 +51,27 @@ record TimeAxis(long t0, long t1, double x0, double x1) {
     return x0 + Math.max(0, Math.min(1, f)) * (x1 - x0);
   }
 
+  /**
+   * The opening of a chart's {@code <svg>} on this axis, without its closing {@code >}: its id, the
+   * ids of the elements that name and describe it, its size, and the scale.
+   */
+  String svgOpen(String id, String labelledBy, double height) {
+    return "<svg id=\""
+        + id
+        + "\" role=\"img\" aria-labelledby=\""
+        + labelledBy
+        + "\" viewBox=\"0 0 "
+        + Html.px(WIDTH)
+        + " "
+        + Html.px(height)
+        + "\" width=\""
+        + Html.px(WIDTH)
+        + "\" height=\""
+        + Html.px(height)
+        + "\""
+        + dataAttributes();
+  }
+
   /** The scale as data attributes of a chart. */
   String dataAttributes() {
     return " data-t0=\""

@@ -91,16 +91,7 @@ final class WorkloadPage {
       max = Math.max(max, Math.max(p.getDesired(), p.getReady()));
     }
     StringBuilder b = new StringBuilder("<h2 id=\"replicas-title\">Desired vs Ready replicas</h2>");
-    b.append("<svg id=\"replicas\" role=\"img\" aria-labelledby=\"replicas-title\" viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(h + 40))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(h + 40))
-        .append("\"")
-        .append(axis.dataAttributes())
+    b.append(axis.svgOpen("replicas", "replicas-title", h + 40))
         .append('>')
         .append(axis.ticks(top, top + h));
     b.append("<text x=\"4\" y=\"")
@@ -194,16 +185,7 @@ final class WorkloadPage {
     double top = 6;
     double h = pods.size() * ROW + 30;
     StringBuilder b = new StringBuilder("<h2 id=\"pods-title\">Pods</h2>");
-    b.append("<svg id=\"gantt\" role=\"img\" aria-labelledby=\"pods-title\" viewBox=\"0 0 ")
-        .append(px(TimeAxis.WIDTH))
-        .append(' ')
-        .append(px(h))
-        .append("\" width=\"")
-        .append(px(TimeAxis.WIDTH))
-        .append("\" height=\"")
-        .append(px(h))
-        .append("\"")
-        .append(axis.dataAttributes())
+    b.append(axis.svgOpen("gantt", "pods-title", h))
         .append('>')
         .append(axis.ticks(top, top + pods.size() * ROW));
     double y = top;
