@@ -100,8 +100,9 @@ public final class StreamsApp implements AutoCloseable {
     SSLContext tls = config.httpTls();
     TimelineApi api =
         new TimelineApi(streams, self, config.apiToken(), tls != null, config.httpTlsTrust());
-    TimelinePages pages = new TimelinePages(new LivePageSource(api), config.apiToken());
     PendingGauges gauges = new PendingGauges(api::localTimelines);
+    TimelinePages pages =
+        new TimelinePages(new LivePageSource(api, gauges::eventNow), config.apiToken());
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
     WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);
     metrics.registerWorkloadGauges(

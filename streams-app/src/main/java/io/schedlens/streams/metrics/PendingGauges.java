@@ -20,6 +20,9 @@ public final class PendingGauges {
   private final Supplier<ReadOnlyKeyValueStore<String, PodTimeline>> store;
   private final GaugeSnapshot snapshot = new GaugeSnapshot(this::compute);
 
+  /** The latest event time of this instance's published timelines, at the last computation. */
+  private volatile long eventNow;
+
   public PendingGauges(Supplier<ReadOnlyKeyValueStore<String, PodTimeline>> store) {
     this.store = store;
   }
@@ -34,6 +37,15 @@ public final class PendingGauges {
 
   public void starving(GaugeWithCallback.Callback cb) {
     current().forEach((labels, v) -> cb.call(v[2], labels.toArray(String[]::new)));
+  }
+
+  /**
+   * The time the ages are measured at: the latest event time this instance has published (at most
+   * five seconds old), so that the timeline pages show a live pod as the gauges do.
+   */
+  public long eventNow() {
+    current();
+    return eventNow;
   }
 
   private Map<List<String>, double[]> current() {
@@ -53,6 +65,7 @@ public final class PendingGauges {
         }
       }
     }
+    this.eventNow = eventNow;
     for (PodTimeline t : live) {
       List<String> labels =
           List.of(

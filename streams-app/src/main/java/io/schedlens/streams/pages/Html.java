@@ -125,6 +125,16 @@ final class Html {
     return String.format(Locale.ROOT, "%.1f", v);
   }
 
+  /** A legend entry: a square of the chart's style {@code cls} and its label. */
+  static String swatch(String cls, String label) {
+    return "<span><svg class=\"sw\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\""
+        + " aria-hidden=\"true\"><rect class=\""
+        + cls
+        + "\" width=\"12\" height=\"12\"/></svg>"
+        + esc(label)
+        + "</span>";
+  }
+
   /** A whole page: title, navigation, body. */
   static String page(String title, String body) {
     return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"

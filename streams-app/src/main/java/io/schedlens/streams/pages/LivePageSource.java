@@ -8,14 +8,21 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.LongSupplier;
 
 /** The running app's timelines, across its instances, through the API's interactive queries. */
 public final class LivePageSource implements PageSource {
 
   private final TimelineApi api;
+  private final LongSupplier eventNow;
 
-  public LivePageSource(TimelineApi api) {
+  /**
+   * @param eventNow the latest event time the app has published (what the pending gauges measure
+   *     ages against), the time a live pod is shown at
+   */
+  public LivePageSource(TimelineApi api, LongSupplier eventNow) {
     this.api = api;
+    this.eventNow = eventNow;
   }
 
   @Override
@@ -39,9 +46,13 @@ public final class LivePageSource implements PageSource {
     return api.workloads(filters);
   }
 
-  /** Wall-clock time: it decides only how far a live pod's bands reach on the page. */
+  /**
+   * Event time, not the wall clock: a replay, the accelerated demo or a lagging app shows a live
+   * pod's pending age as its inputs say, the same age as the gauges, and the same inputs draw the
+   * same page.
+   */
   @Override
   public long now() {
-    return System.currentTimeMillis();
+    return eventNow.getAsLong();
   }
 }

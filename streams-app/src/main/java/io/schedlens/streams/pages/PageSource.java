@@ -30,6 +30,6 @@ public interface PageSource {
    */
   List<WorkloadTimeline> workloads(Map<String, String> filters) throws IOException;
 
-  /** The time a live pod is shown at, epoch ms. */
+  /** The time a live pod is shown at, epoch ms: an event time (the latest the source holds). */
   long now();
 }

@@ -301,13 +301,7 @@ final class PodPage {
           {"ready", "Ready"},
           {"serving", "serving"}
         }) {
-      b.append(
-              "<span><svg class=\"sw\" viewBox=\"0 0 12 12\" width=\"12\" height=\"12\">"
-                  + "<rect class=\"band-")
-          .append(l[0])
-          .append("\" width=\"12\" height=\"12\"/></svg>")
-          .append(l[1])
-          .append("</span>");
+      b.append(Html.swatch("band-" + l[0], l[1]));
     }
     return b.append("</p>").toString();
   }
@@ -420,11 +414,10 @@ final class PodPage {
       b.append(polylines("busy", pts));
     }
     b.append(
-            "</svg><p class=\"legend\"><span><svg class=\"sw\" viewBox=\"0 0 12 12\" width=\"12\""
-                + " height=\"12\" aria-hidden=\"true\"><rect class=\"alloc\" width=\"12\" height=\"12\"/>"
-                + "</svg>allocated</span><span><svg class=\"sw\" viewBox=\"0 0 12 12\" width=\"12\""
-                + " height=\"12\" aria-hidden=\"true\"><rect class=\"wasted\" width=\"12\" height=\"12\"/>"
-                + "</svg>wasted since the last checkpoint</span><span>— busy (utilisation × GPUs, per ")
+            "</svg><p class=\"legend\">"
+                + Html.swatch("alloc", "allocated")
+                + Html.swatch("wasted", "wasted since the last checkpoint")
+                + "<span>— busy (utilisation × GPUs, per ")
         .append(s == null ? "—" : Html.duration(s.getStepMs()))
         .append("; gaps are missing samples, not idle time)</span></p>");
     return b.toString();

@@ -111,11 +111,10 @@ final class WorkloadPage {
     b.append(steps("readyline", w.getSeries(), false, axis, top, h, max, end));
     b.append(
         "</svg><p class=\"legend\"><span class=\"muted\">- - desired</span>"
-            + "<span style=\"color:#2a9d8f\">— Ready</span><span><svg class=\"sw\" viewBox=\"0 0 12 12\""
-            + " width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"interrupted\" width=\"12\""
-            + " height=\"12\"/></svg>interrupted</span><span><svg class=\"sw\" viewBox=\"0 0 12 12\""
-            + " width=\"12\" height=\"12\" aria-hidden=\"true\"><rect class=\"degraded\" width=\"12\""
-            + " height=\"12\"/></svg>degraded</span></p>");
+            + "<span style=\"color:#2a9d8f\">— Ready</span>"
+            + Html.swatch("interrupted", "interrupted")
+            + Html.swatch("degraded", "degraded")
+            + "</p>");
     return b.toString();
   }
 

@@ -99,4 +99,10 @@ class PodPageTest {
     }
     assertThat(table).as("an unknown duration is a dash, not 0").contains("—");
   }
+
+  @Test
+  void shouldDrawAFinishedPodTheSameAtAnyTime() {
+    assertThat(PodPage.render(victim(), Map.of(), T + 800_000))
+        .isEqualTo(PodPage.render(victim(), Map.of(), T + 86_400_000L * 30));
+  }
 }
