@@ -91,6 +91,11 @@ final class AppInstances implements AutoCloseable {
     return mb;
   }
 
+  /** Whether every instance is still running (none died, of an OutOfMemoryError say). */
+  boolean allAlive() {
+    return processes.stream().allMatch(Process::isAlive);
+  }
+
   int count() {
     return processes.size();
   }

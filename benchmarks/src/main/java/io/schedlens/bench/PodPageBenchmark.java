@@ -10,6 +10,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.streams.api.Listing;
 import io.schedlens.streams.pages.PageSource;
 import io.schedlens.streams.pages.TimelinePages;
 import io.schedlens.streams.timeline.TimelineReducer;
@@ -126,8 +127,9 @@ public class PodPageBenchmark {
               }
 
               @Override
-              public List<PodTimeline> pods(String state, Map<String, String> filters) {
-                return List.of(one);
+              public Listing<PodTimeline> pods(
+                  String state, Map<String, String> filters, int limit) {
+                return new Listing<>(List.of(one), 1, null);
               }
 
               @Override
@@ -136,8 +138,8 @@ public class PodPageBenchmark {
               }
 
               @Override
-              public List<WorkloadTimeline> workloads(Map<String, String> filters) {
-                return List.of();
+              public Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit) {
+                return new Listing<>(List.of(), 0, null);
               }
 
               @Override

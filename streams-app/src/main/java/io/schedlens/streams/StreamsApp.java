@@ -99,7 +99,8 @@ public final class StreamsApp implements AutoCloseable {
         props.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG);
     SSLContext tls = config.httpTls();
     TimelineApi api =
-        new TimelineApi(streams, self, config.apiToken(), tls != null, config.httpTlsTrust());
+        new TimelineApi(
+            streams, self, partitions, config.apiToken(), tls != null, config.httpTlsTrust());
     PendingGauges gauges = new PendingGauges(api::localTimelines);
     TimelinePages pages =
         new TimelinePages(new LivePageSource(api, gauges::eventNow), config.apiToken());

@@ -135,6 +135,43 @@ final class ScenarioInputs {
     return in;
   }
 
+  /**
+   * {@code n} short serving lives (created, scheduled, Ready, one request, gone), one a second from
+   * {@code t0} seconds, spread over {@code deployments} Deployments: many timelines, few inputs.
+   */
+  static List<Object> lives(int n, int deployments, double t0) {
+    List<Object> in = new ArrayList<>();
+    for (int k = 0; k < n; k++) {
+      double t = t0 + k;
+      String deployment = "serve-" + (k % deployments);
+      String name = deployment + "-5d8f7-" + k;
+      Inputs.Pod p =
+          new Inputs.Pod(
+                  "u-life-" + k,
+                  "ai-lab",
+                  name,
+                  "ReplicaSet",
+                  deployment + "-5d8f7",
+                  k % 3 == 0 ? "interactive" : "batch-low",
+                  k % 3 == 0 ? 100000 : 1000,
+                  1)
+              .label("pod-template-hash", "5d8f7")
+              .created(t)
+              .condition("PodScheduled", "True", t + 1, null, null)
+              .node("gpu-node-" + (k % 4));
+      in.add(p.seen(ChangeType.ADDED, t + 0.1));
+      p.phase("Running")
+          .running("model", t + 2, 0, true)
+          .condition("Ready", "True", t + 5, null, null);
+      in.add(p.seen(ChangeType.MODIFIED, t + 5.1));
+      in.add(Inputs.request("ai-lab", name, "chat", at(t + 6), 200, 120));
+      p.terminated("model", t + 2, t + 30, 0, "Completed").phase("Succeeded");
+      in.add(p.seen(ChangeType.DELETED, t + 30.5));
+    }
+    in.sort(Comparator.comparingLong(ScenarioInputs::timestampOf));
+    return in;
+  }
+
   static long timestampOf(Object input) {
     if (input instanceof PodObservation o) {
       return o.getObservedAt();

@@ -1,9 +1,8 @@
 package io.schedlens.streams.api;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
@@ -12,6 +11,7 @@ import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.streams.topology.TimelineTopology;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.net.URLEncoder;
@@ -22,21 +22,26 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Predicate;
 import javax.net.ssl.SSLContext;
+import org.apache.avro.generic.IndexedRecord;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyQueryMetadata;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.StreamsMetadata;
 import org.apache.kafka.streams.errors.InvalidStateStoreException;
+import org.apache.kafka.streams.errors.InvalidStateStorePartitionException;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
@@ -44,18 +49,29 @@ import org.apache.kafka.streams.state.ReadOnlyKeyValueStore;
 /**
  * The timeline API, answered across all instances of the app with Kafka Streams' interactive
  * queries: {@code GET /api/pods/{uid}} asks the instance that holds the pod (by the store's key
- * metadata) and {@code GET /api/pods?state=pending|starving|preempted|all&namespace=...&limit=...}
- * asks every instance and merges. Live pods, and gone ones for {@code api.final.retention}.
- * Workloads the same way: {@code GET /api/workloads/{namespace}/{kind}/{name}} and {@code GET
+ * metadata) and {@code GET /api/pods?state=pending|starving|preempted|all&namespace=...} asks every
+ * instance and merges. Live pods, and gone ones for {@code api.final.retention}. Workloads the same
+ * way: {@code GET /api/workloads/{namespace}/{kind}/{name}} and {@code GET
  * /api/workloads?namespace=&kind=&arm=&interrupted=true}.
+ *
+ * <p>Lists are pages ({@link ListPaging}): {@code limit} (default 500, at most 1,000) items after
+ * {@code after}, the {@code next} cursor of the previous page; every instance keeps only its first
+ * {@code limit} matches and counts the rest, and the answer is written as it is encoded. An answer
+ * is whole or not given: when an instance does not answer, or the instances' partitions do not make
+ * the whole store (a rebalance), it is a 503 with {@code Retry-After}.
  */
 public final class TimelineApi {
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int DEFAULT_LIMIT = 500;
+
+  /** Seconds a client is asked to wait when the answer cannot be given whole now. */
+  static final int RETRY_AFTER_SECONDS = 5;
 
   private final KafkaStreams streams;
   private final String self;
+
+  /** Partitions of the stores (the joined topics'): a list must read each exactly once. */
+  private final int partitions;
 
   /** The bearer token callers and the other instances present, or null (no authentication). */
   private final byte[] token;
@@ -65,23 +81,22 @@ public final class TimelineApi {
   /** http or https: how this instance reaches the others (they all serve the same way). */
   private final String scheme;
 
-  public TimelineApi(KafkaStreams streams, String self) {
-    this(streams, self, null);
-  }
-
-  public TimelineApi(KafkaStreams streams, String self, String token) {
-    this(streams, self, token, false, null);
-  }
-
   /**
+   * @param partitions partitions of the stores (of the joined topics)
    * @param token the bearer token /api requires (and sends to the other instances), or null
    * @param tls whether the instances serve HTTPS (then they are called so)
    * @param trust what the calls to the other instances trust, or null for the JVM's trust store
    */
   public TimelineApi(
-      KafkaStreams streams, String self, String token, boolean tls, SSLContext trust) {
+      KafkaStreams streams,
+      String self,
+      int partitions,
+      String token,
+      boolean tls,
+      SSLContext trust) {
     this.streams = streams;
     this.self = self;
+    this.partitions = partitions;
     this.scheme = tls ? "https" : "http";
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3));
     if (trust != null) {
@@ -140,20 +155,24 @@ public final class TimelineApi {
       } else {
         HttpEndpoint.respondJson(exchange, 404, Map.of("error", "no such endpoint"));
       }
+    } catch (IllegalArgumentException e) {
+      HttpEndpoint.respondJson(exchange, 400, Map.of("error", e.getMessage()));
+    } catch (ApiUnavailable e) {
+      unavailable(exchange, e.getMessage());
     } catch (InvalidStateStoreException e) {
-      HttpEndpoint.respondJson(
-          exchange, 503, Map.of("error", "state is being restored or rebalanced; retry shortly"));
+      unavailable(exchange, "state is being restored or rebalanced (" + e.getMessage() + ")");
     }
   }
 
+  /** 503 with Retry-After: the answer cannot be given whole now, and soon can. */
+  private static void unavailable(HttpExchange exchange, String why) throws IOException {
+    exchange.getResponseHeaders().set("Retry-After", String.valueOf(RETRY_AFTER_SECONDS));
+    HttpEndpoint.respondJson(exchange, 503, Map.of("error", why + "; retry shortly"));
+  }
+
   private void one(HttpExchange exchange, String uid, boolean localOnly) throws IOException {
-    String owner = otherOwner(TimelineTopology.PUBLISHED_STORE, uid);
-    if (!localOnly && owner != null) {
-      proxy(exchange, scheme + "://" + owner + "/api/pods/" + uid + "?local=true");
-      return;
-    }
-    PodTimeline t = localTimelines().get(uid);
-    if (t == null) {
+    Optional<PodTimeline> t = localOnly ? Optional.ofNullable(localTimelines().get(uid)) : pod(uid);
+    if (t.isEmpty()) {
       HttpEndpoint.respondJson(
           exchange,
           404,
@@ -163,7 +182,7 @@ public final class TimelineApi {
                   + uid
                   + " (unknown, or gone longer than api.final.retention)"));
     } else {
-      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t) + "\n");
+      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t.get()) + "\n");
     }
   }
 
@@ -189,13 +208,9 @@ public final class TimelineApi {
                   + " /api/workloads/ai-lab/Deployment/interactive-inference"));
       return;
     }
-    String owner = otherOwner(TimelineTopology.PUBLISHED_WORKLOADS_STORE, key);
-    if (!query.containsKey("local") && owner != null) {
-      proxy(exchange, scheme + "://" + owner + "/api/workloads/" + key + "?local=true");
-      return;
-    }
-    WorkloadTimeline t = localWorkloads().get(key);
-    if (t == null) {
+    Optional<WorkloadTimeline> t =
+        query.containsKey("local") ? Optional.ofNullable(localWorkloads().get(key)) : workload(key);
+    if (t.isEmpty()) {
       HttpEndpoint.respondJson(
           exchange,
           404,
@@ -206,55 +221,28 @@ public final class TimelineApi {
                   + " (kind is Deployment, StatefulSet, Job, DaemonSet or Pod, spelt as"
                   + " Kubernetes does; none of its pods seen yet?)"));
     } else {
-      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t) + "\n");
+      HttpEndpoint.respond(exchange, 200, "application/json", AvroJson.toLine(t.get()) + "\n");
     }
   }
 
-  /** {@code GET /api/workloads?namespace=&kind=&arm=&interrupted=true}: across instances. */
+  /**
+   * {@code GET /api/workloads?namespace=&kind=&arm=&interrupted=true&limit=&after=}: one page,
+   * across instances.
+   */
   private void listWorkloads(HttpExchange exchange, Map<String, String> query) throws IOException {
-    List<ObjectNode> found = new ArrayList<>();
-    List<WorkloadTimeline> local = new ArrayList<>();
-    try (KeyValueIterator<String, WorkloadTimeline> it = localWorkloads().all()) {
-      it.forEachRemaining(kv -> local.add(kv.value));
+    int limit = ListPaging.parseLimit(query.get("limit"));
+    if (query.containsKey("local")) {
+      ListPaging.Part<WorkloadTimeline> part =
+          localPart(
+              TimelineTopology.PUBLISHED_WORKLOADS_STORE,
+              (WorkloadTimeline w) -> workloadMatches(w, query),
+              after(query.get("after")),
+              limit,
+              ListPaging::workload);
+      respondPart(exchange, "workloads", part);
+    } else {
+      respondListing(exchange, "workloads", workloads(query, query.get("after"), limit));
     }
-    for (WorkloadTimeline t : local) {
-      if (workloadMatches(t, query)) {
-        found.add(AvroJson.toJson(t));
-      }
-    }
-    if (!query.containsKey("local")) {
-      StringBuilder forwarded = new StringBuilder();
-      for (String k : WORKLOAD_LIST_PARAMETERS) {
-        if (k.equals("limit") || k.equals("local")) {
-          continue;
-        }
-        String v = query.get(k);
-        if (v != null && !v.isEmpty()) {
-          forwarded
-              .append('&')
-              .append(k)
-              .append('=')
-              .append(URLEncoder.encode(v, StandardCharsets.UTF_8));
-        }
-      }
-      if (!fromOtherInstances(
-          exchange, "/api/workloads?local=true" + forwarded, "workloads", found)) {
-        return;
-      }
-    }
-    found.sort(
-        Comparator.comparing(
-            (ObjectNode n) ->
-                n.path("namespace").asText()
-                    + "/"
-                    + n.path("kind").asText()
-                    + "/"
-                    + n.path("name").asText()));
-    ObjectNode answer = JsonNodeFactory.instance.objectNode();
-    answer.put("count", found.size());
-    ArrayNode workloads = answer.putArray("workloads");
-    found.stream().limit(parseLimit(query.get("limit"))).forEach(workloads::add);
-    HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
   }
 
   public static boolean workloadMatches(WorkloadTimeline t, Map<String, String> query) {
@@ -268,6 +256,7 @@ public final class TimelineApi {
     return wanted == null || wanted.isEmpty() || wanted.equals(actual);
   }
 
+  /** {@code GET /api/pods?state=&...&limit=&after=}: one page, across instances. */
   private void list(HttpExchange exchange, Map<String, String> query) throws IOException {
     String state = query.getOrDefault("state", "all");
     Predicate<PodTimeline> filter = filter(state, query);
@@ -276,28 +265,79 @@ public final class TimelineApi {
           exchange, 400, Map.of("error", "state must be pending, starving, preempted or all"));
       return;
     }
-    int limit = parseLimit(query.get("limit"));
-    List<ObjectNode> found = new ArrayList<>();
-    for (var kv : iterable(localTimelines())) {
-      if (filter.test(kv)) {
-        found.add(AvroJson.toJson(kv));
-      }
+    int limit = ListPaging.parseLimit(query.get("limit"));
+    if (query.containsKey("local")) {
+      ListPaging.Part<PodTimeline> part =
+          localPart(
+              TimelineTopology.PUBLISHED_STORE,
+              filter,
+              after(query.get("after")),
+              limit,
+              ListPaging::pod);
+      respondPart(exchange, "pods", part);
+    } else {
+      respondListing(exchange, "pods", pods(state, query, query.get("after"), limit));
     }
-    if (!query.containsKey("local")) {
-      if (!fromOtherInstances(
-          exchange,
-          "/api/pods?local=true&state=" + state + forwardedFilters(query),
-          "pods",
-          found)) {
-        return;
+  }
+
+  /** An instance's part, for the one that merges: its page, counts and partitions. */
+  private static <T extends IndexedRecord> void respondPart(
+      HttpExchange exchange, String field, ListPaging.Part<T> part) throws IOException {
+    Map<String, Object> head = new LinkedHashMap<>();
+    head.put("count", part.count());
+    head.put("remaining", part.remaining());
+    head.put("partitions", part.partitions());
+    respondList(exchange, field, head, part.items());
+  }
+
+  /** The merged page, with {@code next} (and a {@code Link} header) when more follow. */
+  private static <T extends IndexedRecord> void respondListing(
+      HttpExchange exchange, String field, Listing<T> listing) throws IOException {
+    Map<String, Object> head = new LinkedHashMap<>();
+    head.put("count", listing.count());
+    if (listing.next() != null) {
+      head.put("next", listing.next());
+      StringBuilder next = new StringBuilder(exchange.getRequestURI().getRawPath()).append('?');
+      String raw = exchange.getRequestURI().getRawQuery();
+      for (String pair : raw == null ? new String[0] : raw.split("&")) {
+        if (!pair.isEmpty() && !pair.startsWith("after=")) {
+          next.append(pair).append('&');
+        }
       }
+      next.append("after=").append(URLEncoder.encode(listing.next(), StandardCharsets.UTF_8));
+      exchange.getResponseHeaders().set("Link", "<" + next + ">; rel=\"next\"");
     }
-    found.sort(Comparator.comparingLong(n -> n.path("createdAt").asLong(Long.MAX_VALUE)));
-    ObjectNode answer = JsonNodeFactory.instance.objectNode();
-    answer.put("count", found.size());
-    ArrayNode pods = answer.putArray("pods");
-    found.stream().limit(limit).forEach(pods::add);
-    HttpEndpoint.respond(exchange, 200, "application/json", JSON.writeValueAsString(answer) + "\n");
+    respondList(exchange, field, head, listing.items());
+  }
+
+  /**
+   * Writes a list as it encodes it (chunked), so that an answer never exists twice in memory: the
+   * head's fields, then the items' JSON form under {@code field}.
+   */
+  private static <T extends IndexedRecord> void respondList(
+      HttpExchange exchange, String field, Map<String, Object> head, List<T> items)
+      throws IOException {
+    exchange.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    exchange.sendResponseHeaders(200, 0);
+    try (OutputStream out = exchange.getResponseBody();
+        JsonGenerator g = JSON.getFactory().createGenerator(out)) {
+      g.writeStartObject();
+      for (Map.Entry<String, Object> e : head.entrySet()) {
+        g.writeObjectField(e.getKey(), e.getValue());
+      }
+      g.writeArrayFieldStart(field);
+      for (T item : items) {
+        g.writeRawValue(AvroJson.toLine(item));
+      }
+      g.writeEndArray();
+      g.writeEndObject();
+      g.writeRaw('\n');
+    }
+    exchange.close();
+  }
+
+  private static ListPaging.Position after(String cursor) {
+    return cursor == null || cursor.isEmpty() ? null : ListPaging.parseCursor(cursor);
   }
 
   /**
@@ -315,7 +355,7 @@ public final class TimelineApi {
 
   /** The query parameters of {@code GET /api/workloads}. */
   public static final Set<String> WORKLOAD_LIST_PARAMETERS =
-      Set.of("namespace", "kind", "arm", "interrupted", "limit", "local");
+      Set.of("namespace", "kind", "arm", "interrupted", "limit", "after", "local");
 
   /** The query parameters of {@code GET /api/pods}. */
   public static final Set<String> LIST_PARAMETERS =
@@ -328,7 +368,9 @@ public final class TimelineApi {
           "repeat",
           "workloadKind",
           "workloadName",
+          "preemptedSince",
           "limit",
+          "after",
           "local");
 
   public static Predicate<PodTimeline> filter(String state, Map<String, String> query) {
@@ -343,6 +385,17 @@ public final class TimelineApi {
     if (p == null) {
       return null;
     }
+    String since = query.get("preemptedSince");
+    if (since != null && !since.isEmpty()) {
+      long from;
+      try {
+        from = Long.parseLong(since.strip());
+      } catch (NumberFormatException e) {
+        throw new IllegalArgumentException(
+            "preemptedSince must be epoch milliseconds, not '" + since + "'");
+      }
+      p = p.and(t -> t.getPreemptedAt() != null && t.getPreemptedAt() >= from);
+    }
     for (var f : FILTERS.entrySet()) {
       String wanted = query.get(f.getKey());
       // Grafana sends "" or "All" style values when a variable is unset: an empty value filters
@@ -355,9 +408,9 @@ public final class TimelineApi {
     return p;
   }
 
-  private static String forwardedFilters(Map<String, String> query) {
+  private static String forwarded(Collection<String> keys, Map<String, String> query) {
     StringBuilder b = new StringBuilder();
-    for (String key : FILTERS.keySet()) {
+    for (String key : keys) {
       String v = query.get(key);
       if (v != null && !v.isEmpty()) {
         b.append('&').append(key).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
@@ -366,10 +419,14 @@ public final class TimelineApi {
     return b.toString();
   }
 
+  /** The attribute filters of {@code GET /api/workloads}. */
+  private static final List<String> WORKLOAD_FILTERS =
+      List.of("namespace", "kind", "arm", "interrupted");
+
   // ------------------------------------------------------------------ typed, for the pages
 
   /** Another instance did not answer: the answer would be partial, so there is none. */
-  public static final class InstanceUnavailable extends IOException {
+  public static final class InstanceUnavailable extends ApiUnavailable {
     private static final long serialVersionUID = 1L;
 
     InstanceUnavailable(String host, Exception cause) {
@@ -388,33 +445,33 @@ public final class TimelineApi {
     return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, PodTimeline.class));
   }
 
-  /** The timelines of every instance that match {@code state} and the attribute filters. */
-  public List<PodTimeline> pods(String state, Map<String, String> query) throws IOException {
+  /**
+   * One page of the timelines of every instance that match {@code state} and the attribute filters:
+   * the first {@code limit} after the cursor {@code after} (null: from the start) by creation time,
+   * then UID. Each instance keeps only its first {@code limit} matches.
+   *
+   * @throws ApiUnavailable when an instance does not answer or the instances' partitions do not
+   *     make the whole store (a rebalance is under way)
+   */
+  public Listing<PodTimeline> pods(String state, Map<String, String> query, String after, int limit)
+      throws IOException {
     Predicate<PodTimeline> filter = filter(state, query);
     if (filter == null) {
       throw new IllegalArgumentException("state must be pending, starving, preempted or all");
     }
-    List<PodTimeline> found = new ArrayList<>();
-    for (PodTimeline t : iterable(localTimelines())) {
-      if (filter.test(t)) {
-        found.add(t);
-      }
-    }
+    List<ListPaging.Part<PodTimeline>> parts = new ArrayList<>();
+    parts.add(
+        localPart(TimelineTopology.PUBLISHED_STORE, filter, after(after), limit, ListPaging::pod));
     String path =
-        "/api/pods?local=true&limit="
-            + Integer.MAX_VALUE
-            + "&state="
-            + state
-            + forwardedFilters(query);
+        "/api/pods?local=true&state="
+            + URLEncoder.encode(state, StandardCharsets.UTF_8)
+            + forwarded(FILTERS.keySet(), query)
+            + forwarded(List.of("preemptedSince"), query)
+            + paging(after, limit);
     for (String host : otherInstances()) {
-      String body = fetch(host, path);
-      if (body != null) {
-        for (var node : JSON.readTree(body).path("pods")) {
-          found.add(AvroJson.fromJson(node, PodTimeline.class));
-        }
-      }
+      parts.add(remotePart(host, path, "pods", PodTimeline.class));
     }
-    return found;
+    return ListPaging.merge(parts, partitions, limit, ListPaging::pod);
   }
 
   /** The timeline of a workload {@code namespace/kind/name}. */
@@ -427,33 +484,84 @@ public final class TimelineApi {
     return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, WorkloadTimeline.class));
   }
 
-  /** The workload timelines of every instance that match the filters. */
-  public List<WorkloadTimeline> workloads(Map<String, String> query) throws IOException {
-    List<WorkloadTimeline> found = new ArrayList<>();
-    try (KeyValueIterator<String, WorkloadTimeline> it = localWorkloads().all()) {
-      it.forEachRemaining(
-          kv -> {
-            if (workloadMatches(kv.value, query)) {
-              found.add(kv.value);
-            }
-          });
-    }
-    StringBuilder path = new StringBuilder("/api/workloads?local=true&limit=" + Integer.MAX_VALUE);
-    for (String k : List.of("namespace", "kind", "arm", "interrupted")) {
-      String v = query.get(k);
-      if (v != null && !v.isEmpty()) {
-        path.append('&').append(k).append('=').append(URLEncoder.encode(v, StandardCharsets.UTF_8));
-      }
-    }
+  /** One page of the workload timelines of every instance that match, as {@link #pods}. */
+  public Listing<WorkloadTimeline> workloads(Map<String, String> query, String after, int limit)
+      throws IOException {
+    List<ListPaging.Part<WorkloadTimeline>> parts = new ArrayList<>();
+    parts.add(
+        localPart(
+            TimelineTopology.PUBLISHED_WORKLOADS_STORE,
+            (WorkloadTimeline w) -> workloadMatches(w, query),
+            after(after),
+            limit,
+            ListPaging::workload));
+    String path =
+        "/api/workloads?local=true" + forwarded(WORKLOAD_FILTERS, query) + paging(after, limit);
     for (String host : otherInstances()) {
-      String body = fetch(host, path.toString());
-      if (body != null) {
-        for (var node : JSON.readTree(body).path("workloads")) {
-          found.add(AvroJson.fromJson(node, WorkloadTimeline.class));
+      parts.add(remotePart(host, path, "workloads", WorkloadTimeline.class));
+    }
+    return ListPaging.merge(parts, partitions, limit, ListPaging::workload);
+  }
+
+  private static String paging(String after, int limit) {
+    return "&limit="
+        + limit
+        + (after == null || after.isEmpty()
+            ? ""
+            : "&after=" + URLEncoder.encode(after, StandardCharsets.UTF_8));
+  }
+
+  /**
+   * This instance's part of a list: the store's partitions it holds as their active owner, read one
+   * record at a time, keeping the first {@code limit} matches after the cursor.
+   */
+  private <T> ListPaging.Part<T> localPart(
+      String store,
+      Predicate<T> filter,
+      ListPaging.Position after,
+      int limit,
+      Function<T, ListPaging.Position> position) {
+    ListPaging.FirstAfter<T> first = new ListPaging.FirstAfter<>(after, limit, position);
+    Set<Integer> served = new TreeSet<>();
+    for (int p = 0; p < partitions; p++) {
+      try {
+        ReadOnlyKeyValueStore<String, T> s =
+            streams.store(
+                StoreQueryParameters.fromNameAndType(
+                        store, QueryableStoreTypes.<String, T>keyValueStore())
+                    .withPartition(p));
+        try (KeyValueIterator<String, T> it = s.all()) {
+          while (it.hasNext()) {
+            T value = it.next().value;
+            if (filter.test(value)) {
+              first.offer(value);
+            }
+          }
         }
+        served.add(p);
+      } catch (InvalidStateStorePartitionException notHere) {
+        // another instance's partition
       }
     }
-    return found;
+    return first.part(served);
+  }
+
+  /** Another instance's part of a list. */
+  private <T extends SpecificRecord> ListPaging.Part<T> remotePart(
+      String host, String path, String field, Class<T> type) throws IOException {
+    String body = fetch(host, path);
+    if (body == null) {
+      throw new InstanceUnavailable(host, new IOException("HTTP 404 for " + path));
+    }
+    JsonNode answer = JSON.readTree(body);
+    List<T> items = new ArrayList<>();
+    for (JsonNode node : answer.path(field)) {
+      items.add(AvroJson.fromJson(node, type));
+    }
+    Set<Integer> served = new TreeSet<>();
+    answer.path("partitions").forEach(n -> served.add(n.asInt()));
+    return new ListPaging.Part<>(
+        items, answer.path("count").asLong(), answer.path("remaining").asLong(), served);
   }
 
   private List<String> otherInstances() {
@@ -489,75 +597,18 @@ public final class TimelineApi {
     }
   }
 
-  /** The instance holding the key in the store, when it is another one; null when this one. */
-  private String otherOwner(String store, String key) {
+  /**
+   * The instance holding the key in the store, when it is another one; null when this one.
+   *
+   * @throws ApiUnavailable when no instance holds it now (a rebalance is under way)
+   */
+  private String otherOwner(String store, String key) throws ApiUnavailable {
     KeyQueryMetadata md = streams.queryMetadataForKey(store, key, new StringSerializer());
     if (md == null || md == KeyQueryMetadata.NOT_AVAILABLE || md.activeHost() == null) {
-      return null;
+      throw new ApiUnavailable("no instance holds " + key + " now (a rebalance is under way)");
     }
     String owner = md.activeHost().host() + ":" + md.activeHost().port();
     return owner.equals(self) ? null : owner;
-  }
-
-  /**
-   * Asks every other instance for {@code pathAndQuery} and adds the elements of the answer's {@code
-   * field} array; answers 502 and returns false when one does not answer.
-   */
-  private boolean fromOtherInstances(
-      HttpExchange exchange, String pathAndQuery, String field, List<ObjectNode> found)
-      throws IOException {
-    for (StreamsMetadata m : streams.metadataForAllStreamsClients()) {
-      String host = m.hostInfo().host() + ":" + m.hostInfo().port();
-      if (host.equals(self)) {
-        continue;
-      }
-      try {
-        HttpResponse<String> r =
-            http.send(
-                toInstance(URI.create(scheme + "://" + host + pathAndQuery)).build(),
-                HttpResponse.BodyHandlers.ofString());
-        for (var node : JSON.readTree(r.body()).path(field)) {
-          found.add((ObjectNode) node);
-        }
-      } catch (Exception e) {
-        HttpEndpoint.respondJson(
-            exchange, 502, Map.of("error", "instance " + host + " did not answer: " + e));
-        return false;
-      }
-    }
-    return true;
-  }
-
-  private void proxy(HttpExchange exchange, String url) throws IOException {
-    try {
-      HttpResponse<String> r =
-          http.send(toInstance(URI.create(url)).build(), HttpResponse.BodyHandlers.ofString());
-      HttpEndpoint.respond(exchange, r.statusCode(), "application/json", r.body());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      HttpEndpoint.respondJson(exchange, 503, Map.of("error", "interrupted"));
-    } catch (IOException e) {
-      HttpEndpoint.respondJson(
-          exchange,
-          502,
-          Map.of("error", "the instance holding this pod did not answer: " + e.getMessage()));
-    }
-  }
-
-  private static Iterable<PodTimeline> iterable(ReadOnlyKeyValueStore<String, PodTimeline> store) {
-    List<PodTimeline> all = new ArrayList<>();
-    try (KeyValueIterator<String, PodTimeline> it = store.all()) {
-      it.forEachRemaining(kv -> all.add(kv.value));
-    }
-    return all;
-  }
-
-  private static int parseLimit(String s) {
-    try {
-      return s == null ? DEFAULT_LIMIT : Math.max(1, Integer.parseInt(s));
-    } catch (NumberFormatException e) {
-      return DEFAULT_LIMIT;
-    }
   }
 
   public static Map<String, String> query(URI uri) {

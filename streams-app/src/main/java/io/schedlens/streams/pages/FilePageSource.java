@@ -4,13 +4,13 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.schemas.WorkloadKey;
+import io.schedlens.streams.api.ListPaging;
+import io.schedlens.streams.api.Listing;
 import io.schedlens.streams.api.TimelineApi;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Predicate;
@@ -72,12 +72,15 @@ public final class FilePageSource implements PageSource {
   }
 
   @Override
-  public List<PodTimeline> pods(String state, Map<String, String> filters) {
+  public Listing<PodTimeline> pods(String state, Map<String, String> filters, int limit) {
     Predicate<PodTimeline> p = TimelineApi.filter(state, filters);
     if (p == null) {
       throw new IllegalArgumentException("state must be pending, starving, preempted or all");
     }
-    return new ArrayList<>(pods.values().stream().filter(p).toList());
+    ListPaging.FirstAfter<PodTimeline> first =
+        new ListPaging.FirstAfter<>(null, limit, ListPaging::pod);
+    pods.values().stream().filter(p).forEach(first::offer);
+    return ListPaging.whole(first);
   }
 
   @Override
@@ -86,9 +89,13 @@ public final class FilePageSource implements PageSource {
   }
 
   @Override
-  public List<WorkloadTimeline> workloads(Map<String, String> filters) {
-    return new ArrayList<>(
-        workloads.values().stream().filter(w -> TimelineApi.workloadMatches(w, filters)).toList());
+  public Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit) {
+    ListPaging.FirstAfter<WorkloadTimeline> first =
+        new ListPaging.FirstAfter<>(null, limit, ListPaging::workload);
+    workloads.values().stream()
+        .filter(w -> TimelineApi.workloadMatches(w, filters))
+        .forEach(first::offer);
+    return ListPaging.whole(first);
   }
 
   @Override

@@ -4,6 +4,7 @@ import static io.schedlens.streams.pages.Html.esc;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.streams.api.Listing;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -19,9 +20,9 @@ final class IndexPage {
 
   /** What the index shows, already filtered. */
   record Data(
-      List<PodTimeline> pending,
-      List<PodTimeline> starving,
-      List<PodTimeline> preempted,
+      Listing<PodTimeline> pending,
+      Listing<PodTimeline> starving,
+      Listing<PodTimeline> preempted,
       List<WorkloadTimeline> interrupted,
       Map<String, String> filters,
       long now,
@@ -35,11 +36,9 @@ final class IndexPage {
     StringBuilder b = new StringBuilder("<h1>schedlens: who waits, who gets killed</h1>");
     b.append("<p class=\"muted\">As of ").append(Html.time(d.now())).append(".</p>");
     b.append(filterForm(d));
-    List<PodTimeline> pending = new ArrayList<>(d.pending());
-    pending.sort(
-        Comparator.comparing(
-            (PodTimeline p) -> p.getCreatedAt() == null ? Long.MAX_VALUE : p.getCreatedAt()));
-    b.append("<h2 id=\"pending-title\">Pending now (").append(pending.size()).append(")</h2>");
+    List<PodTimeline> pending = d.pending().items();
+    b.append("<h2 id=\"pending-title\">Pending now (").append(d.pending().count()).append(")</h2>");
+    b.append(shownOf(d.pending()));
     if (pending.isEmpty()) {
       b.append("<p class=\"muted\">No pod is pending.</p>");
     } else {
@@ -63,8 +62,9 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
-    b.append("<h2 id=\"starving-title\">Starving (").append(d.starving().size()).append(")</h2>");
-    if (d.starving().isEmpty()) {
+    b.append("<h2 id=\"starving-title\">Starving (").append(d.starving().count()).append(")</h2>");
+    b.append(shownOf(d.starving()));
+    if (d.starving().items().isEmpty()) {
       b.append("<p class=\"muted\">No pod is starving.</p>");
     } else {
       b.append(
@@ -72,7 +72,7 @@ final class IndexPage {
               + "<th scope=\"col\">pod</th><th scope=\"col\">workload</th><th scope=\"col\">"
               + "outcome</th><th scope=\"col\">pending</th><th scope=\"col\">preemptions of its"
               + " workload</th></tr></thead><tbody>");
-      for (PodTimeline p : d.starving()) {
+      for (PodTimeline p : d.starving().items()) {
         b.append("<tr><td>")
             .append(podLink(p))
             .append("</td><td>")
@@ -87,12 +87,7 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
-    List<PodTimeline> preempted = new ArrayList<>();
-    for (PodTimeline p : d.preempted()) {
-      if (p.getPreemptedAt() != null && p.getPreemptedAt() >= d.now() - d.preemptionWindowMs()) {
-        preempted.add(p);
-      }
-    }
+    List<PodTimeline> preempted = new ArrayList<>(d.preempted().items());
     preempted.sort(
         Comparator.comparing(PodTimeline::getPreemptedAt)
             .reversed()
@@ -100,8 +95,9 @@ final class IndexPage {
     b.append("<h2 id=\"preemptions-title\">Preemptions in the last ")
         .append(Html.duration(d.preemptionWindowMs()))
         .append(" (")
-        .append(preempted.size())
+        .append(d.preempted().count())
         .append(")</h2>");
+    b.append(shownOf(d.preempted()));
     if (preempted.isEmpty()) {
       b.append("<p class=\"muted\">No preemption.</p>");
     } else {
@@ -166,12 +162,23 @@ final class IndexPage {
     return Html.page("on call", b.toString());
   }
 
+  /** Says so when a list shows fewer rows than match (the first ones by creation). */
+  private static String shownOf(Listing<PodTimeline> l) {
+    if (l.count() <= l.items().size()) {
+      return "";
+    }
+    return "<p class=\"muted\">The first "
+        + l.items().size()
+        + " by creation are shown; narrow the filters, or page through all of them with"
+        + " /api/pods.</p>";
+  }
+
   private static String filterForm(Data d) {
     TreeSet<String> namespaces = new TreeSet<>();
     TreeSet<String> classes = new TreeSet<>();
     TreeSet<String> arms = new TreeSet<>();
-    for (List<PodTimeline> l : List.of(d.pending(), d.starving(), d.preempted())) {
-      for (PodTimeline p : l) {
+    for (Listing<PodTimeline> l : List.of(d.pending(), d.starving(), d.preempted())) {
+      for (PodTimeline p : l.items()) {
         add(namespaces, p.getNamespace());
         add(classes, p.getPriorityClass());
         add(arms, p.getArm());

@@ -3,9 +3,9 @@ package io.schedlens.streams.pages;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.WorkloadKey;
+import io.schedlens.streams.api.Listing;
 import io.schedlens.streams.api.TimelineApi;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.LongSupplier;
@@ -31,8 +31,9 @@ public final class LivePageSource implements PageSource {
   }
 
   @Override
-  public List<PodTimeline> pods(String state, Map<String, String> filters) throws IOException {
-    return api.pods(state, filters);
+  public Listing<PodTimeline> pods(String state, Map<String, String> filters, int limit)
+      throws IOException {
+    return api.pods(state, filters, null, limit);
   }
 
   @Override
@@ -42,8 +43,9 @@ public final class LivePageSource implements PageSource {
   }
 
   @Override
-  public List<WorkloadTimeline> workloads(Map<String, String> filters) throws IOException {
-    return api.workloads(filters);
+  public Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit)
+      throws IOException {
+    return api.workloads(filters, null, limit);
   }
 
   /**

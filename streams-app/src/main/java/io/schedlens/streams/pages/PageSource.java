@@ -2,8 +2,8 @@ package io.schedlens.streams.pages;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.streams.api.Listing;
 import java.io.IOException;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -16,11 +16,13 @@ public interface PageSource {
   Optional<PodTimeline> pod(String uid) throws IOException;
 
   /**
-   * The pods in {@code state} (pending, starving, preempted, all) that match every filter given
-   * ({@code namespace}, {@code name}, {@code priorityClass}, {@code arm}, {@code repeat}, {@code
-   * workloadKind}, {@code workloadName}), as {@code GET /api/pods} filters.
+   * The first {@code limit} pods (by creation) in {@code state} (pending, starving, preempted, all)
+   * that match every filter given ({@code namespace}, {@code name}, {@code priorityClass}, {@code
+   * arm}, {@code repeat}, {@code workloadKind}, {@code workloadName}, {@code preemptedSince}), as
+   * {@code GET /api/pods} filters, and how many match in all.
    */
-  List<PodTimeline> pods(String state, Map<String, String> filters) throws IOException;
+  Listing<PodTimeline> pods(String state, Map<String, String> filters, int limit)
+      throws IOException;
 
   Optional<WorkloadTimeline> workload(String namespace, String kind, String name)
       throws IOException;
@@ -28,7 +30,7 @@ public interface PageSource {
   /**
    * The workloads that match ({@code namespace}, {@code kind}, {@code arm}, {@code interrupted}).
    */
-  List<WorkloadTimeline> workloads(Map<String, String> filters) throws IOException;
+  Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit) throws IOException;
 
   /** The time a live pod is shown at, epoch ms: an event time (the latest the source holds). */
   long now();

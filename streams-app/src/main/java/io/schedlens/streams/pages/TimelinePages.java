@@ -5,11 +5,15 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.streams.api.ApiUnavailable;
+import io.schedlens.streams.api.ListPaging;
+import io.schedlens.streams.api.Listing;
 import io.schedlens.streams.api.TimelineApi;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,6 +40,9 @@ public final class TimelinePages {
 
   private static final long PREEMPTION_WINDOW_MS = Duration.ofHours(6).toMillis();
   private static final int RELATED_MAX = 50;
+
+  /** Rows of each list of the index at most (the count says how many match in all). */
+  static final int LIST_MAX = 500;
 
   private final PageSource source;
   private final byte[] token;
@@ -76,7 +83,7 @@ public final class TimelinePages {
                 "Pages: / (the index), /pods/{uid}, /pods/{namespace}/{name},"
                     + " /workloads/{namespace}/{kind}/{name}."));
       }
-    } catch (TimelineApi.InstanceUnavailable | InvalidStateStoreException e) {
+    } catch (ApiUnavailable | InvalidStateStoreException e) {
       exchange.getResponseHeaders().set("Retry-After", "5");
       html(
           exchange,
@@ -108,19 +115,24 @@ public final class TimelinePages {
       workloadFilters.put("arm", filters.get("arm"));
     }
     workloadFilters.put("interrupted", "true");
-    List<WorkloadTimeline> interrupted = source.workloads(workloadFilters);
+    List<WorkloadTimeline> interrupted =
+        new ArrayList<>(source.workloads(workloadFilters, ListPaging.MAX_LIMIT).items());
     if (filters.containsKey("priorityClass")) {
       interrupted.removeIf(w -> !filters.get("priorityClass").equals(w.getPriorityClass()));
     }
+    long window = preemptionWindow(query.get("hours"));
+    long now = source.now();
+    Map<String, String> recent = new HashMap<>(filters);
+    recent.put("preemptedSince", String.valueOf(now - window));
     return IndexPage.render(
         new IndexPage.Data(
-            source.pods("pending", filters),
-            source.pods("starving", filters),
-            source.pods("preempted", filters),
+            source.pods("pending", filters, LIST_MAX),
+            source.pods("starving", filters, LIST_MAX),
+            source.pods("preempted", recent, LIST_MAX),
             interrupted,
             filters,
-            source.now(),
-            preemptionWindow(query.get("hours"))));
+            now,
+            window));
   }
 
   /** {@code ?hours=N}: how far back the index lists preemptions (default 6 hours). */
@@ -171,7 +183,8 @@ public final class TimelinePages {
   private void podNamed(HttpExchange exchange, String namespace, String name) throws IOException {
     String ns = decode(namespace);
     String n = decode(name);
-    List<PodTimeline> found = source.pods("all", Map.of("namespace", ns, "name", n));
+    List<PodTimeline> found =
+        source.pods("all", Map.of("namespace", ns, "name", n), RELATED_MAX).items();
     if (found.size() == 1) {
       html(exchange, 200, podPage(found.get(0)));
       return;
@@ -186,11 +199,6 @@ public final class TimelinePages {
                   + " api.final.retention)."));
       return;
     }
-    found.sort(
-        (a, b) ->
-            Long.compare(
-                a.getCreatedAt() == null ? Long.MAX_VALUE : a.getCreatedAt(),
-                b.getCreatedAt() == null ? Long.MAX_VALUE : b.getCreatedAt()));
     StringBuilder b =
         new StringBuilder("<h1>")
             .append(Html.esc(ns + "/" + n))
@@ -231,8 +239,11 @@ public final class TimelinePages {
                   + " does; none of its pods seen yet?"));
       return;
     }
-    List<PodTimeline> pods =
-        source.pods("all", Map.of("namespace", ns, "workloadKind", k, "workloadName", n));
+    Listing<PodTimeline> pods =
+        source.pods(
+            "all",
+            Map.of("namespace", ns, "workloadKind", k, "workloadName", n),
+            ListPaging.MAX_LIMIT);
     html(exchange, 200, WorkloadPage.render(w.get(), pods, source.now()));
   }
 

@@ -8,6 +8,7 @@ import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.streams.api.Listing;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -23,8 +24,8 @@ final class WorkloadPage {
 
   private WorkloadPage() {}
 
-  static String render(WorkloadTimeline w, List<PodTimeline> pods, long now) {
-    List<PodTimeline> rows = new ArrayList<>(pods);
+  static String render(WorkloadTimeline w, Listing<PodTimeline> pods, long now) {
+    List<PodTimeline> rows = new ArrayList<>(pods.items());
     rows.sort(
         Comparator.comparing(
                 (PodTimeline p) -> p.getCreatedAt() == null ? Long.MAX_VALUE : p.getCreatedAt())
@@ -56,7 +57,12 @@ final class WorkloadPage {
         .append(w.getReady())
         .append(" · ")
         .append(w.getPods())
-        .append(" pods · ")
+        .append(" pods")
+        .append(
+            pods.count() > rows.size()
+                ? " (the first " + rows.size() + " of the " + pods.count() + " held are drawn)"
+                : "")
+        .append(" · ")
         .append(w.getPreemptions())
         .append(" preemptions · ")
         .append(w.getEvictions())
