@@ -167,7 +167,7 @@ public final class StreamsAppConfig extends AppConfig {
               "1h",
               DurationSetting.atLeast(Duration.ofSeconds(1)),
               Importance.LOW,
-              "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod).")
+              "Inputs for a pod UID that is never observed are given up after this (dead-lettered as unknown-pod). Also how long the state of a deleted workload (or of one never observed) is kept after its last pod ended, for late facts; then it is freed.")
           .define(
               API_RETENTION,
               Type.STRING,

@@ -37,6 +37,7 @@ public final class StreamsMetrics {
   public final Counter idleGpuSeconds;
   public final Counter wastedGpuSeconds;
   public final Counter podsFinished;
+  public final Counter workloadsFreed;
   public final Counter requests;
   public final Counter requestErrors;
   public final Counter sloBreaches;
@@ -109,6 +110,12 @@ public final class StreamsMetrics {
             .name("schedlens_pods_finished_total")
             .help("Pods whose final timeline was emitted, by outcome.")
             .labelNames("namespace", "priority_class", "workload_kind", "arm", "repeat", "outcome")
+            .register(registry);
+    workloadsFreed =
+        Counter.builder()
+            .name("schedlens_workloads_freed_total")
+            .help(
+                "Workloads whose state was freed: deleted (or never observed) with every pod ended, an orphan timeout of event time before.")
             .register(registry);
     requests = podCounter("schedlens_requests_total", "Inference requests served by pods.");
     requestErrors =

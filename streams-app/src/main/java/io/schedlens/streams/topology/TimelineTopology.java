@@ -166,7 +166,7 @@ public final class TimelineTopology {
         topics.workloadTimelines.valueSerde().deserializer(),
         topics.workloadTimelines.name(),
         "publish-workloads",
-        PublishedWorkloads::new);
+        () -> new PublishedWorkloads(settings.apiRetention()));
     return t;
   }
 

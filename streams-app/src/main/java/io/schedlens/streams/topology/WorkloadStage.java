@@ -27,7 +27,9 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
@@ -65,6 +67,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   private static final long REBROADCAST_MS = 2_000;
 
   private final Duration emitInterval;
+  private final long forgetAfterMs;
   private final int hot;
   private final StreamsMetrics metrics;
   private final Watermarks heard;
@@ -74,12 +77,20 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   private HotStore<WorkloadState> workloads;
   private KeyValueStore<String, WorkloadMember> pods;
   private KeyValueStore<String, SecondCount> seconds;
+
+  /**
+   * Workloads due to be freed, by their {@code forgetAt}; rebuilt from the store at start. A stale
+   * entry (the workload came back to life) is checked against the state before anything is freed.
+   */
+  private final TreeMap<Long, Set<String>> due = new TreeMap<>();
+
   private long sentAnswered = Long.MIN_VALUE;
   private long sentAtWall;
 
   WorkloadStage(String workloadsTopic, TopologySettings settings, StreamsMetrics metrics) {
     this.workloadsTopic = workloadsTopic;
     this.emitInterval = settings.emitInterval();
+    this.forgetAfterMs = settings.orphanTimeout().toMillis();
     this.hot = settings.hotObjects();
     this.metrics = metrics;
     this.heard = new Watermarks(settings.partitions());
@@ -94,10 +105,23 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     context.schedule(
         TopologySettings.WATERMARK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::broadcast);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
+    try (KeyValueIterator<String, WorkloadState> it = workloads.store().all()) {
+      while (it.hasNext()) {
+        KeyValue<String, WorkloadState> kv = it.next();
+        if (kv.value != null && kv.value.getForgetAt() != null) {
+          due.computeIfAbsent(kv.value.getForgetAt(), t -> new TreeSet<>()).add(kv.key);
+        }
+      }
+    }
   }
 
   @Override
   public void process(Record<String, Object> record) {
+    handle(record);
+    forgetDue(context.currentStreamTimeMs());
+  }
+
+  private void handle(Record<String, Object> record) {
     Object value = record.value();
     RecordMetadata meta = context.recordMetadata().orElse(null);
     boolean objects = meta != null && meta.topic().equals(workloadsTopic);
@@ -147,6 +171,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
           }
           tellRollouts(key, w);
           dirty.add(key);
+          scheduleForget(key, w, timestamp, e.getPod().getFinal$());
         }
       }
       case "preempted" -> {
@@ -276,6 +301,14 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         o.getDesiredChangedAt() != null && o.getChangeType() != ChangeType.DELETED
             ? o.getDesiredChangedAt()
             : o.getObservedAt();
+    if (o.getChangeType() == ChangeType.DELETED) {
+      if (w.getDeletedAt() == null || at > w.getDeletedAt()) {
+        w.setDeletedAt(at);
+      }
+    } else if (w.getDeletedAt() != null && at > w.getDeletedAt()) {
+      w.setDeletedAt(null); // created again under the same key (a Deployment's name reused)
+    }
+    scheduleForget(key, w, at, true);
     List<DesiredStep> steps = new ArrayList<>(w.getDesiredSteps());
     steps.sort(Comparator.comparingLong(DesiredStep::getAt));
     // The step in force at the observation's time; an older observation arriving late changes
@@ -287,6 +320,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
       }
     }
     if (before != null && before.getDesired() == desired) {
+      workloads.put(key, w);
       return;
     }
     steps.add(new DesiredStep(at, desired));
@@ -298,6 +332,70 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));
     workloads.put(key, w);
     dirty.add(key);
+  }
+
+  /**
+   * Decides when the workload's state is freed. A workload lives while its object exists or a pod
+   * of it runs: once the object was deleted (or, for one never observed, such as a bare pod's or a
+   * custom controller's, once it has pods) and every pod of it ended, its state is freed the orphan
+   * timeout after the later of the two, in event time; a fact later than that would start it again.
+   * A pod that joins, or the object created again, keeps it.
+   *
+   * @param mayBeOver false for the fact of a pod that is not final (the workload lives on)
+   */
+  private void scheduleForget(String key, WorkloadState w, long eventTime, boolean mayBeOver) {
+    boolean gone = w.getDeletedAt() != null || w.getDesiredSteps().isEmpty();
+    Long at = null;
+    // A fact of a live pod keeps it without a look at the others (a scan per fact would cost).
+    if (gone && mayBeOver) {
+      List<WorkloadMember> members = members(key);
+      if ((w.getDeletedAt() != null || !members.isEmpty())
+          && members.stream().allMatch(WorkloadMember::getFinal$)) {
+        long last = w.getDeletedAt() == null ? Long.MIN_VALUE : w.getDeletedAt();
+        for (WorkloadMember m : members) {
+          last = Math.max(last, latestTime(m));
+        }
+        at = Math.max(last, eventTime) + forgetAfterMs;
+      }
+    }
+    if (!Objects.equals(at, w.getForgetAt())) {
+      w.setForgetAt(at);
+      if (at != null) {
+        due.computeIfAbsent(at, t -> new TreeSet<>()).add(key);
+      }
+    }
+  }
+
+  /**
+   * Frees the state of the workloads due by {@code streamTime} (emitting a pending change first).
+   */
+  private void forgetDue(long streamTime) {
+    while (!due.isEmpty() && due.firstKey() <= streamTime) {
+      Map.Entry<Long, Set<String>> first = due.pollFirstEntry();
+      for (String key : first.getValue()) {
+        WorkloadState w = workloads.get(key);
+        if (w == null || !first.getKey().equals(w.getForgetAt())) {
+          continue; // came back to life, or already freed
+        }
+        if (dirty.remove(key)) {
+          emit(key, w);
+        }
+        List<String> entries = new ArrayList<>();
+        try (KeyValueIterator<String, WorkloadMember> it =
+            pods.prefixScan(key + SEP, new StringSerializer())) {
+          it.forEachRemaining(kv -> entries.add(kv.key));
+        }
+        entries.forEach(k -> HotStore.remove(pods, k));
+        entries.clear();
+        try (KeyValueIterator<String, SecondCount> it =
+            seconds.prefixScan(key + SEP, new StringSerializer())) {
+          it.forEachRemaining(kv -> entries.add(kv.key));
+        }
+        entries.forEach(k -> HotStore.remove(seconds, k));
+        workloads.delete(key);
+        metrics.workloadsFreed.inc();
+      }
+    }
   }
 
   private void flushDirty() {

@@ -30,6 +30,8 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -580,6 +582,115 @@ class TimelineTopologyTest {
               assertThat(d.getEnd()).isNull();
               assertThat(d.getCause()).isEqualTo("eviction-api");
             });
+  }
+
+  /** A Deployment's object, as the collector sends it. */
+  static WorkloadObservation deployment(String name, ChangeType change, double at, int desired) {
+    return WorkloadObservation.newBuilder()
+        .setNamespace("ai-lab")
+        .setKind("Deployment")
+        .setName(name)
+        .setUid("u-deploy-" + name)
+        .setChangeType(change)
+        .setObservedAt(sec(at))
+        .setDesired(desired)
+        .build();
+  }
+
+  /** A pod of a Deployment that runs from {@code t} and is gone at {@code end} (null: lives on). */
+  static List<Object> replica(String deployment, String suffix, double t, Double end) {
+    Inputs.Pod p =
+        new Inputs.Pod(
+                "u-" + deployment + "-" + suffix,
+                "ai-lab",
+                deployment + "-5d8f7-" + suffix,
+                "ReplicaSet",
+                deployment + "-5d8f7",
+                "interactive",
+                100000,
+                1)
+            .label("pod-template-hash", "5d8f7")
+            .created(t)
+            .condition("PodScheduled", "True", t + 1, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("model", t + 2, 0, true)
+            .condition("Ready", "True", t + 10, null, null);
+    List<Object> in = new ArrayList<>(List.of(p.seen(ChangeType.ADDED, t + 10.5)));
+    if (end != null) {
+      p.deleting(end - 5, 30);
+      in.add(p.seen(ChangeType.MODIFIED, end - 4.9));
+      p.terminated("model", t + 2, end, 0, "Completed");
+      in.add(p.seen(ChangeType.DELETED, end + 0.5));
+    }
+    return in;
+  }
+
+  /**
+   * A deleted Deployment whose pods ended is freed an orphan timeout later (its last timeline stays
+   * published); one that still exists keeps its state, and one deleted while a pod still runs keeps
+   * it until that pod ends. A Deployment created again under the freed name starts anew.
+   */
+  @Test
+  void shouldFreeADeletedWorkloadsStateAnOrphanTimeoutAfterItsLastPodEnded() {
+    start();
+    List<Object> in = new ArrayList<>();
+    in.add(deployment("gone", ChangeType.ADDED, 0, 2));
+    in.add(deployment("kept", ChangeType.ADDED, 0, 1));
+    in.add(deployment("late", ChangeType.ADDED, 0, 1));
+    in.addAll(replica("gone", "aaaaa", 0, 300.0));
+    in.addAll(replica("gone", "bbbbb", 0, 320.0));
+    in.addAll(replica("kept", "ccccc", 0, 300.0));
+    in.addAll(replica("late", "ddddd", 0, 2000.0));
+    in.add(deployment("gone", ChangeType.DELETED, 330, 0));
+    in.add(deployment("late", ChangeType.DELETED, 330, 0));
+    in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    pipeAll(in);
+    finish(400);
+    KeyValueStore<String, Object> states =
+        driver.driver.getKeyValueStore(TimelineTopology.WORKLOADS_STORE);
+    KeyValueStore<String, Object> members =
+        driver.driver.getKeyValueStore(TimelineTopology.WORKLOAD_PODS_STORE);
+    assertThat(states.get("ai-lab/Deployment/gone")).as("within the timeout").isNotNull();
+
+    finish(330 + 3600 + 60);
+    assertThat(states.get("ai-lab/Deployment/gone")).isNull();
+    assertThat(keysStartingWith(members, "ai-lab/Deployment/gone")).isEmpty();
+    assertThat(states.get("ai-lab/Deployment/kept")).as("its object still exists").isNotNull();
+    assertThat(states.get("ai-lab/Deployment/late")).as("its pod ended at 2000 s").isNotNull();
+    assertThat(driver.metrics.workloadsFreed.get()).isEqualTo(1.0);
+    WorkloadTimeline gone = driver.latestWorkloads().get("ai-lab/Deployment/gone");
+    assertThat(gone.getPods()).isEqualTo(2);
+    assertThat(gone.getDesired()).isZero();
+
+    finish(2000 + 3600 + 60);
+    assertThat(states.get("ai-lab/Deployment/late")).isNull();
+    assertThat(driver.metrics.workloadsFreed.get()).isEqualTo(2.0);
+
+    // The name used again: a new workload, not the old one's counts.
+    List<Object> again = new ArrayList<>();
+    again.add(deployment("gone", ChangeType.ADDED, 8000, 1));
+    again.addAll(replica("gone", "eeeee", 8000, null));
+    again.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
+    pipeAll(again);
+    finish(8100);
+    WorkloadTimeline anew = driver.latestWorkloads().get("ai-lab/Deployment/gone");
+    assertThat(anew.getPods()).isEqualTo(1);
+    assertThat(anew.getDesired()).isEqualTo(1);
+    assertThat(anew.getReady()).isEqualTo(1);
+  }
+
+  private static List<String> keysStartingWith(KeyValueStore<String, Object> store, String p) {
+    List<String> keys = new ArrayList<>();
+    try (KeyValueIterator<String, Object> it = store.all()) {
+      it.forEachRemaining(
+          kv -> {
+            if (kv.key.startsWith(p)) {
+              keys.add(kv.key);
+            }
+          });
+    }
+    return keys;
   }
 
   /**
