@@ -362,6 +362,11 @@ public final class Collector implements AutoCloseable {
     return sink.buffered();
   }
 
+  /** Bytes waiting for Kafka (keys, values and the per-record overhead the bound counts). */
+  public long bufferedBytes() {
+    return sink.bufferedBytes();
+  }
+
   @Override
   public void close() {
     closed = true;

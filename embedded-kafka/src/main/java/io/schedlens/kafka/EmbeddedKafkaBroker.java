@@ -138,6 +138,16 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
   /** Creates topics with their settings; topics that already exist are left as they are. */
   public void createTopics(Collection<NewTopic> topics) {
     try (Admin admin = admin()) {
+      createTopics(admin, topics);
+    }
+  }
+
+  /**
+   * Creates topics through {@code admin} and returns once clients list them (also for {@link
+   * EmbeddedKafkaCluster}).
+   */
+  static void createTopics(Admin admin, Collection<NewTopic> topics) {
+    try {
       for (NewTopic topic : topics) {
         try {
           admin.createTopics(java.util.List.of(topic)).all().get(30, TimeUnit.SECONDS);
@@ -251,6 +261,11 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + config, e);
     }
+    format(config, clusterId);
+  }
+
+  /** Formats the storage of the node configured in {@code config} (kafka-storage format). */
+  static void format(Path config, String clusterId) {
     var captured = new java.io.ByteArrayOutputStream();
     int rc;
     try (PrintStream ps = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
@@ -300,7 +315,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static int freePort() {
+  static int freePort() {
     try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
       socket.setReuseAddress(true);
       return socket.getLocalPort();
@@ -309,7 +324,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     }
   }
 
-  private static void deleteRecursively(Path dir) {
+  static void deleteRecursively(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }
