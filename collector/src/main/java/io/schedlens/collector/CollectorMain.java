@@ -12,6 +12,11 @@ public final class CollectorMain {
 
   private CollectorMain() {}
 
+  /** The collector as a process of its own (the launcher calls {@link #run}). */
+  public static void main(String[] args) throws InterruptedException {
+    System.exit(run(List.of(args), System.getenv()));
+  }
+
   /** Runs with the given arguments and environment; returns the exit code. */
   public static int run(List<String> args, Map<String, String> env) throws InterruptedException {
     CommandLineSettings settings = CommandLineSettings.load(CollectorConfig.DEF, args, env);
