@@ -19,6 +19,11 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class PublishedTimelines implements Processor<String, PodTimeline, Void, Void> {
 
   private final long retentionMs;
+
+  /** Stream time and wall time of the last look for what is old. */
+  private long lookedAtStream = Long.MIN_VALUE;
+
+  private long lookedAtWall;
   private KeyValueStore<String, PodTimeline> published;
   private ProcessorContext<Void, Void> context;
 
@@ -44,9 +49,20 @@ final class PublishedTimelines implements Processor<String, PodTimeline, Void, V
     } else {
       published.put(record.key(), record.value());
     }
+    // Also when stream time has moved a quarter of the retention since the last look (a replay
+    // or a backlog runs through hours of event time in wall-clock seconds), at most once a second.
+    long streamTime = context.currentStreamTimeMs();
+    long wall = context.currentSystemTimeMs();
+    if (lookedAtStream == Long.MIN_VALUE) {
+      lookedAtStream = streamTime; // the first record: nothing is old yet
+    } else if (streamTime - lookedAtStream >= retentionMs / 4 && wall - lookedAtWall >= 1_000) {
+      forgetOldFinals(streamTime);
+    }
   }
 
   private void forgetOldFinals(long streamTime) {
+    lookedAtStream = streamTime;
+    lookedAtWall = context.currentSystemTimeMs();
     List<String> old = new ArrayList<>();
     try (KeyValueIterator<String, PodTimeline> it = published.all()) {
       while (it.hasNext()) {

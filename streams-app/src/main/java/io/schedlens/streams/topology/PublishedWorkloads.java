@@ -20,7 +20,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class PublishedWorkloads implements Processor<String, WorkloadTimeline, Void, Void> {
 
   private final long retentionMs;
+
+  /** Stream time and wall time of the last look for what is old. */
+  private long lookedAtStream = Long.MIN_VALUE;
+
+  private long lookedAtWall;
   private KeyValueStore<String, WorkloadTimeline> published;
+  private ProcessorContext<Void, Void> context;
 
   PublishedWorkloads(Duration retention) {
     this.retentionMs = retention.toMillis();
@@ -28,6 +34,7 @@ final class PublishedWorkloads implements Processor<String, WorkloadTimeline, Vo
 
   @Override
   public void init(ProcessorContext<Void, Void> context) {
+    this.context = context;
     this.published = context.getStateStore(TimelineTopology.PUBLISHED_WORKLOADS_STORE);
     // Wall clock decides when to look, stream time what is old (as for the pods' timelines).
     context.schedule(
@@ -43,9 +50,20 @@ final class PublishedWorkloads implements Processor<String, WorkloadTimeline, Vo
     } else {
       published.put(record.key(), record.value());
     }
+    // Also when stream time has moved a quarter of the retention since the last look (a replay
+    // or a backlog runs through hours of event time in wall-clock seconds), at most once a second.
+    long streamTime = context.currentStreamTimeMs();
+    long wall = context.currentSystemTimeMs();
+    if (lookedAtStream == Long.MIN_VALUE) {
+      lookedAtStream = streamTime; // the first record: nothing is old yet
+    } else if (streamTime - lookedAtStream >= retentionMs / 4 && wall - lookedAtWall >= 1_000) {
+      forgetIdle(streamTime);
+    }
   }
 
   private void forgetIdle(long streamTime) {
+    lookedAtStream = streamTime;
+    lookedAtWall = context.currentSystemTimeMs();
     List<String> idle = new ArrayList<>();
     try (KeyValueIterator<String, WorkloadTimeline> it = published.all()) {
       while (it.hasNext()) {
