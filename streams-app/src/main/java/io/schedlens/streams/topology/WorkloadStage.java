@@ -308,7 +308,6 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     } else if (w.getDeletedAt() != null && at > w.getDeletedAt()) {
       w.setDeletedAt(null); // created again under the same key (a Deployment's name reused)
     }
-    scheduleForget(key, w, at, true);
     List<DesiredStep> steps = new ArrayList<>(w.getDesiredSteps());
     steps.sort(Comparator.comparingLong(DesiredStep::getAt));
     // The step in force at the observation's time; an older observation arriving late changes
@@ -320,6 +319,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
       }
     }
     if (before != null && before.getDesired() == desired) {
+      scheduleForget(key, w, at, true);
       workloads.put(key, w);
       return;
     }
@@ -330,6 +330,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     }
     w.setDesiredSteps(steps);
     w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));
+    scheduleForget(key, w, at, true);
     workloads.put(key, w);
     dirty.add(key);
   }
