@@ -334,6 +334,10 @@ public final class Collector implements AutoCloseable {
     if (events != null && !events.hasSynced()) {
       waiting.add("event informers not synced");
     }
+    if (workloads != null && !workloads.hasSynced()) {
+      // until then a workload changed now would be seen only as its state after the list
+      waiting.add("workload informers not synced");
+    }
     if (!sink.kafkaReachable()) {
       waiting.add("Kafka unreachable");
     }
