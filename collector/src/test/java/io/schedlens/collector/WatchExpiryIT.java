@@ -136,6 +136,7 @@ class WatchExpiryIT {
                     "--kubernetes-master", server.url("/"),
                     "--namespaces", "expiry",
                     "--events-apis", "",
+                    "--workloads-watch", "false",
                     "--topic-prefix", "expiry.",
                     "--http-port", "0",
                     "--dcgm-discovery", "false",
