@@ -34,7 +34,9 @@ public final class SchemaHistory {
 
   /**
    * The streams app's internal records: they live in internal topics, changelogs and state stores,
-   * so an upgrade must read what the previous version wrote, just as for the wire types.
+   * so an upgrade must read what the previous version wrote, just as for the wire types. A record
+   * nested in another is here too when a store holds it on its own (a workload's members, its
+   * per-second counts): the store's serde knows only the versions recorded under its own name.
    */
   public static final List<String> INTERNAL_TYPES =
       List.of(
@@ -43,7 +45,9 @@ public final class SchemaHistory {
           "InputSecond",
           "NodeState",
           "TimelineState",
-          "WorkloadState");
+          "WorkloadState",
+          "WorkloadMember",
+          "SecondCount");
 
   /** The Java class name of a recorded type. */
   public static String className(String name) {

@@ -78,6 +78,9 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   private KeyValueStore<String, WorkloadMember> pods;
   private KeyValueStore<String, SecondCount> seconds;
 
+  /** Workloads without a forgetAt when the task started, looked at before its first record. */
+  private final List<String> undecided = new ArrayList<>();
+
   /**
    * Workloads due to be freed, by their {@code forgetAt}; rebuilt from the store at start. A stale
    * entry (the workload came back to life) is checked against the state before anything is freed.
@@ -110,13 +113,39 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         KeyValue<String, WorkloadState> kv = it.next();
         if (kv.value != null && kv.value.getForgetAt() != null) {
           due.computeIfAbsent(kv.value.getForgetAt(), t -> new TreeSet<>()).add(kv.key);
+        } else if (kv.value != null) {
+          undecided.add(kv.key);
         }
       }
     }
   }
 
+  /**
+   * State written before WorkloadState v4 has no forgetAt: a workload whose pods had all ended then
+   * would never be looked at again. Decided before the first record after a start from what the
+   * state holds (its deletion, its pods' ends), as it would have been (a store is written only
+   * while a record is processed, not in {@code init}). For state of v4 on this changes nothing: a
+   * workload that is over has its forgetAt, so a restart decides nothing differently
+   * (StateUpgradeTest).
+   */
+  private void decideUndecided() {
+    for (String key : undecided) {
+      WorkloadState w = workloads.get(key);
+      if (w != null && w.getForgetAt() == null) {
+        scheduleForget(key, w, Long.MIN_VALUE, true);
+        if (w.getForgetAt() != null) {
+          workloads.put(key, w);
+        }
+      }
+    }
+    undecided.clear();
+  }
+
   @Override
   public void process(Record<String, Object> record) {
+    if (!undecided.isEmpty()) {
+      decideUndecided();
+    }
     handle(record);
     forgetDue(context.currentStreamTimeMs());
   }
