@@ -240,14 +240,17 @@ def oncall():
                              f"(increase(schedlens_wasted_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
                              "{{priority_class}} {{cause}}")], unit="h", stack=True))
     b.add(timeseries("Allocated and allocated-but-idle GPU-hours by class",
-                     "Of pods that finished: GPU time allocated, and the part DCGM saw idle. "
-                     "Allocation is not utilisation.",
+                     "Of pods that finished: GPU time allocated, the part DCGM saw idle, and the part "
+                     "no DCGM sample covers (missing data, not idle). Allocation is not utilisation.",
                      [target("sum by (priority_class) "
                              f"(increase(schedlens_allocated_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
                              "allocated {{priority_class}}"),
                       target("sum by (priority_class) "
                              f"(increase(schedlens_idle_allocated_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
-                             "idle {{priority_class}}", ref="B")], unit="h"), w=24)
+                             "idle {{priority_class}}", ref="B"),
+                      target("sum by (priority_class) "
+                             f"(increase(schedlens_unsampled_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
+                             "unsampled {{priority_class}}", ref="C")], unit="h"), w=24)
     b.row("What users feel")
     b.add(timeseries("Request SLO-breach ratio by class",
                      "Share of requests slower than the SLO of their service or class.",

@@ -39,6 +39,7 @@ CREATE TABLE IF NOT EXISTS pod_timelines (
   allocated_gpu_seconds       double precision,
   busy_gpu_seconds            double precision,
   idle_allocated_gpu_seconds  double precision,
+  unsampled_gpu_seconds       double precision,
   wasted_gpu_seconds          double precision,
   wasted_busy_gpu_seconds     double precision,
   requests                    bigint,
@@ -80,6 +81,9 @@ CREATE TABLE IF NOT EXISTS preemptions (
   arm                         text,
   repeat                      text
 );
+
+-- Added with PodTimeline v6: allocated GPU time no sample covers (missing data, not idle).
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS unsampled_gpu_seconds double precision;
 
 -- Added with the preemptions from the victim's workload and the wasted busy part.
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_kind text;

@@ -208,6 +208,7 @@ public final class ExportLoad {
       t.setAllocatedGpuSeconds(allocated);
       t.setBusyGpuSeconds(busy);
       t.setIdleAllocatedGpuSeconds(allocated - busy);
+      t.setUnsampledGpuSeconds(0.0);
       if (serving) {
         long requests = 1_000 + rnd.nextInt(100_000);
         t.setFirstOkRequestAt(ready + 200 + rnd.nextInt(2_000));

@@ -102,6 +102,7 @@ public final class WarehouseTables {
           Column.of("allocatedGpuSeconds", "/allocatedGpuSeconds", DOUBLE),
           Column.of("busyGpuSeconds", "/busyGpuSeconds", DOUBLE),
           Column.of("idleAllocatedGpuSeconds", "/idleAllocatedGpuSeconds", DOUBLE),
+          Column.of("unsampledGpuSeconds", "/unsampledGpuSeconds", DOUBLE),
           Column.of("wastedGpuSeconds", "/wastedGpuSeconds", DOUBLE),
           Column.of("wastedBusyGpuSeconds", "/wastedBusyGpuSeconds", DOUBLE),
           Column.of("requests", "/requests", BIGINT),

@@ -86,7 +86,11 @@ class DemoIT {
     assertThat(replay.timelines().keySet()).isEqualTo(result.finals().keySet());
     java.util.Set<String> sampled =
         java.util.Set.of(
-            "busyGpuSeconds", "idleAllocatedGpuSeconds", "wastedBusyGpuSeconds", "updatedAt");
+            "busyGpuSeconds",
+            "idleAllocatedGpuSeconds",
+            "unsampledGpuSeconds",
+            "wastedBusyGpuSeconds",
+            "updatedAt");
     List<String> differences = new java.util.ArrayList<>();
     for (String uid : result.finals().keySet()) {
       PodTimeline live = result.finals().get(uid);

@@ -81,6 +81,9 @@ public final class PodMetrics {
       metrics.allocatedGpuSeconds.labelValues(labels.values()).inc(t.getAllocatedGpuSeconds());
       metrics.busyGpuSeconds.labelValues(labels.values()).inc(t.getBusyGpuSeconds());
       metrics.idleGpuSeconds.labelValues(labels.values()).inc(t.getIdleAllocatedGpuSeconds());
+      if (t.getUnsampledGpuSeconds() != null) {
+        metrics.unsampledGpuSeconds.labelValues(labels.values()).inc(t.getUnsampledGpuSeconds());
+      }
     }
     if (t.getWastedGpuSeconds() != null && t.getDisruption() != null) {
       metrics

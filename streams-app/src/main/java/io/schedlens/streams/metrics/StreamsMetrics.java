@@ -35,6 +35,7 @@ public final class StreamsMetrics {
   public final Counter allocatedGpuSeconds;
   public final Counter busyGpuSeconds;
   public final Counter idleGpuSeconds;
+  public final Counter unsampledGpuSeconds;
   public final Counter wastedGpuSeconds;
   public final Counter podsFinished;
   public final Counter workloadsFreed;
@@ -97,7 +98,11 @@ public final class StreamsMetrics {
     idleGpuSeconds =
         podCounter(
             "schedlens_idle_allocated_gpu_seconds_total",
-            "GPU-seconds allocated but idle, of pods that finished.");
+            "GPU-seconds allocated that DCGM samples saw idle, of pods that finished.");
+    unsampledGpuSeconds =
+        podCounter(
+            "schedlens_unsampled_gpu_seconds_total",
+            "GPU-seconds allocated that no DCGM sample covers (missing data, neither busy nor idle), of pods that finished.");
     wastedGpuSeconds =
         Counter.builder()
             .name("schedlens_wasted_gpu_seconds_total")

@@ -1,6 +1,8 @@
 package io.schedlens.streams.timeline;
 
 import io.schedlens.avro.GpuSample;
+import io.schedlens.avro.PodPoint;
+import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.internal.BusyMinute;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.schemas.GpuSeriesId;
@@ -95,6 +97,23 @@ final class GpuBusy {
   /** Busy GPU-seconds of every sample so far. */
   static double total(TimelineState state) {
     return state.getBusyMicros() / 1e6;
+  }
+
+  /**
+   * GPU-seconds the pod's samples stand for (the sum of their spans over its GPUs), from its
+   * series, whose points keep every sample's span as a sum; null for a state from before the series
+   * (it cannot tell sampled time from a gap).
+   */
+  static Double sampled(TimelineState state) {
+    PodSeries series = state.getSeries();
+    if (series == null) {
+      return state.getBusyMicros() == 0 ? 0.0 : null;
+    }
+    long micros = 0;
+    for (PodPoint p : series.getPoints()) {
+      micros += p.getSampledMicros();
+    }
+    return micros / 1e6;
   }
 
   /**

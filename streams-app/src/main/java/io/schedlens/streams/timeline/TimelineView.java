@@ -206,13 +206,24 @@ public final class TimelineView {
     Double allocated = null;
     Double busy = null;
     Double idle = null;
+    Double unsampled = null;
     Double wasted = null;
     Double wastedBusy = null;
     if (running != null && s.getGpus() > 0) {
       long end = terminated != null ? terminated : Math.max(now, running);
       allocated = s.getGpus() * Math.max(0, end - running) / 1000.0;
       busy = GpuBusy.total(s);
-      idle = Math.max(0.0, allocated - busy);
+      // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
+      // contract's allocated - busy counts it as idle; see the README, "GPU time".) A first
+      // sample's span may reach back before runningAt, hence the bound by allocated.
+      Double sampled = GpuBusy.sampled(s);
+      if (sampled == null) {
+        idle = Math.max(0.0, allocated - busy);
+      } else {
+        double covered = Math.min(allocated, sampled);
+        idle = Math.max(0.0, covered - busy);
+        unsampled = allocated - covered;
+      }
       if (disruption != null && terminated != null && canComplete(workload)) {
         long from =
             Math.max(
@@ -272,6 +283,7 @@ public final class TimelineView {
         .setAllocatedGpuSeconds(allocated)
         .setBusyGpuSeconds(busy)
         .setIdleAllocatedGpuSeconds(idle)
+        .setUnsampledGpuSeconds(unsampled)
         .setWastedGpuSeconds(wasted)
         .setWastedBusyGpuSeconds(wastedBusy)
         .setRequests(s.getRequests())

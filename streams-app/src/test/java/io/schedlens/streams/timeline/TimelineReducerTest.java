@@ -186,7 +186,32 @@ public class TimelineReducerTest {
     assertThat(t.getAllocatedGpuSeconds()).isCloseTo(120.0, within(1e-9));
     assertThat(t.getBusyGpuSeconds()).isCloseTo(48.0, within(1e-9));
     assertThat(t.getIdleAllocatedGpuSeconds()).isCloseTo(72.0, within(1e-9));
+    assertThat(t.getUnsampledGpuSeconds()).as("every second sampled").isCloseTo(0, within(1e-9));
     assertThat(t.getWastedGpuSeconds()).as("a running pod wastes nothing").isNull();
+  }
+
+  /**
+   * The exporter (or the collector) away for five minutes: the gap is missing data, counted neither
+   * busy nor idle. Samples every 15 s at 40 % from 23 s to 128 s, none until the one at 450 s,
+   * which says 322 s passed since the previous (longer than gpu.max.gap: it stands for 60 s), then
+   * every 15 s again until 510 s. Allocated from 8 s to 510 s: 502 GPU-s.
+   */
+  @Test
+  void shouldCountAGapInTheSamplesAsMissingDataNotIdle() {
+    List<Object> in = new ArrayList<>(interactiveLife());
+    in.add(Inputs.gpu("GPU-1", "ai-lab", "chat-5d8f7-abcde", at(450), 40, 322_000L));
+    for (int i = 1; i <= 4; i++) {
+      in.add(Inputs.gpu("GPU-1", "ai-lab", "chat-5d8f7-abcde", at(450 + 15 * i), 40, 15_000L));
+    }
+    PodTimeline t = view.view(run(in), at(510), false);
+
+    // sampled: 8 x 15 (the first stands for one scrape interval) + 60 + 4 x 15 = 240 GPU-s
+    assertThat(t.getAllocatedGpuSeconds()).isCloseTo(502.0, within(1e-9));
+    assertThat(t.getBusyGpuSeconds()).isCloseTo(0.4 * 240, within(1e-9));
+    assertThat(t.getIdleAllocatedGpuSeconds()).isCloseTo(0.6 * 240, within(1e-9));
+    assertThat(t.getUnsampledGpuSeconds()).isCloseTo(502.0 - 240, within(1e-9));
+    assertThat(t.getBusyGpuSeconds() + t.getIdleAllocatedGpuSeconds() + t.getUnsampledGpuSeconds())
+        .isCloseTo(t.getAllocatedGpuSeconds(), within(1e-9));
   }
 
   /** A batch Job pod that checkpoints and is preempted for an interactive pod. */

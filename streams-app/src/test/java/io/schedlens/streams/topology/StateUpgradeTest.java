@@ -56,9 +56,9 @@ import org.rocksdb.RocksDBException;
  * <p>Which releases: the topology is pinned ({@code topology-description.txt}) and unchanged since
  * 1ff5817 (progress marks); an upgrade from before it is a reset and a rebuild (README). Since then
  * every stored type has had the versions of {@link #SINCE_TOPOLOGY} and later ones; age {@code k}
- * writes each type {@code k} versions back (not before that first one), so ages 1 and 2 together
- * cover every version any release of this topology wrote, and age 0 is the plain restart. A new
- * store or stored type fails {@link #STORED_TYPES}'s check until it is listed.
+ * writes each type {@code k} versions back (not before that first one), so ages 1 to {@link
+ * #oldestAge} together cover every version any release of this topology wrote, and age 0 is the
+ * plain restart. A new store or stored type fails {@link #STORED_TYPES}'s check until it is listed.
  */
 class StateUpgradeTest {
 
@@ -101,11 +101,19 @@ class StateUpgradeTest {
   static Stream<Arguments> upgrades() {
     List<Arguments> all = new ArrayList<>();
     for (double cut : new double[] {60, 305}) {
-      for (int age = 0; age <= 2; age++) {
+      for (int age = 0; age <= oldestAge(); age++) {
         all.add(Arguments.of(age, cut));
       }
     }
     return all.stream();
+  }
+
+  /** How many versions back the oldest version since the topology is, of the type most changed. */
+  static int oldestAge() {
+    return SINCE_TOPOLOGY.entrySet().stream()
+        .mapToInt(e -> SchemaHistory.versionsOf(e.getKey()).size() - e.getValue())
+        .max()
+        .orElseThrow();
   }
 
   /**
@@ -229,7 +237,7 @@ class StateUpgradeTest {
       }
       writeRocksDb(stateDir.resolve("schedlens-test/0_0/rocksdb/" + s.getKey()), values);
     }
-    if (age == 2) {
+    if (age == oldestAge()) {
       assertThat(written)
           .as("the oldest versions since the topology")
           .containsAllEntriesOf(SINCE_TOPOLOGY);
@@ -263,8 +271,9 @@ class StateUpgradeTest {
   }
 
   /**
-   * The finals, with the series left out where the old state had none (PodsOfName v1: a pod's
-   * series then starts at the upgrade; everything else it says is the same).
+   * The finals, with what comes of the series left out where the old state had none (PodsOfName v1:
+   * a pod's series then starts at the upgrade, and so does the sampled time that tells idle from
+   * unsampled; everything else it says is the same).
    */
   static Map<String, PodTimeline> comparable(Map<String, PodTimeline> t, boolean withSeries) {
     Map<String, PodTimeline> out = new TreeMap<>();
@@ -273,6 +282,8 @@ class StateUpgradeTest {
           PodTimeline c = PodTimeline.newBuilder(v).build();
           if (!withSeries) {
             c.setSeries(null);
+            c.setIdleAllocatedGpuSeconds(null);
+            c.setUnsampledGpuSeconds(null);
           }
           out.put(k, c);
         });
