@@ -2,26 +2,43 @@ package io.schedlens.streams;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.schedlens.avro.PodTimeline;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.testsupport.InputProducer;
 import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.stream.Stream;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AlterConfigOp;
+import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.config.TopicConfig;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
@@ -61,13 +78,21 @@ class SoakIT {
           TimelineTopology.PUBLISHED_STORE,
           TimelineTopology.PUBLISHED_WORKLOADS_STORE);
 
+  /** Output topics, measured as the log holds them and as compaction leaves them. */
+  static List<Topic<String, ?>> outputs(Topics topics) {
+    return List.of(
+        topics.podTimelines, topics.workloadTimelines, topics.preemptions, topics.deadLetters);
+  }
+
   static EmbeddedKafkaBroker broker;
 
   @TempDir static Path state;
 
   @BeforeAll
   static void startBroker() {
-    broker = EmbeddedKafkaBroker.start();
+    // the log cleaner looks every 2 s instead of 15, so that what is on disk at a day's end is
+    // close to what compaction leaves (the exact figure is computed from the records too)
+    broker = EmbeddedKafkaBroker.start(Map.of("log.cleaner.backoff.ms", "2000"));
   }
 
   @AfterAll
@@ -82,6 +107,7 @@ class SoakIT {
     Topics topics = Topics.withPrefix("soak.");
     int partitions = 2;
     broker.createTopics(topics.newTopics(partitions, (short) 1));
+    compactSoon(topics);
     long dayMs = SoakInputs.DAY_S * 1000;
     long start = (System.currentTimeMillis() / dayMs - DAYS - 1) * dayMs;
     SoakInputs soak = new SoakInputs(start, SCALE);
@@ -98,6 +124,8 @@ class SoakIT {
                     "--api-auth", "none"),
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
     List<Map<String, Long>> byDay = new ArrayList<>();
+    List<Map<String, Long>> bytesByDay = new ArrayList<>();
+    Map<String, List<TopicSize>> topicsByDay = new LinkedHashMap<>();
     try (StreamsApp app = StreamsApp.start(config);
         InputProducer producer = new InputProducer(broker.bootstrapServers(), topics, partitions);
         Admin admin = broker.admin()) {
@@ -110,15 +138,25 @@ class SoakIT {
         // The quiet end of the day: every pod gone long enough to be forgotten (orphan timeout).
         producer.mark(start + d * dayMs + dayMs - 60_000);
         awaitConsumed(admin, topics, "soak-app");
-        Map<String, Long> sizes = measure(app.streams());
+        Map<String, Long> sizes = measure(app.streams(), false);
+        Map<String, Long> bytes = measure(app.streams(), true);
         byDay.add(sizes);
+        bytesByDay.add(bytes);
         System.out.printf(
-            "  day %d (%.1f s): %s; state dir %,d KiB; heap after GC %,d MiB%n",
+            "  day %d (%.1f s): live pods %d; state dir %,d KiB; heap after GC %,d MiB%n"
+                + "    store entries %s%n    store KiB %s%n",
             d + 1,
             (System.nanoTime() - t) / 1e9,
-            sizes,
+            livePods(app.streams()),
             diskKb(state.resolve("app")),
-            heapAfterGcMb());
+            heapAfterGcMb(),
+            sizes,
+            kib(bytes));
+        for (Topic<String, ?> out : outputs(topics)) {
+          TopicSize size = TopicSize.of(broker.bootstrapServers(), admin, out.name());
+          System.out.printf("    %s%n", size);
+          topicsByDay.computeIfAbsent(out.name(), k -> new ArrayList<>()).add(size);
+        }
       }
     }
     // The reference is the larger of days 2 and 3: the API stores forget what is old when they
@@ -130,7 +168,134 @@ class SoakIT {
       assertThat(last.get(store))
           .as("entries of %s on the last day (%d on day 2 or 3)", store, reference)
           .isLessThanOrEqualTo(Math.max(2 * reference, reference + 50));
+      long referenceBytes = Math.max(bytesByDay.get(1).get(store), bytesByDay.get(2).get(store));
+      assertThat(bytesByDay.get(bytesByDay.size() - 1).get(store))
+          .as("bytes of %s on the last day (%d on day 2 or 3)", store, referenceBytes)
+          .isLessThanOrEqualTo(Math.max(2 * referenceBytes, referenceBytes + 64 * 1024));
     }
+    // Compacted, the outputs keep the latest record of each key: one timeline per pod life and
+    // per workload, one preemption per victim: history for the warehouse, growing by the day's
+    // lives, not by the records written about them.
+    List<TopicSize> timelines = topicsByDay.get(topics.podTimelines.name());
+    TopicSize lastTimelines = timelines.get(timelines.size() - 1);
+    assertThat(lastTimelines.keys())
+        .as("one timeline per pod life")
+        .isEqualTo((long) DAYS * soak.livesPerDay());
+    assertThat(lastTimelines.records()).isGreaterThan(lastTimelines.keys());
+  }
+
+  /**
+   * Lets the broker's cleaner compact the outputs during the test as it would over weeks: segments
+   * of 1 MiB (the least Kafka allows) instead of 1 GiB, and any share of uncleaned records worth a
+   * clean. The cleaner compacts rolled segments only, so at scale 1 (under 1 MiB a partition) the
+   * log on disk is all active segment; the exact figure after compaction is computed anyway.
+   */
+  static void compactSoon(Topics topics) throws Exception {
+    Map<ConfigResource, Collection<AlterConfigOp>> ops = new LinkedHashMap<>();
+    for (Topic<String, ?> t : outputs(topics)) {
+      ops.put(
+          new ConfigResource(ConfigResource.Type.TOPIC, t.name()),
+          List.of(
+              new AlterConfigOp(
+                  new ConfigEntry(TopicConfig.SEGMENT_BYTES_CONFIG, Integer.toString(1 << 20)),
+                  AlterConfigOp.OpType.SET),
+              new AlterConfigOp(
+                  new ConfigEntry(TopicConfig.MIN_CLEANABLE_DIRTY_RATIO_CONFIG, "0.01"),
+                  AlterConfigOp.OpType.SET)));
+    }
+    try (Admin admin = broker.admin()) {
+      admin.incrementalAlterConfigs(ops).all().get();
+    }
+  }
+
+  /**
+   * An output topic's size: its records and bytes as the log holds them now (the bytes on disk, of
+   * compressed batches; the cleaner may have compacted some), and exactly what compaction leaves
+   * (the latest record of each key, none for a key whose latest is a tombstone; uncompressed key
+   * and value bytes), read from the beginning, committed records only.
+   */
+  record TopicSize(String topic, long records, long logBytes, long keys, long compactedBytes) {
+
+    static TopicSize of(String bootstrap, Admin admin, String topic) throws Exception {
+      Properties p = new Properties();
+      p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+      p.put(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, 8 * 1024 * 1024);
+      Map<String, Integer> latest = new HashMap<>();
+      long records = 0;
+      try (KafkaConsumer<byte[], byte[]> c =
+          new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+        List<TopicPartition> parts =
+            c.partitionsFor(topic).stream()
+                .map(i -> new TopicPartition(topic, i.partition()))
+                .toList();
+        c.assign(parts);
+        c.seekToBeginning(parts);
+        Map<TopicPartition, Long> ends = c.endOffsets(parts);
+        while (parts.stream().anyMatch(tp -> c.position(tp) < ends.get(tp))) {
+          for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
+            records++;
+            String key = r.partition() + "/" + new String(r.key(), StandardCharsets.UTF_8);
+            if (r.value() == null) {
+              latest.remove(key);
+            } else {
+              latest.put(key, r.key().length + r.value().length);
+            }
+          }
+        }
+      }
+      long logBytes = 0;
+      for (var dir :
+          admin
+              .describeLogDirs(
+                  admin.describeCluster().nodes().get().stream().map(Node::id).toList())
+              .allDescriptions()
+              .get()
+              .values()) {
+        for (var e : dir.values()) {
+          for (var r : e.replicaInfos().entrySet()) {
+            if (r.getKey().topic().equals(topic)) {
+              logBytes += r.getValue().size();
+            }
+          }
+        }
+      }
+      long compacted = latest.values().stream().mapToLong(Integer::longValue).sum();
+      return new TopicSize(topic, records, logBytes, latest.size(), compacted);
+    }
+
+    @Override
+    public String toString() {
+      return String.format(
+          "%s: %,d records in the log (%,d KiB on disk, compressed), after compaction %,d keys,"
+              + " %,d KiB of keys and values",
+          topic, records, logBytes / 1024, keys, compactedBytes / 1024);
+    }
+  }
+
+  /** Pods whose latest timeline is not final, in the API's store. */
+  static long livePods(KafkaStreams streams) {
+    long n = 0;
+    try (KeyValueIterator<String, PodTimeline> it =
+        streams
+            .store(
+                StoreQueryParameters.fromNameAndType(
+                    TimelineTopology.PUBLISHED_STORE,
+                    QueryableStoreTypes.<String, PodTimeline>keyValueStore()))
+            .all()) {
+      while (it.hasNext()) {
+        if (!it.next().value.getFinal$()) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  static Map<String, Long> kib(Map<String, Long> bytes) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    bytes.forEach((k, v) -> out.put(k, (v + 1023) / 1024));
+    return out;
   }
 
   /** Waits until the app has consumed (committed) everything on its input topics. */
@@ -180,9 +345,13 @@ class SoakIT {
         .contains(tp.topic());
   }
 
-  /** Entries of every store, across the app's partitions. */
-  static Map<String, Long> measure(KafkaStreams streams) {
+  /**
+   * Entries of every store across the app's partitions, or their bytes: each key and value encoded
+   * as the store encodes it (UTF-8 keys, Avro single-object values, 8-byte longs).
+   */
+  static Map<String, Long> measure(KafkaStreams streams, boolean bytes) {
     Map<String, Long> sizes = new LinkedHashMap<>();
+    Map<Class<?>, AvroSerde<SpecificRecord>> serdes = new HashMap<>();
     for (String store : STORES) {
       long n = 0;
       try (KeyValueIterator<String, Object> it =
@@ -192,13 +361,30 @@ class SoakIT {
                       store, QueryableStoreTypes.<String, Object>keyValueStore()))
               .all()) {
         while (it.hasNext()) {
-          it.next();
-          n++;
+          KeyValue<String, Object> kv = it.next();
+          n += bytes ? kv.key.getBytes(StandardCharsets.UTF_8).length + size(kv.value, serdes) : 1;
         }
       }
       sizes.put(store, n);
     }
     return sizes;
+  }
+
+  @SuppressWarnings("unchecked")
+  static long size(Object value, Map<Class<?>, AvroSerde<SpecificRecord>> serdes) {
+    if (value instanceof SpecificRecord r) {
+      return serdes
+          .computeIfAbsent(r.getClass(), c -> AvroSerde.of((Class<SpecificRecord>) (Class<?>) c))
+          .serialize("", r)
+          .length;
+    }
+    if (value instanceof String str) {
+      return str.getBytes(StandardCharsets.UTF_8).length;
+    }
+    if (value instanceof Long) {
+      return Long.BYTES;
+    }
+    throw new IllegalArgumentException("a store value of " + value.getClass());
   }
 
   static long diskKb(Path dir) throws Exception {
