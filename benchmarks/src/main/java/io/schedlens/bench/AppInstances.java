@@ -6,7 +6,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Streams app instances, each in its own JVM as in a deployment, so that the app's CPU time can be
@@ -83,8 +86,7 @@ final class AppInstances implements AutoCloseable {
       String out = new String(info.getInputStream().readAllBytes());
       info.waitFor();
       // G1 prints "garbage-first heap   total 786432K, used 51234K [...]" first.
-      java.util.regex.Matcher m =
-          java.util.regex.Pattern.compile("heap\\s+total \\d+K, used (\\d+)K").matcher(out);
+      Matcher m = Pattern.compile("heap\\s+total \\d+K, used (\\d+)K").matcher(out);
       long usedKb = m.find() ? Long.parseLong(m.group(1)) : -1;
       mb.add(usedKb / 1024);
     }
@@ -109,7 +111,7 @@ final class AppInstances implements AutoCloseable {
       p.waitFor();
     }
     try (var walk = Files.walk(root)) {
-      walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      walk.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
     }
   }
 }

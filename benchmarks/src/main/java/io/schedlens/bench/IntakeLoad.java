@@ -4,6 +4,7 @@ import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -12,12 +13,15 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
  * Load command: request-log lines per second through the collector's intake into Kafka, on the
@@ -117,7 +121,7 @@ public final class IntakeLoad {
     StringBuilder sb = new StringBuilder();
     for (int i = 0; i < lines; i++) {
       sb.append("{\"time\":\"")
-          .append(java.time.Instant.ofEpochMilli(base + ((i / 1000) % 60) * 1000L + i % 1000))
+          .append(Instant.ofEpochMilli(base + ((i / 1000) % 60) * 1000L + i % 1000))
           .append("\",\"namespace\":\"ai-lab\",\"pod\":\"interactive-inference-")
           .append(i % 8)
           .append("\",\"service\":\"chat\",\"route\":\"/v1/chat/completions\",\"status\":")
@@ -136,11 +140,11 @@ public final class IntakeLoad {
   /** Request-log records in the topic, the collector's progress marks left out. */
   static long count(EmbeddedKafkaBroker broker, String topic) throws Exception {
     try (Admin admin = broker.admin();
-        org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
-            new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+        KafkaConsumer<byte[], byte[]> consumer =
+            new KafkaConsumer<>(
                 Map.of("bootstrap.servers", broker.bootstrapServers(), "max.poll.records", 5000),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
       var partitions =
           admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions();
       List<TopicPartition> tps = new ArrayList<>();
@@ -151,7 +155,7 @@ public final class IntakeLoad {
       long n = 0;
       while (tps.stream().anyMatch(tp -> consumer.position(tp) < end.get(tp))) {
         for (var r : consumer.poll(Duration.ofMillis(500))) {
-          if (!io.schedlens.schemas.ProgressMarks.isMark(r.headers())) {
+          if (!ProgressMarks.isMark(r.headers())) {
             n++;
           }
         }

@@ -15,8 +15,10 @@ import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What the load commands send: pod lives as a GPU cluster's collector would record them, in
@@ -44,13 +46,12 @@ final class LoadShape {
    * t0}, each serving {@code rps} requests a second from Ready to its end and sampled by DCGM once
    * a second (GPU samples and requests are 99 % of the inputs); {@code sink} takes each record.
    */
-  long fleet(
-      int pods, long t0, long spacingMs, int rps, java.util.function.Consumer<Outgoing> sink) {
+  long fleet(int pods, long t0, long spacingMs, int rps, Consumer<Outgoing> sink) {
     long lifeMs = 600_000;
     long end = t0 + (pods - 1) * spacingMs + lifeMs + 1_000;
     long n = 0;
     List<Outgoing> second = new ArrayList<>();
-    java.util.Map<Integer, List<Outgoing>> lifeEvents = new java.util.HashMap<>();
+    Map<Integer, List<Outgoing>> lifeEvents = new HashMap<>();
     for (long s = t0; s < end; s += 1000) {
       second.clear();
       int first = (int) Math.max(0, (s - t0 - lifeMs) / spacingMs);

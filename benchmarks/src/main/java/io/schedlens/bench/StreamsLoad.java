@@ -9,6 +9,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.PodsOfName;
+import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.ProducerRecords;
 import io.schedlens.collector.kafka.Records;
@@ -25,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -150,7 +152,7 @@ public final class StreamsLoad {
 
   /** Something that hands the load's records to a sink, in order. */
   interface Load {
-    long produce(java.util.function.Consumer<Outgoing> sink) throws Exception;
+    long produce(Consumer<Outgoing> sink) throws Exception;
   }
 
   static void throughput(
@@ -323,8 +325,7 @@ public final class StreamsLoad {
     for (byte[] v : latest.values()) {
       PodsOfName p = serde.deserialize("", v);
       for (var s : p.getPods()) {
-        perPod.add(
-            AvroSerde.of(io.schedlens.avro.internal.TimelineState.class).serialize("", s).length);
+        perPod.add(AvroSerde.of(TimelineState.class).serialize("", s).length);
       }
     }
     Collections.sort(perPod);

@@ -1,7 +1,15 @@
 package io.schedlens.cli;
 
+import io.schedlens.check.CheckCommand;
+import io.schedlens.cli.demo.DemoCommand;
+import io.schedlens.cli.export.ExportCommand;
+import io.schedlens.cli.replay.ReplayCommand;
+import io.schedlens.cli.report.ReportCommand;
+import io.schedlens.cli.simulate.SimulateCommand;
+import io.schedlens.collector.CollectorMain;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.metrics.BuildInfo;
+import io.schedlens.streams.StreamsMain;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -27,52 +35,42 @@ public final class Main {
         "demo",
         new Entry(
             "run the day08 experiment end to end on an embedded broker",
-            args ->
-                io.schedlens.cli.demo.DemoCommand.run(
-                    args, System.getenv(), System.out, System.err)));
+            args -> DemoCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "collector",
         new Entry(
             "watch Kubernetes, scrape dcgm-exporter, take request logs, produce to Kafka",
-            args -> io.schedlens.collector.CollectorMain.run(args, System.getenv())));
+            args -> CollectorMain.run(args, System.getenv())));
     c.put(
         "streams",
         new Entry(
             "compute per-pod timelines, preemptions and metrics (Kafka Streams)",
-            args -> io.schedlens.streams.StreamsMain.run(args, System.getenv())));
+            args -> StreamsMain.run(args, System.getenv())));
     c.put(
         "simulate",
         new Entry(
             "run a scenario on the GPU-cluster simulator alone (what-if, from its ground truth)",
-            args ->
-                io.schedlens.cli.simulate.SimulateCommand.run(
-                    args, System.getenv(), System.out, System.err)));
+            args -> SimulateCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "replay",
         new Entry(
             "replay recorded pods, events, DCGM scrapes and request logs",
-            args ->
-                io.schedlens.cli.replay.ReplayCommand.run(
-                    args, System.getenv(), System.out, System.err)));
+            args -> ReplayCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "export",
         new Entry(
             "export final timelines to warehouse files or JDBC",
-            args ->
-                io.schedlens.cli.export.ExportCommand.run(
-                    args, System.getenv(), System.out, System.err)));
+            args -> ExportCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "report",
         new Entry(
             "compare experiment arms over repeats and give a verdict",
-            args ->
-                io.schedlens.cli.report.ReportCommand.run(
-                    args, System.getenv(), System.out, System.err)));
+            args -> ReportCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "check",
         new Entry(
             "pre-flight check of workload manifests (and the live cluster) before a GPU launch",
-            args -> io.schedlens.check.CheckCommand.run(args, System.in, System.out, System.err)));
+            args -> CheckCommand.run(args, System.in, System.out, System.err)));
     return c;
   }
 

@@ -26,6 +26,7 @@ import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.schemas.Topics;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
+import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -305,8 +307,8 @@ public final class Collector implements AutoCloseable {
     if (!kubeconfig.isEmpty()) {
       try {
         base = Config.fromKubeconfig(Files.readString(Path.of(kubeconfig)));
-      } catch (java.io.IOException e) {
-        throw new org.apache.kafka.common.config.ConfigException(
+      } catch (IOException e) {
+        throw new ConfigException(
             CollectorConfig.KUBECONFIG, kubeconfig, "cannot read it: " + e.getMessage());
       }
     } else {

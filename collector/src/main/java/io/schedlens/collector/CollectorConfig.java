@@ -317,7 +317,7 @@ public final class CollectorConfig extends AppConfig {
     super(DEF, values, kafka);
     if (getList(DCGM_TARGETS).stream()
         .anyMatch(t -> !t.startsWith("http://") && !t.startsWith("https://"))) {
-      throw new org.apache.kafka.common.config.ConfigException(
+      throw new ConfigException(
           DCGM_TARGETS, getList(DCGM_TARGETS), "every target must be an http:// or https:// URL");
     }
   }

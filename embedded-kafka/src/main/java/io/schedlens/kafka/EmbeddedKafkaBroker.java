@@ -1,5 +1,6 @@
 package io.schedlens.kafka;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -11,10 +12,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import kafka.server.KafkaConfig;
 import kafka.server.KafkaRaftServer;
@@ -103,7 +109,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
    * super user.
    */
   public static EmbeddedKafkaBroker startSecure(Path keystore, String keystorePassword) {
-    Map<String, String> o = new java.util.HashMap<>();
+    Map<String, String> o = new HashMap<>();
     o.put("sasl.enabled.mechanisms", "SCRAM-SHA-512");
     o.put(
         "listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config",
@@ -150,7 +156,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     try {
       for (NewTopic topic : topics) {
         try {
-          admin.createTopics(java.util.List.of(topic)).all().get(30, TimeUnit.SECONDS);
+          admin.createTopics(List.of(topic)).all().get(30, TimeUnit.SECONDS);
         } catch (ExecutionException e) {
           if (!(e.getCause() instanceof TopicExistsException)) {
             throw new IllegalStateException("cannot create topic " + topic.name(), e.getCause());
@@ -159,12 +165,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
       }
       // A created topic takes a moment to show in the metadata that clients list; callers (the
       // streams app's topic check among them) must find it when this returns.
-      java.util.Set<String> names = new java.util.HashSet<>();
+      Set<String> names = new HashSet<>();
       topics.forEach(t -> names.add(t.name()));
       long deadline = System.nanoTime() + 30_000_000_000L;
       while (!admin.listTopics().names().get(30, TimeUnit.SECONDS).containsAll(names)) {
         if (System.nanoTime() > deadline) {
-          throw new java.util.concurrent.TimeoutException();
+          throw new TimeoutException();
         }
         Thread.sleep(20);
       }
@@ -173,7 +179,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while creating topics", e);
-    } catch (java.util.concurrent.TimeoutException e) {
+    } catch (TimeoutException e) {
       throw new IllegalStateException("broker did not create topics within 30s", e);
     }
   }
@@ -266,7 +272,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
 
   /** Formats the storage of the node configured in {@code config} (kafka-storage format). */
   static void format(Path config, String clusterId) {
-    var captured = new java.io.ByteArrayOutputStream();
+    var captured = new ByteArrayOutputStream();
     int rc;
     try (PrintStream ps = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
       rc =
@@ -301,7 +307,7 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
           if (!admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty()) {
             return;
           }
-        } catch (ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
           if (System.nanoTime() > deadline) {
             throw new IllegalStateException(
                 "embedded Kafka broker did not become ready within 60s", e);

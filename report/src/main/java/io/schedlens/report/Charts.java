@@ -15,6 +15,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import javax.imageio.ImageIO;
 
 /**
@@ -60,7 +61,7 @@ public final class Charts {
       String title,
       Function<Row, Stat> metric,
       double unit,
-      java.util.function.Predicate<Row> include) {
+      Predicate<Row> include) {
     System.setProperty("java.awt.headless", "true");
     List<String> workloads = new ArrayList<>();
     for (Row row : r.rows()) {

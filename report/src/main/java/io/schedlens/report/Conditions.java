@@ -4,6 +4,7 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.GpuSample;
 import java.io.IOException;
@@ -47,7 +48,7 @@ public record Conditions(
     ExperimentConfig chosen = null;
     for (ExperimentConfig c : configMaps) {
       if (experiment.equals(c.getExperiment())
-          && c.getChangeType() != io.schedlens.avro.ChangeType.DELETED
+          && c.getChangeType() != ChangeType.DELETED
           && (chosen == null || c.getObservedAt() >= chosen.getObservedAt())) {
         chosen = c;
       }

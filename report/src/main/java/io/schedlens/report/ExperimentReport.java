@@ -1,5 +1,6 @@
 package io.schedlens.report;
 
+import io.schedlens.avro.WorkloadTimeline;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -171,7 +172,7 @@ public final class ExperimentReport {
       String experiment,
       Collection<PodFacts> pods,
       long starvationPendingMs,
-      Collection<io.schedlens.avro.WorkloadTimeline> workloadTimelines) {
+      Collection<WorkloadTimeline> workloadTimelines) {
     List<String> arms =
         new ArrayList<>(new LinkedHashSet<>(pods.stream().map(PodFacts::arm).toList()));
     arms.sort((a, b) -> a.equals("control") ? -1 : b.equals("control") ? 1 : a.compareTo(b));

@@ -8,9 +8,13 @@ import io.schedlens.report.ExperimentReport.Row;
 import io.schedlens.report.ExperimentReport.Stat;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -83,7 +87,7 @@ public final class ReportWriter {
       return cell(st, false);
     }
     // Seconds to the compact duration form the pod table uses (it takes milliseconds).
-    Map<String, Double> ms = new java.util.LinkedHashMap<>();
+    Map<String, Double> ms = new LinkedHashMap<>();
     st.byRepeat().forEach((k, v) -> ms.put(k, v * 1000));
     return cell(Stat.of(ms), true);
   }
@@ -135,8 +139,8 @@ public final class ReportWriter {
   public static final String WASTED_PNG = "wasted-gpu-by-arm.png";
 
   /** Writes report.md, report.json and the two charts into {@code dir}, default guardrails. */
-  public static List<Guardrails.Result> writeAll(
-      java.nio.file.Path dir, ExperimentReport r, String intro) throws IOException {
+  public static List<Guardrails.Result> writeAll(Path dir, ExperimentReport r, String intro)
+      throws IOException {
     return writeAll(dir, r, intro, Guardrails.DEFAULT);
   }
 
@@ -145,14 +149,13 @@ public final class ReportWriter {
    * results it wrote.
    */
   public static List<Guardrails.Result> writeAll(
-      java.nio.file.Path dir, ExperimentReport r, String intro, List<String> guardrails)
-      throws IOException {
-    java.nio.file.Files.createDirectories(dir);
+      Path dir, ExperimentReport r, String intro, List<String> guardrails) throws IOException {
+    Files.createDirectories(dir);
     List<Guardrails.Result> checked = Guardrails.evaluate(r, guardrails);
-    java.nio.file.Files.writeString(dir.resolve("report.md"), markdown(r, intro, checked));
-    java.nio.file.Files.writeString(dir.resolve("report.json"), json(r, checked));
-    java.nio.file.Files.write(dir.resolve(PENDING_PNG), Charts.pending(r));
-    java.nio.file.Files.write(dir.resolve(WASTED_PNG), Charts.wasted(r));
+    Files.writeString(dir.resolve("report.md"), markdown(r, intro, checked));
+    Files.writeString(dir.resolve("report.json"), json(r, checked));
+    Files.write(dir.resolve(PENDING_PNG), Charts.pending(r));
+    Files.write(dir.resolve(WASTED_PNG), Charts.wasted(r));
     return checked;
   }
 
@@ -378,7 +381,7 @@ public final class ReportWriter {
     n.put("max", s.max());
     n.put("repeats", s.repeats());
     ObjectNode by = n.putObject("byRepeat");
-    new java.util.TreeMap<>(s.byRepeat()).forEach(by::put);
+    new TreeMap<>(s.byRepeat()).forEach(by::put);
   }
 
   private static String classes(Row row) {

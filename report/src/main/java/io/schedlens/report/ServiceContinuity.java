@@ -9,6 +9,8 @@ import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
+import java.util.function.Function;
 import java.util.function.ToDoubleFunction;
 
 /**
@@ -132,8 +134,7 @@ public final class ServiceContinuity {
     return s;
   }
 
-  private static java.util.OptionalDouble mean(
-      List<Recovery> recoveries, java.util.function.Function<Recovery, Long> f) {
+  private static OptionalDouble mean(List<Recovery> recoveries, Function<Recovery, Long> f) {
     return recoveries.stream().map(f).filter(v -> v != null).mapToLong(Long::longValue).average();
   }
 

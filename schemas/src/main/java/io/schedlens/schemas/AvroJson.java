@@ -5,13 +5,21 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.apache.avro.Schema;
 import org.apache.avro.generic.GenericContainer;
+import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.IndexedRecord;
+import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecord;
 
 /**
  * Plain JSON of an Avro record with the schema's field names (docs/design.md's names for
@@ -51,7 +59,7 @@ public final class AvroJson {
     }
     if (v instanceof Map<?, ?> m) {
       ObjectNode o = F.objectNode();
-      new java.util.TreeMap<>(m).forEach((k, x) -> o.set(k.toString(), value(x)));
+      new TreeMap<>(m).forEach((k, x) -> o.set(k.toString(), value(x)));
       return o;
     }
     if (v instanceof Collection<?> c) {
@@ -93,21 +101,19 @@ public final class AvroJson {
    *
    * @throws IllegalArgumentException when a value does not fit the schema, saying which field
    */
-  public static <T extends org.apache.avro.specific.SpecificRecord> T fromJson(
-      JsonNode json, Class<T> type) {
-    Schema schema = org.apache.avro.specific.SpecificData.get().getSchema(type);
+  public static <T extends SpecificRecord> T fromJson(JsonNode json, Class<T> type) {
+    Schema schema = SpecificData.get().getSchema(type);
     Object generic = read(json, schema, schema.getName());
     @SuppressWarnings("unchecked")
-    T t = (T) org.apache.avro.specific.SpecificData.get().deepCopy(schema, generic);
+    T t = (T) SpecificData.get().deepCopy(schema, generic);
     return t;
   }
 
   /** One line of JSON back into a record. */
-  public static <T extends org.apache.avro.specific.SpecificRecord> T fromLine(
-      String line, Class<T> type) {
+  public static <T extends SpecificRecord> T fromLine(String line, Class<T> type) {
     try {
       return fromJson(MAPPER.readTree(line), type);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalArgumentException("not JSON: " + e.getMessage(), e);
     }
   }
@@ -138,12 +144,11 @@ public final class AvroJson {
         if (!v.isObject()) {
           throw new IllegalArgumentException(at + ": an object expected");
         }
-        org.apache.avro.generic.GenericData.Record r =
-            new org.apache.avro.generic.GenericData.Record(schema);
+        GenericData.Record r = new GenericData.Record(schema);
         for (Schema.Field f : schema.getFields()) {
           JsonNode x = v.get(f.name());
           if (x == null && f.hasDefaultValue()) {
-            r.put(f.pos(), org.apache.avro.generic.GenericData.get().getDefaultValue(f));
+            r.put(f.pos(), GenericData.get().getDefaultValue(f));
           } else {
             r.put(f.pos(), read(x, f.schema(), at + "." + f.name()));
           }
@@ -151,14 +156,14 @@ public final class AvroJson {
         return r;
       }
       case MAP -> {
-        java.util.Map<String, Object> m = new java.util.LinkedHashMap<>();
+        Map<String, Object> m = new LinkedHashMap<>();
         v.fields()
             .forEachRemaining(
                 e -> m.put(e.getKey(), read(e.getValue(), schema.getValueType(), at)));
         return m;
       }
       case ARRAY -> {
-        java.util.List<Object> l = new java.util.ArrayList<>();
+        List<Object> l = new ArrayList<>();
         v.forEach(x -> l.add(read(x, schema.getElementType(), at)));
         return l;
       }
@@ -169,7 +174,7 @@ public final class AvroJson {
         return v.asText();
       }
       case ENUM -> {
-        return new org.apache.avro.generic.GenericData.EnumSymbol(schema, v.asText());
+        return new GenericData.EnumSymbol(schema, v.asText());
       }
       case LONG -> {
         if (!v.canConvertToLong()) {

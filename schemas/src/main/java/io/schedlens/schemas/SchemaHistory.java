@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.Schema;
@@ -91,7 +93,7 @@ public final class SchemaHistory {
       System.err.println("usage: SchemaHistory <resources-dir>  (e.g. schemas/src/main/resources)");
       System.exit(2);
     }
-    java.nio.file.Path root = java.nio.file.Path.of(args[0]);
+    Path root = Path.of(args[0]);
     for (String name : allTypes()) {
       Schema current = OutputSchemas.published(name);
       List<Schema> versions = versionsOfDirectory(root, name);
@@ -100,22 +102,21 @@ public final class SchemaHistory {
             name + ": current schema already recorded as v" + (versions.indexOf(current) + 1));
         continue;
       }
-      java.nio.file.Path file = root.resolve(resourceOf(name, versions.size() + 1));
-      java.nio.file.Files.createDirectories(file.getParent());
-      java.nio.file.Files.writeString(file, current.toString(true) + "\n");
+      Path file = root.resolve(resourceOf(name, versions.size() + 1));
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, current.toString(true) + "\n");
       System.out.println(name + ": recorded " + file);
     }
   }
 
-  private static List<Schema> versionsOfDirectory(java.nio.file.Path root, String name)
-      throws IOException {
+  private static List<Schema> versionsOfDirectory(Path root, String name) throws IOException {
     List<Schema> versions = new ArrayList<>();
     for (int v = 1; ; v++) {
-      java.nio.file.Path file = root.resolve(resourceOf(name, v));
-      if (!java.nio.file.Files.exists(file)) {
+      Path file = root.resolve(resourceOf(name, v));
+      if (!Files.exists(file)) {
         return versions;
       }
-      versions.add(new Schema.Parser().parse(java.nio.file.Files.readString(file)));
+      versions.add(new Schema.Parser().parse(Files.readString(file)));
     }
   }
 

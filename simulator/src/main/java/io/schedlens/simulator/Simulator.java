@@ -1,5 +1,7 @@
 package io.schedlens.simulator;
 
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.EventQueue;
@@ -12,7 +14,9 @@ import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 /**
@@ -169,8 +173,8 @@ public final class Simulator {
    * writes it before the runs: the scenario's stated conditions (or, without them, what the
    * scenario itself says of its arms and cluster) and the repeats.
    */
-  static io.fabric8.kubernetes.api.model.ConfigMap experimentConfigMap(Scenario s) {
-    java.util.Map<String, String> data = new java.util.LinkedHashMap<>();
+  static ConfigMap experimentConfigMap(Scenario s) {
+    Map<String, String> data = new LinkedHashMap<>();
     data.put(
         "change",
         s.conditions()
@@ -210,7 +214,7 @@ public final class Simulator {
                     + " wasted GPU work, starvation, service interruption"));
     s.conditions().forEach(data::putIfAbsent);
     data.put("repeats", Integer.toString(s.repeats()));
-    return new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+    return new ConfigMapBuilder()
         .withApiVersion("v1")
         .withKind("ConfigMap")
         .withNewMetadata()

@@ -16,19 +16,26 @@ import io.schedlens.streams.topology.DeadLetterHandlers;
 import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.streams.topology.TopologySettings;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.streams.KafkaStreams;
+import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -46,13 +53,10 @@ public final class StreamsApp implements AutoCloseable {
   private final HttpEndpoint http;
   private final StreamsMetrics metrics;
 
-  private final java.util.concurrent.CountDownLatch terminated;
+  private final CountDownLatch terminated;
 
   private StreamsApp(
-      KafkaStreams streams,
-      HttpEndpoint http,
-      StreamsMetrics metrics,
-      java.util.concurrent.CountDownLatch terminated) {
+      KafkaStreams streams, HttpEndpoint http, StreamsMetrics metrics, CountDownLatch terminated) {
     this.streams = streams;
     this.http = http;
     this.metrics = metrics;
@@ -87,7 +91,7 @@ public final class StreamsApp implements AutoCloseable {
           log.error("stream thread failed; shutting down so that the pod restarts", e);
           return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
         });
-    java.util.concurrent.CountDownLatch terminated = new java.util.concurrent.CountDownLatch(1);
+    CountDownLatch terminated = new CountDownLatch(1);
     streams.setStateListener(
         (now, before) -> {
           log.info("Kafka Streams {} -> {}", before, now);
@@ -95,8 +99,7 @@ public final class StreamsApp implements AutoCloseable {
             terminated.countDown();
           }
         });
-    String self =
-        props.getProperty(org.apache.kafka.streams.StreamsConfig.APPLICATION_SERVER_CONFIG);
+    String self = props.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG);
     SSLContext tls = config.httpTls();
     TimelineApi api =
         new TimelineApi(
@@ -140,7 +143,7 @@ public final class StreamsApp implements AutoCloseable {
    */
   static int checkTopics(StreamsAppConfig config, Topics topics) {
     List<Topic<String, ?>> needed = topics.all();
-    Map<String, Object> admin = new java.util.HashMap<>(config.kafkaClientSettings());
+    Map<String, Object> admin = new HashMap<>(config.kafkaClientSettings());
     admin.put("default.api.timeout.ms", 60_000);
     Map<String, TopicDescription> found;
     try (Admin a = Admin.create(admin)) {
@@ -205,7 +208,7 @@ public final class StreamsApp implements AutoCloseable {
               .size();
     }
     int rf = config.getInt(StreamsAppConfig.REPLICATION);
-    List<org.apache.kafka.clients.admin.NewTopic> create = new java.util.ArrayList<>();
+    List<NewTopic> create = new ArrayList<>();
     for (Topic<String, ?> t : topics.all()) {
       if (missing.contains(t.name())) {
         create.add(t.newTopic(partitions, (short) rf));
@@ -213,8 +216,8 @@ public final class StreamsApp implements AutoCloseable {
     }
     try {
       admin.createTopics(create).all().get(60, TimeUnit.SECONDS);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (!(e.getCause() instanceof org.apache.kafka.common.errors.TopicExistsException)) {
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
         throw e;
       }
       // Another instance created them at the same moment: fine.

@@ -10,8 +10,12 @@ import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import io.schedlens.schemas.WorkloadKey;
+import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -28,7 +32,7 @@ public final class InputProducer implements AutoCloseable {
   private final Topics topics;
   private final int partitions;
   private final KafkaProducer<byte[], byte[]> producer;
-  private final java.util.Set<String> held = new java.util.HashSet<>();
+  private final Set<String> held = new HashSet<>();
   private long lastMark = Long.MIN_VALUE;
 
   public InputProducer(String bootstrap, Topics topics, int partitions) {
@@ -39,7 +43,7 @@ public final class InputProducer implements AutoCloseable {
   public InputProducer(Map<String, Object> clientSettings, Topics topics, int partitions) {
     this.topics = topics;
     this.partitions = partitions;
-    Map<String, Object> c = new java.util.HashMap<>(clientSettings);
+    Map<String, Object> c = new HashMap<>(clientSettings);
     c.put(ProducerConfig.ACKS_CONFIG, "all");
     c.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
     c.put(ProducerConfig.LINGER_MS_CONFIG, 5);
@@ -162,7 +166,7 @@ public final class InputProducer implements AutoCloseable {
   }
 
   private static byte[] utf8(String s) {
-    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    return s.getBytes(StandardCharsets.UTF_8);
   }
 
   @Override

@@ -6,8 +6,10 @@ import io.schedlens.report.Conditions;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 
 /**
@@ -38,7 +40,7 @@ public final class ConditionsReader {
   /** The conditions of {@code experiment}, with the GPU models of every sample on the topic. */
   public static Conditions withGpus(Map<String, Object> kafka, Topics topics, String experiment) {
     List<GpuSample> models = new ArrayList<>();
-    java.util.Set<String> seen = new java.util.HashSet<>();
+    Set<String> seen = new HashSet<>();
     try (KafkaConsumer<String, GpuSample> consumer =
         TopicConsumers.fromBeginning(kafka, topics.gpuSamples)) {
       TopicConsumers.readToEnd(

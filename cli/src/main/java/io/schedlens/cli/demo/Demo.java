@@ -1,5 +1,6 @@
 package io.schedlens.cli.demo;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
@@ -35,6 +36,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -43,6 +45,7 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.apache.kafka.streams.KafkaStreams;
 
 /**
  * {@code ./schedlens demo}: the whole pipeline on one machine. An embedded Kafka broker, the
@@ -318,7 +321,7 @@ public final class Demo {
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while (!(collector.readiness().ready()
-        && streams.streams().state() == org.apache.kafka.streams.KafkaStreams.State.RUNNING)) {
+        && streams.streams().state() == KafkaStreams.State.RUNNING)) {
       if (System.nanoTime() > deadline) {
         throw new IllegalStateException(
             "the collector or the streams app did not become ready within 120 s: collector "
@@ -335,7 +338,7 @@ public final class Demo {
       Scenario scenario,
       List<PodTruth> truth,
       Map<String, PodTimeline> finals,
-      java.util.Collection<WorkloadTimeline> workloads,
+      Collection<WorkloadTimeline> workloads,
       Conditions conditions,
       Path dir)
       throws IOException {
@@ -366,7 +369,7 @@ public final class Demo {
 
   private static String truthLine(PodTruth t) {
     try {
-      return new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(t);
+      return new ObjectMapper().writeValueAsString(t);
     } catch (IOException e) {
       throw new IllegalStateException(e);
     }

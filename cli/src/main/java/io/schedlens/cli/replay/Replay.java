@@ -1,5 +1,6 @@
 package io.schedlens.cli.replay;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.DeadLetter;
@@ -41,22 +42,28 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.streams.StreamsConfig;
 
 /**
  * {@code ./schedlens replay}: recorded Pods, Events, DCGM scrapes and request logs through the same
@@ -135,8 +142,8 @@ public final class Replay {
     if (!inputs.isEmpty()) {
       say(
           "recorded time %s .. %s",
-          java.time.Instant.ofEpochMilli(inputs.get(0).eventTime()),
-          java.time.Instant.ofEpochMilli(inputs.get(inputs.size() - 1).eventTime()));
+          Instant.ofEpochMilli(inputs.get(0).eventTime()),
+          Instant.ofEpochMilli(inputs.get(inputs.size() - 1).eventTime()));
     }
 
     Path stateDir = Files.createTempDirectory("schedlens-replay-");
@@ -349,9 +356,9 @@ public final class Replay {
         Map.of(
             "bootstrap.servers",
             bootstrap,
-            org.apache.kafka.streams.StreamsConfig.POLL_MS_CONFIG,
+            StreamsConfig.POLL_MS_CONFIG,
             "5",
-            org.apache.kafka.clients.consumer.ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
+            ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG,
             "20"));
   }
 
@@ -380,7 +387,7 @@ public final class Replay {
             new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer());
         Admin admin = Admin.create(kafka)) {
       long seed = config.getLong(ReplayConfig.SHUFFLE);
-      java.util.Random shuffle = seed == 0 ? null : new java.util.Random(seed);
+      Random shuffle = seed == 0 ? null : new Random(seed);
       int i = 0;
       while (i < inputs.size()) {
         long end = inputs.get(i).eventTime() + slice;
@@ -390,7 +397,7 @@ public final class Replay {
         }
         if (shuffle != null) {
           // Any order within a slice is one a collector may deliver: the slice's mark follows.
-          java.util.Collections.shuffle(batch, shuffle);
+          Collections.shuffle(batch, shuffle);
         }
         for (Outgoing o : batch) {
           producer.send(ProducerRecords.data(o, partitions));
@@ -407,9 +414,7 @@ public final class Replay {
           Thread.sleep(10);
         }
         if (System.nanoTime() > nextReport) {
-          say(
-              "replayed up to %s: %,d of %,d records",
-              java.time.Instant.ofEpochMilli(end), i, inputs.size());
+          say("replayed up to %s: %,d of %,d records", Instant.ofEpochMilli(end), i, inputs.size());
           nextReport = System.nanoTime() + 5_000_000_000L;
         }
       }
@@ -527,7 +532,7 @@ public final class Replay {
             }
           });
     }
-    java.util.Collections.sort(keys);
+    Collections.sort(keys);
     return reasons;
   }
 
@@ -577,18 +582,14 @@ public final class Replay {
         "finalTimelines", timelines.values().stream().filter(PodTimeline::getFinal$).count());
     Files.writeString(
         dir.resolve("replay-summary.json"),
-        new com.fasterxml.jackson.databind.ObjectMapper()
-                .writerWithDefaultPrettyPrinter()
-                .writeValueAsString(summary)
-            + "\n");
+        new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary) + "\n");
     return report;
   }
 
   private static String readFile(String file) throws IOException {
     Path p = Path.of(file);
     if (!Files.isReadable(p)) {
-      throw new org.apache.kafka.common.config.ConfigException(
-          "cannot read " + file + ": give an existing, readable file");
+      throw new ConfigException("cannot read " + file + ": give an existing, readable file");
     }
     return Files.readString(p, StandardCharsets.UTF_8);
   }

@@ -4,6 +4,7 @@ import io.schedlens.cli.common.PagesServer;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.Guardrails;
 import io.schedlens.streams.StreamsAppConfig;
 import java.util.List;
 import java.util.Map;
@@ -11,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * Settings of {@code ./schedlens replay}: the recorded inputs and the output directory, plus the
@@ -119,7 +121,7 @@ public final class ReplayConfig extends AppConfig {
             .define(
                 GUARDRAILS,
                 Type.LIST,
-                io.schedlens.report.Guardrails.DEFAULT,
+                Guardrails.DEFAULT,
                 Importance.MEDIUM,
                 "Rollback conditions for the report, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, interruption<=control, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.");
     for (String key : STREAMS_KEYS) {
@@ -138,15 +140,15 @@ public final class ReplayConfig extends AppConfig {
   public static ReplayConfig from(CommandLineSettings s) {
     ReplayConfig c = new ReplayConfig(s.values(), s.kafka());
     if (c.getList(PODS).isEmpty() && c.getList(EVENTS).isEmpty()) {
-      throw new org.apache.kafka.common.config.ConfigException(
+      throw new ConfigException(
           "replay needs recorded Pods or Events: give --pods FILE and/or --events FILE");
     }
     c.getDuration(TIMEOUT);
     c.getDuration(SLICE);
     try {
-      io.schedlens.report.Guardrails.validate(c.getList(GUARDRAILS));
+      Guardrails.validate(c.getList(GUARDRAILS));
     } catch (IllegalArgumentException e) {
-      throw new org.apache.kafka.common.config.ConfigException(e.getMessage());
+      throw new ConfigException(e.getMessage());
     }
     return c;
   }

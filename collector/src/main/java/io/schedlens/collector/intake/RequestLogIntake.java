@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -245,7 +246,7 @@ public final class RequestLogIntake implements HttpHandler {
       int lineEnd = end > pos && body[end - 1] == '\r' ? end - 1 : end;
       int len = lineEnd - pos;
       if (len > maxLine) {
-        byte[] raw = java.util.Arrays.copyOfRange(body, pos, lineEnd);
+        byte[] raw = Arrays.copyOfRange(body, pos, lineEnd);
         rejected.add(
             new Rejection(
                 lineNo,
@@ -258,9 +259,7 @@ public final class RequestLogIntake implements HttpHandler {
         take(
             p,
             lineNo,
-            p instanceof RequestLogParser.Rejected
-                ? java.util.Arrays.copyOfRange(body, pos, lineEnd)
-                : null,
+            p instanceof RequestLogParser.Rejected ? Arrays.copyOfRange(body, pos, lineEnd) : null,
             accepted,
             rejected);
       }

@@ -1,6 +1,7 @@
 package io.schedlens.collector.k8s;
 
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
@@ -131,7 +132,7 @@ public final class EventProjection {
         .build();
   }
 
-  private static String micro(io.fabric8.kubernetes.api.model.MicroTime t) {
+  private static String micro(MicroTime t) {
     return t == null ? null : t.getTime();
   }
 

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * Experiment ConfigMaps to {@code schedlens.experiments}: only those labelled {@code
@@ -65,8 +66,8 @@ public final class ExperimentSource implements AutoCloseable {
 
               @Override
               public void onUpdate(ConfigMap before, ConfigMap after) {
-                if (!java.util.Objects.equals(before.getData(), after.getData())
-                    || !java.util.Objects.equals(
+                if (!Objects.equals(before.getData(), after.getData())
+                    || !Objects.equals(
                         before.getMetadata().getLabels(), after.getMetadata().getLabels())) {
                   send(project(after, ChangeType.MODIFIED, clock.millis()));
                 }

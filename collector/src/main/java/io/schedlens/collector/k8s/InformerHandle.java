@@ -7,6 +7,7 @@ import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.base.KubeTime;
 import io.schedlens.collector.CollectorMetrics;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -60,7 +61,7 @@ final class InformerHandle<T extends HasMetadata> implements AutoCloseable {
   }
 
   /** The second the collector started, for {@link #addType}. */
-  static long startSecond(java.time.Clock clock) {
+  static long startSecond(Clock clock) {
     return clock.millis() / 1000 * 1000;
   }
 

@@ -12,6 +12,7 @@ import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.base.KubeTime;
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -133,7 +134,7 @@ public final class PodProjection {
     }
     try {
       BigDecimal amount = q.getNumericalAmount();
-      return amount.setScale(0, java.math.RoundingMode.CEILING).longValueExact();
+      return amount.setScale(0, RoundingMode.CEILING).longValueExact();
     } catch (ArithmeticException | IllegalArgumentException e) {
       return 0;
     }

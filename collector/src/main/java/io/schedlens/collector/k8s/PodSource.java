@@ -2,6 +2,7 @@ package io.schedlens.collector.k8s;
 
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.schedlens.avro.ChangeType;
@@ -78,8 +79,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     informers.synced().thenRun(() -> reportGone("start"));
   }
 
-  private Informable<Pod> selected(
-      io.fabric8.kubernetes.client.dsl.FilterWatchListDeletable<Pod, ?, ?> pods) {
+  private Informable<Pod> selected(FilterWatchListDeletable<Pod, ?, ?> pods) {
     return labelSelector.isBlank() ? pods : pods.withLabelSelector(labelSelector);
   }
 

@@ -4,6 +4,7 @@ import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topic;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -70,7 +71,7 @@ public final class ReportedPods {
             continue;
           }
           if (p == null || p.getChangeType() == ChangeType.DELETED) {
-            live.remove(new String(r.key(), java.nio.charset.StandardCharsets.UTF_8));
+            live.remove(new String(r.key(), StandardCharsets.UTF_8));
           } else {
             live.put(p.getUid(), p);
           }

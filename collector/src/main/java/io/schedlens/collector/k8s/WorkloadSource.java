@@ -1,6 +1,9 @@
 package io.schedlens.collector.k8s;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.Informable;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -54,11 +57,9 @@ public final class WorkloadSource implements AutoCloseable {
   }
 
   public void start() {
-    List<Informable<io.fabric8.kubernetes.api.model.apps.Deployment>> deployments =
-        new ArrayList<>();
-    List<Informable<io.fabric8.kubernetes.api.model.apps.StatefulSet>> statefulSets =
-        new ArrayList<>();
-    List<Informable<io.fabric8.kubernetes.api.model.batch.v1.Job>> jobs = new ArrayList<>();
+    List<Informable<Deployment>> deployments = new ArrayList<>();
+    List<Informable<StatefulSet>> statefulSets = new ArrayList<>();
+    List<Informable<Job>> jobs = new ArrayList<>();
     if (namespaces.isEmpty()) {
       deployments.add(client.apps().deployments().inAnyNamespace());
       statefulSets.add(client.apps().statefulSets().inAnyNamespace());

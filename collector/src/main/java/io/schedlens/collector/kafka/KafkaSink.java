@@ -2,11 +2,14 @@ package io.schedlens.collector.kafka;
 
 import io.schedlens.collector.CollectorMetrics;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
@@ -22,6 +25,7 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.errors.RetriableException;
+import org.apache.kafka.common.errors.TimeoutException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,8 +49,7 @@ public final class KafkaSink implements AutoCloseable {
   private final BlockingQueue<Outgoing> queue = new LinkedBlockingQueue<>();
   // Records Kafka answered with a retriable error; sent again before new ones, outside the bound
   // (they were already counted in it once).
-  private final java.util.Queue<Outgoing> retries =
-      new java.util.concurrent.ConcurrentLinkedQueue<>();
+  private final Queue<Outgoing> retries = new ConcurrentLinkedQueue<>();
   private final Semaphore room;
   private final int capacity;
 
@@ -87,7 +90,7 @@ public final class KafkaSink implements AutoCloseable {
     this.producer =
         new KafkaProducer<>(
             producerSettings(clientSettings), new ByteArraySerializer(), new ByteArraySerializer());
-    Map<String, Object> adminSettings = new java.util.HashMap<>(clientSettings);
+    Map<String, Object> adminSettings = new HashMap<>(clientSettings);
     adminSettings.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5_000);
     adminSettings.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 5_000);
     adminSettings.put(AdminClientConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG, 2_000);
@@ -109,7 +112,7 @@ public final class KafkaSink implements AutoCloseable {
 
   /** The producer settings: client settings plus the delivery guarantees of the collector. */
   static Map<String, Object> producerSettings(Map<String, Object> clientSettings) {
-    Map<String, Object> s = new java.util.HashMap<>();
+    Map<String, Object> s = new HashMap<>();
     s.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, "lz4");
     s.put(ProducerConfig.LINGER_MS_CONFIG, 10);
     s.put(ProducerConfig.BATCH_SIZE_CONFIG, 256 * 1024);
@@ -276,7 +279,7 @@ public final class KafkaSink implements AutoCloseable {
         if (!running.get()) {
           return;
         }
-      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+      } catch (TimeoutException e) {
         // Kafka is away (no metadata, or the producer's own buffer is full): keep the record and
         // try again; the buffer behind us absorbs the sources meanwhile.
         if (!running.get()) {

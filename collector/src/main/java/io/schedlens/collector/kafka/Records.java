@@ -15,6 +15,7 @@ import io.schedlens.schemas.Topics;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.List;
 
 /**
  * Builds the collector's outgoing records, keyed and timestamped as docs/design.md section 3 says:
@@ -114,8 +115,8 @@ public final class Records {
   }
 
   /** The input topics this collector marks. */
-  public java.util.List<String> markedTopics() {
-    return java.util.List.of(
+  public List<String> markedTopics() {
+    return List.of(
         topics.pods.name(),
         topics.events.name(),
         topics.gpuSamples.name(),

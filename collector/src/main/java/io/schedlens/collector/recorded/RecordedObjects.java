@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.Event;
@@ -157,7 +158,7 @@ public final class RecordedObjects {
     if (!item.isObject() || item.has("kind")) {
       return item;
     }
-    var copy = ((com.fasterxml.jackson.databind.node.ObjectNode) item).deepCopy();
+    var copy = ((ObjectNode) item).deepCopy();
     copy.put("kind", kind);
     copy.put("apiVersion", apiVersion);
     return copy;

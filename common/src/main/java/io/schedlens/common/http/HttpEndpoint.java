@@ -13,6 +13,7 @@ import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -221,7 +222,7 @@ public final class HttpEndpoint implements AutoCloseable {
       } catch (RuntimeException e) {
         log.warn("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
         try {
-          respondJson(exchange, 500, java.util.Map.of("error", "internal error: " + e));
+          respondJson(exchange, 500, Map.of("error", "internal error: " + e));
         } catch (IOException ignored) {
           // the response may already be committed
         }

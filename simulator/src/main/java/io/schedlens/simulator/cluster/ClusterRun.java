@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.schedlens.base.KubeTime;
 import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
@@ -17,9 +18,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
@@ -71,16 +75,16 @@ public final class ClusterRun {
   private final List<SimNode> nodes;
 
   /** Cordoned nodes (spec.unschedulable). */
-  private final java.util.Set<String> unschedulable = new java.util.HashSet<>();
+  private final Set<String> unschedulable = new HashSet<>();
 
   /** Nodes that stopped (failed): their pods do no work and cannot be reached. */
-  private final java.util.Set<String> down = new java.util.HashSet<>();
+  private final Set<String> down = new HashSet<>();
 
   /** Nodes the node lifecycle controller found unreachable (tainted) and not back yet. */
-  private final java.util.Set<String> unreachable = new java.util.HashSet<>();
+  private final Set<String> unreachable = new HashSet<>();
 
   /** A node's failures so far: a pending eviction of an earlier failure is void after a re-join. */
-  private final Map<String, Integer> failures = new java.util.HashMap<>();
+  private final Map<String, Integer> failures = new HashMap<>();
 
   /** kube-controller-manager's --node-monitor-grace-period (40 s up to Kubernetes 1.31). */
   static final long NODE_MONITOR_GRACE_MS = 40_000;
@@ -1352,7 +1356,7 @@ public final class ClusterRun {
     }
 
     /** The Job object as the API shows it. */
-    io.fabric8.kubernetes.api.model.batch.v1.Job object(Long completedAt) {
+    Job object(Long completedAt) {
       return WorkloadObjects.job(
           scenario.namespace(),
           name,

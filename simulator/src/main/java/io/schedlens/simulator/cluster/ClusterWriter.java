@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 
@@ -30,10 +31,10 @@ public interface ClusterWriter {
   /**
    * A workload object (Deployment, Job) created or changed, as its controller's user applies it.
    */
-  default void applyObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+  default void applyObject(HasMetadata workload) {}
 
   /** Such an object removed (a Job's TTL after it finished). */
-  default void deleteObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {}
+  default void deleteObject(HasMetadata workload) {}
 
   ClusterWriter NONE =
       new ClusterWriter() {

@@ -7,7 +7,9 @@ import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 /**
  * One scheduling cycle of kube-scheduler's default profile for one pod, as a pure function of the
@@ -49,7 +51,7 @@ public final class KubeScheduler {
   record NodeStatus(String reason, boolean resolvable) {}
 
   public static Decision schedule(SimPod pod, List<SimNode> nodes, Collection<SimPod> pods) {
-    return schedule(pod, nodes, pods, java.util.Set.of());
+    return schedule(pod, nodes, pods, Set.of());
   }
 
   /**
@@ -57,7 +59,7 @@ public final class KubeScheduler {
    * them, and preemption cannot help there.
    */
   public static Decision schedule(
-      SimPod pod, List<SimNode> nodes, Collection<SimPod> pods, java.util.Set<String> cordoned) {
+      SimPod pod, List<SimNode> nodes, Collection<SimPod> pods, Set<String> cordoned) {
     Map<String, NodeStatus> failures = new TreeMap<>();
     SimNode best = null;
     int bestFree = -1;
@@ -122,7 +124,7 @@ public final class KubeScheduler {
   static final String UNSCHEDULABLE_NODE = "node(s) were unschedulable";
 
   /** kube-scheduler's FitError text: {@code 0/N nodes are available: 1 reason, 2 reason.} */
-  static String fitError(int nodes, java.util.stream.Stream<String> reasons) {
+  static String fitError(int nodes, Stream<String> reasons) {
     Map<String, Integer> histogram = new TreeMap<>();
     reasons.forEach(r -> histogram.merge(r, 1, Integer::sum));
     List<String> parts = new ArrayList<>();

@@ -2,6 +2,7 @@ package io.schedlens.simulator.live;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
@@ -114,7 +115,7 @@ public final class ClusterRecorder
   }
 
   /** Events get the uid the API server would give them: one per namespace/name. */
-  private void event(io.fabric8.kubernetes.api.model.HasMetadata copy, ObjectMeta original) {
+  private void event(HasMetadata copy, ObjectMeta original) {
     String key = original.getNamespace() + "/" + original.getName();
     if (copy.getMetadata().getUid() == null) {
       copy.getMetadata()

@@ -1,5 +1,6 @@
 package io.schedlens.simulator.live;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -76,7 +77,7 @@ public final class KubernetesClusterWriter implements ClusterWriter {
   }
 
   @Override
-  public void applyObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+  public void applyObject(HasMetadata workload) {
     writes.incrementAndGet();
     client
         .resource(workload)
@@ -85,7 +86,7 @@ public final class KubernetesClusterWriter implements ClusterWriter {
   }
 
   @Override
-  public void deleteObject(io.fabric8.kubernetes.api.model.HasMetadata workload) {
+  public void deleteObject(HasMetadata workload) {
     writes.incrementAndGet();
     client.resource(workload).inNamespace(workload.getMetadata().getNamespace()).delete();
   }

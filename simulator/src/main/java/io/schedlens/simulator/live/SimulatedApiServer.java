@@ -18,6 +18,8 @@ import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * The demo's Kubernetes API: fabric8's mock server in CRUD mode (real HTTP, real watches) on
@@ -39,11 +41,10 @@ import java.util.List;
 public final class SimulatedApiServer implements AutoCloseable {
 
   /** fabric8's mock server logs every request through java.util.logging at INFO. */
-  private static final java.util.logging.Logger MOCK_LOG =
-      java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+  private static final Logger MOCK_LOG = Logger.getLogger("io.fabric8.mockwebserver");
 
   static {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+    MOCK_LOG.setLevel(Level.WARNING);
   }
 
   private final KubernetesMockServer server;

@@ -3,6 +3,8 @@ package io.schedlens.simulator.scenario;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.IntStream;
 
 /**
  * A simulated experiment: a GPU cluster, its PriorityClasses, the workloads that arrive on it, and
@@ -60,8 +62,7 @@ public record Scenario(
   public record Action(
       Duration at, String action, String target, String maxSurge, String maxUnavailable) {
 
-    public static final java.util.Set<String> NODE_ACTIONS =
-        java.util.Set.of("drain", "uncordon", "fail", "rejoin");
+    public static final Set<String> NODE_ACTIONS = Set.of("drain", "uncordon", "fail", "rejoin");
 
     /**
      * A maxSurge (rounded up) or maxUnavailable (rounded down) for {@code replicas}, as the
@@ -232,9 +233,7 @@ public record Scenario(
   /** The arm order of a repeat (1-based): rotated each repeat, so that no arm always runs first. */
   public List<Arm> armOrder(int repeat) {
     int n = arms.size();
-    return java.util.stream.IntStream.range(0, n)
-        .mapToObj(i -> arms.get((i + repeat - 1) % n))
-        .toList();
+    return IntStream.range(0, n).mapToObj(i -> arms.get((i + repeat - 1) % n)).toList();
   }
 
   /** The same scenario with another seed. */

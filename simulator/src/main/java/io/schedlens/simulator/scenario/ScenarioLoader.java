@@ -20,12 +20,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
@@ -179,7 +181,7 @@ public final class ScenarioLoader {
           if (!action.equals("rollout") && (surge != null || unavailable != null)) {
             throw fail(p, "maxSurge and maxUnavailable belong to a rollout");
           }
-          for (String v : java.util.Arrays.asList(surge, unavailable)) {
+          for (String v : Arrays.asList(surge, unavailable)) {
             if (v != null && !v.matches("\\d+%?")) {
               throw fail(
                   p, "maxSurge and maxUnavailable are a count (1) or a percentage (25%), not " + v);
@@ -226,7 +228,7 @@ public final class ScenarioLoader {
 
   private void crossCheck(Scenario s) {
     unique(s.nodes().stream().map(NodePool::name).toList(), "nodes", "name");
-    java.util.Set<String> nodeNames = new java.util.TreeSet<>();
+    Set<String> nodeNames = new TreeSet<>();
     s.nodes()
         .forEach(
             pool -> {

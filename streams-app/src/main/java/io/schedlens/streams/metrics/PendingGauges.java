@@ -2,6 +2,7 @@ package io.schedlens.streams.metrics;
 
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.schedlens.avro.PodTimeline;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ public final class PendingGauges {
   private Map<List<String>, double[]> compute() {
     Map<List<String>, double[]> next = new HashMap<>();
     long eventNow = 0;
-    List<PodTimeline> live = new java.util.ArrayList<>();
+    List<PodTimeline> live = new ArrayList<>();
     try (KeyValueIterator<String, PodTimeline> it = store.get().all()) {
       while (it.hasNext()) {
         PodTimeline t = it.next().value;

@@ -11,6 +11,8 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import org.apache.avro.generic.GenericData;
 
 /**
  * One second of the GPU samples and request logs that name one pod, gathered until the pods stream
@@ -233,8 +235,8 @@ public final class InputSeconds {
    * growable copy, set with {@code setter}: a second takes dozens of inputs, and copying its lists
    * for each would cost more than the rest.
    */
-  static <T> List<T> mutable(List<T> list, java.util.function.Consumer<List<T>> setter) {
-    if (list instanceof ArrayList || list instanceof org.apache.avro.generic.GenericData.Array) {
+  static <T> List<T> mutable(List<T> list, Consumer<List<T>> setter) {
+    if (list instanceof ArrayList || list instanceof GenericData.Array) {
       return list;
     }
     List<T> copy = new ArrayList<>(list);

@@ -17,6 +17,7 @@ import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadStatus;
+import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
@@ -33,6 +34,7 @@ import io.schedlens.streams.timeline.TimelineSettings;
 import io.schedlens.streams.timeline.TimelineView;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -40,6 +42,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeSet;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -133,7 +137,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
    * of settled seconds) would cost more than keeping the few waiting keys here. Read from the store
    * at start.
    */
-  private final java.util.TreeSet<String> pendingKeys = new java.util.TreeSet<>();
+  private final TreeSet<String> pendingKeys = new TreeSet<>();
 
   private String seenFloor = "";
   private long sentTime = Long.MIN_VALUE;
@@ -665,7 +669,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
                 + " GPU sample(s) and request(s) for pod "
                 + in.getName()
                 + " in the second from "
-                + java.time.Instant.ofEpochMilli(in.getSecond())
+                + Instant.ofEpochMilli(in.getSecond())
                 + ": no pod of that name existed then, and the pods stream passed the grace"
                 + " period without one ("
                 + where
@@ -988,8 +992,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private void deadLetter(
       RecordMetadata meta, String reason, String detail, Object value, String key, Long time) {
     byte[] raw = null;
-    if (value instanceof org.apache.avro.specific.SpecificRecord r) {
-      raw = io.schedlens.schemas.AvroSerde.of(r.getClass()).serialize(meta.topic(), cast(r));
+    if (value instanceof SpecificRecord r) {
+      raw = AvroSerde.of(r.getClass()).serialize(meta.topic(), cast(r));
     }
     DeadLetter d =
         DeadLetters.build(
@@ -1009,8 +1013,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
   }
 
   @SuppressWarnings("unchecked")
-  private static <T extends org.apache.avro.specific.SpecificRecord> T cast(
-      org.apache.avro.specific.SpecificRecord r) {
+  private static <T extends SpecificRecord> T cast(SpecificRecord r) {
     return (T) r;
   }
 
