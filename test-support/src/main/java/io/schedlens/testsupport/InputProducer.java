@@ -6,6 +6,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.GpuSampleKey;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
@@ -131,14 +132,14 @@ public final class InputProducer implements AutoCloseable {
           topics.gpuSamples.name(),
           null,
           ts,
-          utf8(g.getNamespace() + "/" + g.getPod()),
+          utf8(GpuSampleKey.of(g)),
           topics.gpuSamples.valueSerde().serializer().serialize("", g));
     } else if (i instanceof RequestLog r) {
       return new ProducerRecord<>(
           topics.requests.name(),
           null,
           ts,
-          utf8(r.getNamespace() + "/" + r.getPod()),
+          utf8(new PodName(r.getNamespace(), r.getPod()).key()),
           topics.requests.valueSerde().serializer().serialize("", r));
     } else if (i instanceof WorkloadObservation w) {
       return new ProducerRecord<>(

@@ -1,6 +1,7 @@
 package io.schedlens.collector.dcgm;
 
 import io.schedlens.avro.GpuSample;
+import io.schedlens.schemas.GpuSampleKey;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -127,16 +128,9 @@ public final class GpuSampleAssembler {
     return new Result(out, notUsed);
   }
 
-  /** {@code namespace/pod} for an attributed GPU, else {@code node/gpu} (plus the MIG instance). */
+  /** The sample's topic key ({@link GpuSampleKey}). */
   public static String keyOf(GpuSample s) {
-    if (s.getPod() != null && s.getNamespace() != null) {
-      return s.getNamespace() + "/" + s.getPod();
-    }
-    String key =
-        (s.getNode() == null ? "unknown-node" : s.getNode())
-            + "/"
-            + (s.getGpu() == null ? s.getUuid() : s.getGpu());
-    return s.getMigInstanceId() == null ? key : key + "/mig-" + s.getMigInstanceId();
+    return GpuSampleKey.of(s);
   }
 
   private static Described describe(Map<String, String> labels, String targetNode) {

@@ -138,7 +138,7 @@ public final class Records {
     return new Outgoing(
         topics.requests.name(),
         REQUESTS,
-        utf8(r.getNamespace() + "/" + r.getPod()),
+        utf8(new PodName(r.getNamespace(), r.getPod()).key()),
         topics.requests.valueSerde().serializer().serialize(topics.requests.name(), r),
         r.getTime(),
         ack);

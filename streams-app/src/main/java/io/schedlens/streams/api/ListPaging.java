@@ -2,6 +2,7 @@ package io.schedlens.streams.api;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -47,7 +48,7 @@ public final class ListPaging {
 
   /** A workload's place in a list: by namespace/kind/name. */
   public static Position workload(WorkloadTimeline w) {
-    return new Position(0, w.getNamespace() + "/" + w.getKind() + "/" + w.getName());
+    return new Position(0, WorkloadKey.of(w.getNamespace(), w.getKind(), w.getName()).topicKey());
   }
 
   /** The cursor a caller passes back as {@code after} for the items that follow {@code p}. */

@@ -18,6 +18,7 @@ import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.base.Rfc3339;
 import io.schedlens.schemas.DisruptionCause;
 import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.PodName;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -555,7 +556,7 @@ public final class TimelineReducer {
   private static String victimName(VictimLink l) {
     return l.getVictimNamespace() == null || l.getVictimName() == null
         ? null
-        : l.getVictimNamespace() + "/" + l.getVictimName();
+        : new PodName(l.getVictimNamespace(), l.getVictimName()).key();
   }
 
   /** The preemptor says who it is. */

@@ -7,6 +7,7 @@ import io.schedlens.avro.internal.PreemptorDetails;
 import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
+import io.schedlens.schemas.PodName;
 import io.schedlens.streams.timeline.PreemptorInference;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -126,7 +127,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
     long at = Math.max(0, victim.getAt());
     context.forward(
         new Record<>(
-            v.getNamespace() + "/" + v.getName(),
+            new PodName(v.getNamespace(), v.getName()).key(),
             (Object) new StageMessage(v.getUid(), new PreemptorDetails(v.getUid(), p)),
             at),
         TimelineTopology.NODES_TO_POD_SINK);
@@ -143,7 +144,9 @@ final class NodeStage implements Processor<String, Object, String, Object> {
             .build();
     context.forward(
         new Record<>(
-            p.getNamespace() + "/" + p.getName(), (Object) new StageMessage(p.getUid(), link), at),
+            new PodName(p.getNamespace(), p.getName()).key(),
+            (Object) new StageMessage(p.getUid(), link),
+            at),
         TimelineTopology.NODES_TO_POD_SINK);
   }
 

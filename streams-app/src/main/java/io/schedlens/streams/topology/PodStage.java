@@ -782,7 +782,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       if (l.getPreemptorNamespace() != null && l.getPreemptorName() != null) {
         context.forward(
             new Record<>(
-                l.getPreemptorNamespace() + "/" + l.getPreemptorName(),
+                new PodName(l.getPreemptorNamespace(), l.getPreemptorName()).key(),
                 (Object) new StageMessage(l.getPreemptorUid(), l),
                 Math.max(0, l.getAt())),
             TimelineTopology.PODS_TO_POD_SINK);

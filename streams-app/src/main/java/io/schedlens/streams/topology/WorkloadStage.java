@@ -16,6 +16,7 @@ import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.schemas.OutputHeaders;
+import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.WorkloadService;
@@ -281,10 +282,10 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     if (p.getName() == null) {
       return;
     }
-    String namespace = WorkloadKey.parse(key).namespace();
+    PodName pod = new PodName(WorkloadKey.parse(key).namespace(), p.getName());
     context.forward(
         new Record<>(
-            namespace + "/" + p.getName(),
+            pod.key(),
             (Object) new StageMessage(p.getUid(), status),
             Math.max(0, context.currentStreamTimeMs())),
         TimelineTopology.WORKLOADS_TO_POD_SINK);
