@@ -4,6 +4,8 @@ import io.schedlens.avro.Disruption;
 import io.schedlens.avro.PodRef;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadRef;
+import io.schedlens.base.DisruptionCause;
+import io.schedlens.base.Outcome;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.export.ExportConfig;
 import io.schedlens.export.Exporter;
@@ -235,14 +237,16 @@ public final class ExportLoad {
                 "interactive",
                 3000,
                 false));
-        t.setDisruption(new Disruption("preemption", end, "ai-lab/chat-" + Integer.toHexString(i)));
+        t.setDisruption(
+            new Disruption(
+                DisruptionCause.PREEMPTION.wire(), end, "ai-lab/chat-" + Integer.toHexString(i)));
         long checkpoint = running + (long) ((end - running) * rnd.nextDouble());
         t.setWastedGpuSeconds(gpus * (end - checkpoint) / 1000.0);
         t.setWastedBusyGpuSeconds(gpus * ((end - checkpoint) / 15_000) * 0.15 * 70);
-        t.setOutcome("Preempted");
+        t.setOutcome(Outcome.PREEMPTED.wire());
         t.setPreemptionsOfWorkload(1 + rnd.nextInt(3));
       } else {
-        t.setOutcome(serving ? "Deleted" : "Succeeded");
+        t.setOutcome((serving ? Outcome.DELETED : Outcome.SUCCEEDED).wire());
       }
       t.setRestarts(rnd.nextInt(20) == 0 ? 1 : 0);
       t.setFinal$(true);

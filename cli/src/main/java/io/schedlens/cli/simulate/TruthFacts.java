@@ -1,5 +1,6 @@
 package io.schedlens.cli.simulate;
 
+import io.schedlens.base.Outcome;
 import io.schedlens.report.PodFacts;
 import io.schedlens.simulator.cluster.PodTruth;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ public final class TruthFacts {
       if (t.preemptedAt() != null) {
         preemptions.merge(w, 1, Integer::sum);
       }
-      if ("Succeeded".equals(t.outcome()) && "Job".equals(t.workloadKind())) {
+      if (Outcome.SUCCEEDED.wire().equals(t.outcome()) && "Job".equals(t.workloadKind())) {
         completed.put(w, true);
       }
     }

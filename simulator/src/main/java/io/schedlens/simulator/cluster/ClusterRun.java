@@ -1,7 +1,9 @@
 package io.schedlens.simulator.cluster;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.KubeTime;
+import io.schedlens.base.Outcome;
 import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
 import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
@@ -248,9 +250,9 @@ public final class ClusterRun {
         refused = true;
         continue;
       }
-      truth.get(p.uid).outcome = p.terminal() ? truth.get(p.uid).outcome : "Evicted";
+      truth.get(p.uid).outcome = p.terminal() ? truth.get(p.uid).outcome : Outcome.EVICTED.wire();
       if (!p.terminal()) {
-        truth.get(p.uid).cause = "eviction-api";
+        truth.get(p.uid).cause = DisruptionCause.EVICTION_API.wire();
         condition(p, "DisruptionTarget", "True", "EvictionByEvictionAPI", "Eviction API: evicting");
         writeStatus(p);
       }
@@ -343,8 +345,8 @@ public final class ClusterRun {
       return;
     }
     Truth t = truth.get(p.uid);
-    t.outcome = "Evicted";
-    t.cause = "taint-manager";
+    t.outcome = Outcome.EVICTED.wire();
+    t.cause = DisruptionCause.TAINT_MANAGER.wire();
     condition(
         p,
         "DisruptionTarget",
@@ -464,7 +466,7 @@ public final class ClusterRun {
           && p.containerStartedAt != null
           && p.containerFinishedAt != null
           && p.deletionRequestedAt != null
-          && !"Succeeded".equals(t.outcome)) {
+          && !Outcome.SUCCEEDED.wire().equals(t.outcome)) {
         long from =
             p.lastCheckpointAt == null
                 ? p.containerStartedAt
@@ -737,7 +739,7 @@ public final class ClusterRun {
     for (SimPod v : victims) {
       Truth t = truth.get(v.uid);
       t.preemptedAt = now;
-      t.cause = "preemption";
+      t.cause = DisruptionCause.PREEMPTION.wire();
       t.preemptorUid = preemptor.uid;
       truth.get(preemptor.uid).victims.add(v.uid);
       v.preempted = true;
@@ -993,7 +995,7 @@ public final class ClusterRun {
     Truth t = truth.get(p.uid);
     t.deletedAt = queue.now();
     if (t.outcome == null) {
-      t.outcome = t.preemptedAt != null ? "Preempted" : "Deleted";
+      t.outcome = (t.preemptedAt != null ? Outcome.PREEMPTED : Outcome.DELETED).wire();
     }
     publishGpus();
     nodeFreed();
@@ -1059,7 +1061,7 @@ public final class ClusterRun {
     condition(p, "Ready", "False", "PodCompleted", null);
     condition(p, "ContainersReady", "False", "PodCompleted", null);
     condition(p, "PodReadyToStartContainers", "False", null, null);
-    truth.get(p.uid).outcome = "Succeeded";
+    truth.get(p.uid).outcome = Outcome.SUCCEEDED.wire();
     writeStatus(p);
     publishGpus();
     nodeFreed();
@@ -1218,7 +1220,7 @@ public final class ClusterRun {
                 repeat,
                 interruptedSince,
                 now,
-                t == null || t.cause == null ? "deletion" : t.cause));
+                t == null || t.cause == null ? DisruptionCause.DELETION.wire() : t.cause));
         interruptedSince = null;
       } else if (interruptedSince == null && want >= 1 && r == 0 && lastReady >= 1) {
         interruptedSince = now;
@@ -1275,7 +1277,7 @@ public final class ClusterRun {
         for (int i = 0; i < active.size() - want; i++) {
           SimPod p = order.get(i);
           if (outdated && !ended && deployment.desired > 0) {
-            truth.get(p.uid).cause = "rollout";
+            truth.get(p.uid).cause = DisruptionCause.ROLLOUT.wire();
           }
           delete(p);
         }

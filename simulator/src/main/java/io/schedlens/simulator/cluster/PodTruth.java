@@ -6,9 +6,11 @@ import java.util.List;
  * What really happened to one pod, as the simulator knows it (exact virtual times, before the API's
  * second granularity): the reference the end-to-end test holds schedlens' timelines against.
  *
- * @param outcome Succeeded, Preempted, Evicted, Deleted or Failed
- * @param cause what ended it early: preemption, eviction-api, taint-manager, rollout; null when
- *     nothing did (it completed, or was deleted by a scale-down or the end of the run)
+ * @param outcome an {@link io.schedlens.base.Outcome}'s wire name: Succeeded, Preempted, Evicted,
+ *     Deleted or Failed
+ * @param cause what ended it early, a {@link io.schedlens.base.DisruptionCause}'s wire name:
+ *     preemption, eviction-api, taint-manager, rollout; null when nothing did (it completed, or was
+ *     deleted by a scale-down or the end of the run)
  * @param deletionRequestedAt when its deletion was asked for (it left its Service's endpoints)
  * @param wastedGpuSeconds for a Job pod stopped before it completed: GPUs × time from its last
  *     checkpoint (else its container start) to its container's end; null otherwise

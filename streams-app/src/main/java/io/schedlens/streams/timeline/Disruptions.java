@@ -1,6 +1,6 @@
 package io.schedlens.streams.timeline;
 
-import io.schedlens.schemas.DisruptionCause;
+import io.schedlens.base.DisruptionCause;
 import java.util.Map;
 
 /**

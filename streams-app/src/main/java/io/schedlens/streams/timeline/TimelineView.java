@@ -7,8 +7,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
-import io.schedlens.schemas.DisruptionCause;
-import io.schedlens.schemas.Outcome;
+import io.schedlens.base.DisruptionCause;
+import io.schedlens.base.Outcome;
 import java.util.ArrayList;
 import java.util.TreeMap;
 

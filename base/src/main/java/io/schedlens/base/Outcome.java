@@ -1,4 +1,4 @@
-package io.schedlens.schemas;
+package io.schedlens.base;
 
 import java.util.Arrays;
 import java.util.Map;
