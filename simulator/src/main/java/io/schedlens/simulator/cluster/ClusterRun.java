@@ -790,7 +790,7 @@ public final class ClusterRun {
     queue.after(
         seen,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+          if (stopped(p)) {
             return;
           }
           condition(p, "PodReadyToStartContainers", "False", null, null);
@@ -814,7 +814,7 @@ public final class ClusterRun {
     queue.after(
         sandbox,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+          if (stopped(p)) {
             return;
           }
           condition(p, "PodReadyToStartContainers", "True", null, null);
@@ -828,7 +828,7 @@ public final class ClusterRun {
     queue.after(
         sandbox + pull,
         () -> {
-          if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+          if (stopped(p)) {
             return;
           }
           kubeletEvent(
@@ -852,7 +852,7 @@ public final class ClusterRun {
   }
 
   private void containerStarted(SimPod p) {
-    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+    if (stopped(p)) {
       return;
     }
     long now = queue.now();
@@ -881,7 +881,7 @@ public final class ClusterRun {
       queue.after(
           load,
           () -> {
-            if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+            if (stopped(p)) {
               return;
             }
             p.containerReady = true;
@@ -1037,7 +1037,7 @@ public final class ClusterRun {
   }
 
   private void checkpoint(SimPod p, long progress) {
-    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+    if (stopped(p)) {
       return;
     }
     long now = queue.now();
@@ -1048,7 +1048,7 @@ public final class ClusterRun {
   }
 
   private void completed(SimPod p) {
-    if (p.deletionRequestedAt != null || p.gone || down.contains(p.node)) {
+    if (stopped(p)) {
       return;
     }
     long now = queue.now();
@@ -1624,5 +1624,13 @@ public final class ClusterRun {
       }
     }
     publishGpus();
+  }
+
+  /**
+   * Whether a pod's kubelet work is over: its deletion was asked, it is gone, or its node is down.
+   * A step of its start or its work that comes due after that does nothing.
+   */
+  private boolean stopped(SimPod p) {
+    return p.deletionRequestedAt != null || p.gone || down.contains(p.node);
   }
 }

@@ -6,8 +6,8 @@ import io.schedlens.streams.timeline.TimelineSettings;
 import io.schedlens.streams.timeline.Workloads;
 
 /**
- * The labels every per-pod figure carries (docs/design.md section 5): bounded ones only, never a
- * pod name or UID.
+ * The labels every per-pod and per-workload figure carries (docs/design.md section 5): bounded ones
+ * only, never a pod name or UID.
  */
 public record PodLabels(
     String namespace, String priorityClass, String workloadKind, String arm, String repeat) {
@@ -28,9 +28,12 @@ public record PodLabels(
     return new String[] {namespace, priorityClass, workloadKind, arm, repeat};
   }
 
-  /** The values with one more label after them (an outcome, a cause). */
-  public String[] and(String extra) {
-    return new String[] {namespace, priorityClass, workloadKind, arm, repeat, extra};
+  /** The values with more labels after them (an outcome; a cause and a stage). */
+  public String[] and(String... extra) {
+    String[] v = new String[5 + extra.length];
+    System.arraycopy(values(), 0, v, 0, 5);
+    System.arraycopy(extra, 0, v, 5, extra.length);
+    return v;
   }
 
   private static String orEmpty(String s) {

@@ -18,6 +18,7 @@ import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.WorkloadKey;
+import io.schedlens.streams.metrics.PodLabels;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.WorkloadService;
 import io.schedlens.streams.timeline.Workloads;
@@ -454,18 +455,18 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         new Record<>(
             id.topicKey(), (Object) t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TimelineTopology.WORKLOAD_TIMELINES_SINK);
-    String[] labels = {
-      id.namespace(),
-      orEmpty(t.getPriorityClass()),
-      id.kind(),
-      orEmpty(t.getArm()),
-      orEmpty(t.getRepeat())
-    };
+    PodLabels labels =
+        new PodLabels(
+            id.namespace(),
+            orEmpty(t.getPriorityClass()),
+            id.kind(),
+            orEmpty(t.getArm()),
+            orEmpty(t.getRepeat()));
     long interrupted = WorkloadService.closedMs(t.getInterruptions());
     if (interrupted > w.getCountedInterruptionMs()) {
       metrics
           .workloadInterruptionSeconds
-          .labelValues(labels)
+          .labelValues(labels.values())
           .inc((interrupted - w.getCountedInterruptionMs()) / 1000.0);
       w.setCountedInterruptionMs(interrupted);
     }
@@ -473,7 +474,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     if (degraded > w.getCountedDegradedMs()) {
       metrics
           .workloadDegradedSeconds
-          .labelValues(labels)
+          .labelValues(labels.values())
           .inc((degraded - w.getCountedDegradedMs()) / 1000.0);
       w.setCountedDegradedMs(degraded);
     }
@@ -578,16 +579,13 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         TimelineTopology.WORKLOADS_TO_POD_SINK);
   }
 
-  private void observe(List<String> counted, String[] labels, Recovery r, String stage, Long ms) {
+  private void observe(List<String> counted, PodLabels labels, Recovery r, String stage, Long ms) {
     String mark = r.getPod() + ":" + stage;
     if (ms == null || counted.contains(mark)) {
       return;
     }
     counted.add(mark);
-    metrics
-        .workloadRecovery
-        .labelValues(labels[0], labels[1], labels[2], labels[3], labels[4], r.getCause(), stage)
-        .observe(ms / 1000.0);
+    metrics.workloadRecovery.labelValues(labels.and(r.getCause(), stage)).observe(ms / 1000.0);
   }
 
   private void deadLetter(RecordMetadata meta, String reason, String detail) {
