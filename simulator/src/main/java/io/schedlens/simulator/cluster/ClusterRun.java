@@ -1154,40 +1154,11 @@ public final class ClusterRun {
     void reconcile() {
       int want = ended ? 0 : desired;
       ReplicaSetController fresh = current();
-      List<ReplicaSetController> old = sets.subList(0, sets.size() - 1);
-      boolean rolling = old.stream().anyMatch(r -> r.desired > 0);
-      if (!rolling || want == 0) {
-        old.forEach(r -> r.desired = 0);
-        fresh.desired = want;
-      } else {
-        int total = sets.stream().mapToInt(r -> r.desired).sum();
-        int maxTotal = want + maxSurge;
-        if (total < maxTotal && fresh.desired < want) {
-          fresh.desired = Math.min(want, fresh.desired + (maxTotal - total));
-          total = sets.stream().mapToInt(r -> r.desired).sum();
-        }
-        int minAvailable = want - maxUnavailable;
-        int newUnavailable = Math.max(0, fresh.desired - fresh.ready());
-        int canDown = total - minAvailable - newUnavailable;
-        // Unready old pods first: they cost no availability.
-        for (ReplicaSetController r : old) {
-          int unready = Math.max(0, r.desired - r.ready());
-          int down = Math.min(Math.max(0, canDown), unready);
-          r.desired -= down;
-          canDown -= down;
-        }
-        int available = sets.stream().mapToInt(ReplicaSetController::ready).sum();
-        int byAvailability = Math.min(canDown, available - minAvailable);
-        for (ReplicaSetController r : old) {
-          int down = Math.min(Math.max(0, byAvailability), r.desired);
-          r.desired -= down;
-          byAvailability -= down;
-        }
-        if (sets.stream().mapToInt(r -> r.desired).sum() < maxTotal && fresh.desired < want) {
-          fresh.desired =
-              Math.min(
-                  want, fresh.desired + maxTotal - sets.stream().mapToInt(r -> r.desired).sum());
-        }
+      List<RollingUpdate.Replicas> now = new ArrayList<>();
+      sets.forEach(r -> now.add(new RollingUpdate.Replicas(r.desired, r.ready())));
+      int[] next = RollingUpdate.step(want, maxSurge, maxUnavailable, now);
+      for (int i = 0; i < sets.size(); i++) {
+        sets.get(i).desired = next[i];
       }
       for (ReplicaSetController r : sets) {
         r.reconcile(r != fresh);
