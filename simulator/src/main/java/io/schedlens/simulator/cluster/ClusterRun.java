@@ -266,10 +266,7 @@ public final class ClusterRun {
   /** kubectl drain's wait between evictions a PodDisruptionBudget refused. */
   static final long DRAIN_RETRY_MS = 5_000;
 
-  /**
-   * The disruption controller's answer: healthy (Ready, not terminating) pods of the pod's workload
-   * minus this one must stay at least its budget's minAvailable.
-   */
+  /** The Eviction API's answer for a pod of this cluster ({@link EvictionBudget}). */
   private boolean budgetAllowsEviction(SimPod p) {
     Integer minAvailable = p.workload.minAvailable();
     if (minAvailable == null) {
@@ -279,7 +276,7 @@ public final class ClusterRun {
         pods.values().stream()
             .filter(q -> !q.gone && q.workload == p.workload && q.ready())
             .count();
-    return healthy - (p.ready() ? 1 : 0) >= minAvailable;
+    return EvictionBudget.allows(healthy, p.ready(), minAvailable);
   }
 
   /** {@code kubectl uncordon}: the node takes pods again (it re-joined). */
