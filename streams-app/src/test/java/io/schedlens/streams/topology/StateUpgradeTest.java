@@ -6,8 +6,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.PodsOfName;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.WorkloadState;
+import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.SchemaHistory;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.streams.timeline.Inputs;
+import io.schedlens.streams.timeline.TimelineReducer;
+import io.schedlens.streams.timeline.TimelineView;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -27,6 +34,7 @@ import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificData;
+import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.StateStore;
@@ -34,6 +42,7 @@ import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.internals.MeteredKeyValueStore;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -268,6 +277,77 @@ class StateUpgradeTest {
         .as("each preemption once")
         .containsExactlyInAnyOrderElementsOf(reference.preemptions());
     assertThat(upgraded.deadLetters()).isEqualTo(reference.deadLetters());
+  }
+
+  /**
+   * Every recorded version of the two state records, the oldest ones too (written before the
+   * topology of 1ff5817, whose stores an upgrade resets and rebuilds, see the README): a state of
+   * each version decodes into the current class, says what it said in every field that version has,
+   * and the current reducer and view go on from it.
+   */
+  @Test
+  void shouldReadEveryRecordedVersionOfThePodAndWorkloadState() throws Exception {
+    List<Object> marked = marked();
+    List<TimelineState> pods = new ArrayList<>();
+    List<WorkloadState> workloads = new ArrayList<>();
+    try (StageDriver d =
+        new StageDriver(
+            TimelineTopologyTest.SETTINGS, dir.resolve("versions"), new StreamsMetrics())) {
+      feed(d, marked, -1e9, 60);
+      d.settle();
+      KeyValueStore<String, PodsOfName> names =
+          d.driver.getKeyValueStore(TimelineTopology.PODS_BY_NAME_STORE);
+      try (KeyValueIterator<String, PodsOfName> it = names.all()) {
+        it.forEachRemaining(kv -> pods.addAll(kv.value.getPods()));
+      }
+      KeyValueStore<String, WorkloadState> ws =
+          d.driver.getKeyValueStore(TimelineTopology.WORKLOADS_STORE);
+      try (KeyValueIterator<String, WorkloadState> it = ws.all()) {
+        it.forEachRemaining(kv -> workloads.add(kv.value));
+      }
+    }
+    assertThat(pods).as("running pods with samples and requests").hasSizeGreaterThan(3);
+    assertThat(workloads).isNotEmpty();
+    TimelineReducer reducer = new TimelineReducer(TimelineTopologyTest.SETTINGS.timeline());
+    TimelineView view = new TimelineView(TimelineTopologyTest.SETTINGS.timeline());
+    AvroSerde<TimelineState> podSerde = AvroSerde.of(TimelineState.class);
+    AvroSerde<WorkloadState> workloadSerde = AvroSerde.of(WorkloadState.class);
+    List<Schema> podVersions = SchemaHistory.versionsOf("TimelineState");
+    List<Schema> workloadVersions = SchemaHistory.versionsOf("WorkloadState");
+    assertThat(podVersions).hasSizeGreaterThanOrEqualTo(5);
+    assertThat(workloadVersions).hasSizeGreaterThanOrEqualTo(4);
+    for (Schema old : podVersions) {
+      for (TimelineState s : pods) {
+        byte[] current = podSerde.serialize("", s);
+        TimelineState read = podSerde.deserialize("", rewrite(current, s.getSchema(), old));
+        sameInEveryFieldOf(old, s, read);
+        PodTimeline before = view.view(read, at(60), false);
+        reducer.applyAny(
+            read, Inputs.request(s.getNamespace(), s.getName(), "chat", at(61), 200, 80));
+        assertThat(view.view(read, at(62), false).getUid()).isEqualTo(before.getUid());
+      }
+    }
+    for (Schema old : workloadVersions) {
+      for (WorkloadState w : workloads) {
+        byte[] current = workloadSerde.serialize("", w);
+        sameInEveryFieldOf(
+            old, w, workloadSerde.deserialize("", rewrite(current, w.getSchema(), old)));
+      }
+    }
+  }
+
+  /** {@code read} says what {@code original} said in every field that {@code version} has. */
+  static void sameInEveryFieldOf(
+      Schema version, SpecificRecordBase original, SpecificRecordBase read) {
+    for (Schema.Field f : version.getFields()) {
+      Schema.Field now = original.getSchema().getField(f.name());
+      if (now == null) {
+        continue; // a field the current release no longer has
+      }
+      assertThat(String.valueOf(read.get(now.pos())))
+          .as("%s.%s read from %s", version.getName(), f.name(), version.getFullName())
+          .isEqualTo(String.valueOf(original.get(now.pos())));
+    }
   }
 
   /**
