@@ -1,6 +1,5 @@
 package io.schedlens.simulator.cluster;
 
-import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.KubeTime;
 import io.schedlens.base.Outcome;
@@ -16,10 +15,9 @@ import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import io.schedlens.simulator.scenario.Scenario.Workload;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -59,8 +57,6 @@ import java.util.SplittableRandom;
 public final class ClusterRun {
 
   static final long UNSCHEDULABLE_FLUSH_MS = 5 * 60_000;
-  static final long JOB_BACKOFF_MS = 10_000;
-  static final long JOB_BACKOFF_MAX_MS = 6 * 60_000;
   public static final String CHECKPOINT_ANNOTATION = "schedlens.io/last-checkpoint";
 
   private final Scenario scenario;
@@ -105,6 +101,99 @@ public final class ClusterRun {
   private boolean passScheduled;
   private long passAt = Long.MAX_VALUE;
   private boolean ended;
+
+  /** What the workload controllers see of this run ({@link ControllerContext}). */
+  private final ControllerContext controllers =
+      new ControllerContext() {
+        @Override
+        public EventQueue queue() {
+          return queue;
+        }
+
+        @Override
+        public ClusterWriter api() {
+          return api;
+        }
+
+        @Override
+        public String namespace() {
+          return scenario.namespace();
+        }
+
+        @Override
+        public Map<String, String> experimentLabels() {
+          return ClusterRun.this.experimentLabels();
+        }
+
+        @Override
+        public boolean ended() {
+          return ended;
+        }
+
+        @Override
+        public String newUid() {
+          return names.uid();
+        }
+
+        @Override
+        public SimPod newPod(
+            Workload w, String ownerKind, String ownerName, String ownerUid, String generateName) {
+          return ClusterRun.this.newPod(w, ownerKind, ownerName, ownerUid, generateName);
+        }
+
+        @Override
+        public void create(SimPod p) {
+          ClusterRun.this.create(p);
+        }
+
+        @Override
+        public void delete(SimPod p) {
+          ClusterRun.this.delete(p);
+        }
+
+        @Override
+        public Collection<SimPod> pods() {
+          return pods.values();
+        }
+
+        @Override
+        public String newTemplateHash() {
+          return names.templateHash();
+        }
+
+        @Override
+        public SimPod newPod(
+            Workload w,
+            String ownerKind,
+            String ownerName,
+            String ownerUid,
+            String generateName,
+            String name) {
+          return ClusterRun.this.newPod(w, ownerKind, ownerName, ownerUid, generateName, name);
+        }
+
+        @Override
+        public void podsChanged() {
+          publishGpus();
+        }
+
+        @Override
+        public String causeOf(String podUid) {
+          Truth t = truth.get(podUid);
+          return t == null ? null : t.cause;
+        }
+
+        @Override
+        public void endedBy(SimPod p, DisruptionCause cause) {
+          truth.get(p.uid).cause = cause.wire();
+        }
+
+        @Override
+        public void interrupted(String workload, long from, long to, String cause) {
+          interruptions.add(new ServiceInterruption(workload, arm.name(), repeat, from, to, cause));
+        }
+      };
+
   private long requestSeq;
   private long unserved;
   private final Map<String, Long> unservedByService = new LinkedHashMap<>();
@@ -180,7 +269,7 @@ public final class ClusterRun {
     SplittableRandom jitter = random.split();
     for (Workload w : scenario.workloads()) {
       if (w.isServing()) {
-        DeploymentController rs = new DeploymentController(w);
+        DeploymentController rs = new DeploymentController(controllers, w);
         deployments.add(rs);
         for (ReplicaStep step : w.replicas()) {
           long at = start + jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
@@ -198,7 +287,7 @@ public final class ClusterRun {
                       jitter, a.at().toMillis() + i * a.every().toMillis(), a.jitter().toMillis());
           String name = a.count() == 1 ? w.name() : w.name() + "-" + (i + 1);
           if (at < end) {
-            queue.at(at, () -> jobs.add(new JobController(w, name, jitter.split())));
+            queue.at(at, () -> jobs.add(new JobController(controllers, w, name, jitter.split())));
           }
         }
       }
@@ -1066,355 +1155,6 @@ public final class ClusterRun {
   }
 
   // ------------------------------------------------------------------ controllers
-
-  /**
-   * A Deployment: its ReplicaSets (the last is the current template's), the replicas it wants, and
-   * its rolling update, as the Deployment controller runs it: the new ReplicaSet grows while all
-   * pods stay within replicas + maxSurge, the old ones shrink while Ready pods stay at least
-   * replicas - maxUnavailable (unready old pods go first).
-   */
-  private final class DeploymentController {
-    final Workload w;
-    final List<ReplicaSetController> sets = new ArrayList<>();
-    int desired;
-    int maxSurge;
-    int maxUnavailable;
-
-    // The service as users feel it, tracked live (not reconstructed from the pods afterwards).
-    int lastReady;
-    Long interruptedSince;
-    String interruptedBy;
-
-    final String uid = names.uid();
-
-    DeploymentController(Workload w) {
-      this.w = w;
-      sets.add(new ReplicaSetController(this));
-    }
-
-    /** The Deployment (or StatefulSet) object as its user last applied it (replicas, template). */
-    void write() {
-      if (w.isStatefulSet()) {
-        api.applyObject(
-            WorkloadObjects.statefulSet(
-                scenario.namespace(),
-                w.name(),
-                uid,
-                ended ? 0 : desired,
-                readyPods().size(),
-                experimentLabels(),
-                queue.now()));
-        return;
-      }
-      api.applyObject(
-          WorkloadObjects.deployment(
-              scenario.namespace(),
-              w.name(),
-              uid,
-              ended ? 0 : desired,
-              maxSurge,
-              maxUnavailable,
-              current().hash,
-              readyPods().size(),
-              experimentLabels(),
-              queue.now()));
-    }
-
-    ReplicaSetController current() {
-      return sets.get(sets.size() - 1);
-    }
-
-    void scale(int replicas) {
-      if (ended) {
-        return;
-      }
-      desired = replicas;
-      write();
-      reconcile();
-      serviceCheck(null);
-    }
-
-    /** A new pod template: a new ReplicaSet, rolled out with these bounds. */
-    void rollout(int surge, int unavailable) {
-      if (ended) {
-        return;
-      }
-      // Both rounded to 0 (25% of one replica): the Deployment controller lets one be unavailable.
-      maxSurge = surge;
-      maxUnavailable = surge == 0 && unavailable == 0 ? 1 : unavailable;
-      sets.add(new ReplicaSetController(this));
-      write();
-      reconcile();
-      serviceCheck(null);
-    }
-
-    void reconcile() {
-      int want = ended ? 0 : desired;
-      ReplicaSetController fresh = current();
-      List<RollingUpdate.Replicas> now = new ArrayList<>();
-      sets.forEach(r -> now.add(new RollingUpdate.Replicas(r.desired, r.ready())));
-      int[] next = RollingUpdate.step(want, maxSurge, maxUnavailable, now);
-      for (int i = 0; i < sets.size(); i++) {
-        sets.get(i).desired = next[i];
-      }
-      for (ReplicaSetController r : sets) {
-        r.reconcile(r != fresh);
-      }
-    }
-
-    boolean owns(SimPod p) {
-      return sets.stream().anyMatch(r -> r.uid.equals(p.ownerUid));
-    }
-
-    List<SimPod> readyPods() {
-      List<SimPod> out = new ArrayList<>();
-      sets.forEach(r -> r.owned.stream().filter(SimPod::ready).forEach(out::add));
-      return out;
-    }
-
-    /** After any change: opens or closes an interruption; {@code changed} is the pod concerned. */
-    void serviceCheck(SimPod changed) {
-      int r = readyPods().size();
-      int want = ended ? 0 : desired;
-      long now = queue.now();
-      if (interruptedSince != null && (r >= 1 || want == 0)) {
-        // What ended the pod is known by now: a pod on a failed node was marked NotReady first
-        // and evicted by the taint manager later.
-        Truth t = interruptedBy == null ? null : truth.get(interruptedBy);
-        interruptions.add(
-            new ServiceInterruption(
-                w.name(),
-                arm.name(),
-                repeat,
-                interruptedSince,
-                now,
-                t == null || t.cause == null ? DisruptionCause.DELETION.wire() : t.cause));
-        interruptedSince = null;
-      } else if (interruptedSince == null && want >= 1 && r == 0 && lastReady >= 1) {
-        interruptedSince = now;
-        interruptedBy = changed == null ? null : changed.uid;
-      }
-      lastReady = r;
-    }
-  }
-
-  /** One ReplicaSet of a Deployment: keeps {@code desired} active pods of its template. */
-  private final class ReplicaSetController {
-    final DeploymentController deployment;
-    final Workload w;
-    final String hash = names.templateHash();
-    final String name;
-    final String uid;
-    int desired;
-    final List<SimPod> owned = new ArrayList<>();
-
-    ReplicaSetController(DeploymentController deployment) {
-      this.deployment = deployment;
-      this.w = deployment.w;
-      // A StatefulSet owns its pods itself: this stands for it, under its name and UID.
-      this.name = w.isStatefulSet() ? w.name() : w.name() + "-" + hash;
-      this.uid = w.isStatefulSet() ? deployment.uid : names.uid();
-    }
-
-    /**
-     * @param outdated an old template's ReplicaSet: its scale-down is a rollout's
-     */
-    void reconcile(boolean outdated) {
-      if (w.isStatefulSet()) {
-        reconcileOrdinals();
-        return;
-      }
-      List<SimPod> active = owned.stream().filter(SimPod::active).toList();
-      int want = ended ? 0 : desired;
-      if (active.size() < want) {
-        for (int i = active.size(); i < want; i++) {
-          SimPod p = newPod(w, "ReplicaSet", name, uid, name + "-");
-          p.labels.put("pod-template-hash", hash);
-          owned.add(p);
-          create(p);
-        }
-        publishGpus();
-      } else if (active.size() > want) {
-        // ReplicaSet's deletion order: unscheduled, then pending, then not ready, then newest.
-        List<SimPod> order = new ArrayList<>(active);
-        order.sort(
-            Comparator.comparing((SimPod p) -> p.node != null)
-                .thenComparing(p -> p.containerStartedAt != null)
-                .thenComparing(SimPod::ready)
-                .thenComparing(p -> -p.createdAt));
-        for (int i = 0; i < active.size() - want; i++) {
-          SimPod p = order.get(i);
-          if (outdated && !ended && deployment.desired > 0) {
-            truth.get(p.uid).cause = DisruptionCause.ROLLOUT.wire();
-          }
-          delete(p);
-        }
-        publishGpus();
-      }
-    }
-
-    /**
-     * A StatefulSet's controller (podManagementPolicy Parallel): ordinals below the desired count
-     * each have a pod named {@code NAME-ORDINAL}; a missing one is created under that name only
-     * once its predecessor is gone from the API (terminating still holds the name); the highest
-     * ordinals go first on a scale-down.
-     */
-    private void reconcileOrdinals() {
-      int want = ended ? 0 : desired;
-      boolean changed = false;
-      for (int i = 0; i < want; i++) {
-        String podName = name + "-" + i;
-        if (owned.stream().noneMatch(p -> !p.gone && p.name.equals(podName))) {
-          SimPod p = newPod(w, "StatefulSet", name, uid, null, podName);
-          p.labels.put("statefulset.kubernetes.io/pod-name", podName);
-          p.labels.put("apps.kubernetes.io/pod-index", Integer.toString(i));
-          owned.add(p);
-          create(p);
-          changed = true;
-        }
-      }
-      for (SimPod p : owned) {
-        if (p.active() && ordinal(p) >= want) {
-          delete(p);
-          changed = true;
-        }
-      }
-      if (changed) {
-        publishGpus();
-      }
-    }
-
-    private int ordinal(SimPod p) {
-      return Integer.parseInt(p.name.substring(name.length() + 1));
-    }
-
-    int ready() {
-      return (int) owned.stream().filter(SimPod::ready).count();
-    }
-  }
-
-  /** A Job with its work units, each resumed from its last checkpoint by the next pod. */
-  private final class JobController {
-    final Workload w;
-    final String name;
-    final String uid = names.uid();
-    final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
-    final Map<SimPod, long[]> running = new LinkedHashMap<>();
-    int succeeded;
-    int failures;
-    long notBefore;
-    boolean finished;
-
-    JobController(Workload w, String name, SplittableRandom r) {
-      this.w = w;
-      // The same manifest applied in every run: same name, a new UID (workloads are told apart
-      // by UID, as Kubernetes does).
-      this.name = name;
-      for (int i = 0; i < w.completions(); i++) {
-        long work = w.work().toMillis();
-        if (w.workJitter() > 0) {
-          work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * w.workJitter()));
-        }
-        units.add(new long[] {work, 0});
-      }
-      write(null);
-      reconcile();
-    }
-
-    void write(Long completedAt) {
-      api.applyObject(object(completedAt));
-    }
-
-    /** The Job object as the API shows it. */
-    Job object(Long completedAt) {
-      return WorkloadObjects.job(
-          scenario.namespace(),
-          name,
-          uid,
-          w.parallelism(),
-          w.completions(),
-          succeeded,
-          completedAt,
-          experimentLabels(),
-          queue.now());
-    }
-
-    void reconcile() {
-      if (ended || finished) {
-        return;
-      }
-      long now = queue.now();
-      if (now < notBefore) {
-        queue.at(notBefore, this::reconcile);
-        return;
-      }
-      while (running.size() < w.parallelism() && !units.isEmpty()) {
-        long[] unit = units.poll();
-        SimPod p = newPod(w, "Job", name, uid, name + "-");
-        p.labels.put("batch.kubernetes.io/job-name", name);
-        p.labels.put("job-name", name);
-        p.labels.put("batch.kubernetes.io/controller-uid", uid);
-        p.labels.put("controller-uid", uid);
-        p.workNeeded = unit[0];
-        p.progressAtStart = unit[1];
-        p.checkpointedProgress = unit[1];
-        running.put(p, unit);
-        create(p);
-      }
-    }
-
-    void podChanged(SimPod p) {
-      long[] unit = running.get(p);
-      if (unit == null) {
-        return;
-      }
-      if ("Succeeded".equals(p.phase) && p.deletionRequestedAt == null) {
-        running.remove(p);
-        succeeded++;
-        if (succeeded == w.completions()) {
-          finished = true;
-          write(queue.now());
-          queue.after(w.ttlAfterFinished().toMillis(), this::cleanUp);
-        } else {
-          write(null);
-        }
-        reconcile();
-        return;
-      }
-      // podReplacementPolicy: Failed with a podFailurePolicy, else TerminatingOrFailed.
-      boolean replace =
-          w.ignoreDisruptions()
-              ? p.terminal() || p.gone
-              : p.deletionRequestedAt != null || p.terminal();
-      if (!replace) {
-        return;
-      }
-      running.remove(p);
-      unit[1] = Math.max(unit[1], p.checkpointedProgress);
-      units.addFirst(unit);
-      boolean counted = !(w.ignoreDisruptions() && p.preempted);
-      if (counted) {
-        failures++;
-        if (failures > w.backoffLimit()) {
-          finished = true; // BackoffLimitExceeded: the Job fails, its active pods go
-          running.keySet().forEach(ClusterRun.this::delete);
-          return;
-        }
-        long delay = Math.min(JOB_BACKOFF_MAX_MS, JOB_BACKOFF_MS << Math.min(10, failures - 1));
-        notBefore = queue.now() + delay;
-      }
-      reconcile();
-    }
-
-    void cleanUp() {
-      for (SimPod p : pods.values()) {
-        if (uid.equals(p.ownerUid) && !p.gone) {
-          delete(p);
-        }
-      }
-      api.deleteObject(object(null));
-    }
-  }
 
   // ------------------------------------------------------------------ traffic
 

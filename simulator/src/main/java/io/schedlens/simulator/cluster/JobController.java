@@ -1,0 +1,147 @@
+package io.schedlens.simulator.cluster;
+
+import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.schedlens.simulator.scenario.Scenario.Workload;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.SplittableRandom;
+
+/**
+ * The Job controller: keeps {@code parallelism} pods running until {@code completions} succeeded,
+ * each a unit of work that resumes from its last checkpoint when a pod ends early; a failed pod
+ * counts against {@code backoffLimit} and delays the next by the controller's backoff (not a pod
+ * the scheduler preempted, with {@code ignoreDisruptions}: a podFailurePolicy that ignores
+ * DisruptionTarget); {@code ttlSecondsAfterFinished} after the last success its pods and object go.
+ */
+final class JobController {
+
+  /** The Job controller's backoff after a failed pod: 10 s, doubling, at most 6 min. */
+  static final long BACKOFF_MS = 10_000;
+
+  static final long BACKOFF_MAX_MS = 6 * 60_000;
+
+  private final ControllerContext cluster;
+  final Workload w;
+  final String name;
+  final String uid;
+  final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
+  final Map<SimPod, long[]> running = new LinkedHashMap<>();
+  int succeeded;
+  int failures;
+  long notBefore;
+  boolean finished;
+
+  JobController(ControllerContext cluster, Workload w, String name, SplittableRandom r) {
+    this.cluster = cluster;
+    this.uid = cluster.newUid();
+    this.w = w;
+    // The same manifest applied in every run: same name, a new UID (workloads are told apart
+    // by UID, as Kubernetes does).
+    this.name = name;
+    for (int i = 0; i < w.completions(); i++) {
+      long work = w.work().toMillis();
+      if (w.workJitter() > 0) {
+        work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * w.workJitter()));
+      }
+      units.add(new long[] {work, 0});
+    }
+    write(null);
+    reconcile();
+  }
+
+  void write(Long completedAt) {
+    cluster.api().applyObject(object(completedAt));
+  }
+
+  /** The Job object as the API shows it. */
+  Job object(Long completedAt) {
+    return WorkloadObjects.job(
+        cluster.namespace(),
+        name,
+        uid,
+        w.parallelism(),
+        w.completions(),
+        succeeded,
+        completedAt,
+        cluster.experimentLabels(),
+        cluster.queue().now());
+  }
+
+  void reconcile() {
+    if (cluster.ended() || finished) {
+      return;
+    }
+    long now = cluster.queue().now();
+    if (now < notBefore) {
+      cluster.queue().at(notBefore, this::reconcile);
+      return;
+    }
+    while (running.size() < w.parallelism() && !units.isEmpty()) {
+      long[] unit = units.poll();
+      SimPod p = cluster.newPod(w, "Job", name, uid, name + "-");
+      p.labels.put("batch.kubernetes.io/job-name", name);
+      p.labels.put("job-name", name);
+      p.labels.put("batch.kubernetes.io/controller-uid", uid);
+      p.labels.put("controller-uid", uid);
+      p.workNeeded = unit[0];
+      p.progressAtStart = unit[1];
+      p.checkpointedProgress = unit[1];
+      running.put(p, unit);
+      cluster.create(p);
+    }
+  }
+
+  void podChanged(SimPod p) {
+    long[] unit = running.get(p);
+    if (unit == null) {
+      return;
+    }
+    if ("Succeeded".equals(p.phase) && p.deletionRequestedAt == null) {
+      running.remove(p);
+      succeeded++;
+      if (succeeded == w.completions()) {
+        finished = true;
+        write(cluster.queue().now());
+        cluster.queue().after(w.ttlAfterFinished().toMillis(), this::cleanUp);
+      } else {
+        write(null);
+      }
+      reconcile();
+      return;
+    }
+    // podReplacementPolicy: Failed with a podFailurePolicy, else TerminatingOrFailed.
+    boolean replace =
+        w.ignoreDisruptions()
+            ? p.terminal() || p.gone
+            : p.deletionRequestedAt != null || p.terminal();
+    if (!replace) {
+      return;
+    }
+    running.remove(p);
+    unit[1] = Math.max(unit[1], p.checkpointedProgress);
+    units.addFirst(unit);
+    boolean counted = !(w.ignoreDisruptions() && p.preempted);
+    if (counted) {
+      failures++;
+      if (failures > w.backoffLimit()) {
+        finished = true; // BackoffLimitExceeded: the Job fails, its active pods go
+        running.keySet().forEach(cluster::delete);
+        return;
+      }
+      long delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MS << Math.min(10, failures - 1));
+      notBefore = cluster.queue().now() + delay;
+    }
+    reconcile();
+  }
+
+  void cleanUp() {
+    for (SimPod p : cluster.pods()) {
+      if (uid.equals(p.ownerUid) && !p.gone) {
+        cluster.delete(p);
+      }
+    }
+    cluster.api().deleteObject(object(null));
+  }
+}
