@@ -214,8 +214,8 @@ public final class TimelineView {
       allocated = s.getGpus() * Math.max(0, end - running) / 1000.0;
       busy = GpuBusy.total(s);
       // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
-      // contract's allocated - busy counts it as idle; see the README, "GPU time".) A first
-      // sample's span may reach back before runningAt, hence the bound by allocated.
+      // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
+      // A first sample's span may reach back before runningAt, hence the bound by allocated.
       Double sampled = GpuBusy.sampled(s);
       if (sampled == null) {
         idle = Math.max(0.0, allocated - busy);
