@@ -160,9 +160,38 @@ class CollectorKillIT {
       Instant killedAt = Instant.now();
       int acknowledgedBeforeKill = size(acknowledged);
 
-      // While no collector runs: one pod goes away, one is created.
-      kube.client.pods().inNamespace(ns).withName("gone-while-away").delete();
-      uids.put("new-while-away", create(ns, "new-while-away"));
+      // While no collector runs: one pod goes away, one is created. fabric8's mock API server
+      // answers a watch whose connection broke by waiting on its event loop, up to a minute, for
+      // that watch's sender to stop (WatchEventsListener.onFailure: awaitTermination(1, MINUTES));
+      // meanwhile it answers nothing (a CI run's POST timed out after 10 s). So each change is
+      // made until it shows, as a client of a real API server retries.
+      await("the pod deleted while no collector runs")
+          .atMost(Duration.ofSeconds(120))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                kube.client.pods().inNamespace(ns).withName("gone-while-away").delete();
+                return kube.client.pods().inNamespace(ns).withName("gone-while-away").get() == null;
+              });
+      await("the pod created while no collector runs")
+          .atMost(Duration.ofSeconds(120))
+          .ignoreExceptions()
+          .until(
+              () -> {
+                if (kube.client.pods().inNamespace(ns).withName("new-while-away").get() == null) {
+                  create(ns, "new-while-away");
+                }
+                return kube.client.pods().inNamespace(ns).withName("new-while-away").get() != null;
+              });
+      uids.put(
+          "new-while-away",
+          kube.client
+              .pods()
+              .inNamespace(ns)
+              .withName("new-while-away")
+              .get()
+              .getMetadata()
+              .getUid());
       await().pollDelay(Duration.ofSeconds(3)).until(() -> true); // away for a few scrapes
       second = collector(prefix, ns, port, "second");
       Instant restartedAt = Instant.now();
