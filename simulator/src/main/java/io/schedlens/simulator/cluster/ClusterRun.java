@@ -27,12 +27,13 @@ import java.util.Set;
 import java.util.SplittableRandom;
 
 /**
- * One run of a scenario (one arm, one repeat) on an empty cluster: the controllers (ReplicaSet for
- * each Deployment, Job), kube-scheduler ({@link KubeScheduler} and its queue), the kubelet (image
- * pull, container start, readiness, graceful termination), request traffic and Job work with
- * checkpoints, all on the shared {@link EventQueue}. Every change is written to the {@link
- * ClusterWriter} as the Kubernetes component that makes it would write it; the ground truth is kept
- * alongside.
+ * One run of a scenario (one arm, one repeat) on an empty cluster: the workload controllers ({@link
+ * DeploymentController} with its {@link ReplicaSetController}s, {@link JobController}, each acting
+ * on this run only through {@link ControllerContext}), kube-scheduler ({@link KubeScheduler} and
+ * its queue), the kubelet (image pull, container start, readiness, graceful termination), request
+ * traffic and Job work with checkpoints, all on the shared {@link EventQueue}. Every change is
+ * written to the {@link ClusterWriter} as the Kubernetes component that makes it would write it;
+ * the ground truth is kept alongside.
  *
  * <p>Semantics, after kube-scheduler, the kubelet and the controllers (Kubernetes 1.27+):
  *
