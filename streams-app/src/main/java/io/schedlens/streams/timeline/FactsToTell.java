@@ -10,6 +10,7 @@ import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * What a pod's own facts tell the stages that look across pods: its workload (membership, its
@@ -36,6 +37,7 @@ public final class FactsToTell {
   static final String NOMINATED = "nominated";
   static final String BOUND = "bound";
   static final String VICTIM = "victim";
+  static final String ASKED = "asked";
 
   private FactsToTell() {}
 
@@ -73,6 +75,24 @@ public final class FactsToTell {
       toNode(s, BOUND, s.getNode(), scheduled, null, out);
     }
     return out;
+  }
+
+  /**
+   * When a preempted pod should look for its preemptor, once: its preemption's time (the Preempted
+   * event's, else the condition's); the caller waits a grace period from there for the event that
+   * names the preemptor, then asks the node ({@link #victimQuestion}). Empty when not preempted, or
+   * decided already.
+   */
+  public static OptionalLong askNodeAt(TimelineState s) {
+    Long preempted =
+        s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : s.getPreemptedConditionAt();
+    if (preempted == null || s.getNodeFactsSent().contains(ASKED)) {
+      return OptionalLong.empty();
+    }
+    List<String> sent = new ArrayList<>(s.getNodeFactsSent());
+    sent.add(ASKED);
+    s.setNodeFactsSent(sent);
+    return OptionalLong.of(preempted);
   }
 
   /**

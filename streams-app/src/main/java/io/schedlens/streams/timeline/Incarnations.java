@@ -3,6 +3,8 @@ package io.schedlens.streams.timeline;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.RetiredPod;
 import io.schedlens.avro.internal.TimelineState;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Which incarnation of a pod name an input at a given time belongs to, and whether that can be
@@ -15,6 +17,10 @@ import io.schedlens.avro.internal.TimelineState;
  * <p>The answer is final only once the pods stream has passed the input's time: until then an
  * incarnation created earlier may still be on its way. Pure: the same incarnations, time and
  * progress give the same answer, so the answer does not depend on the order inputs arrived in.
+ *
+ * <p>And the bookkeeping of a name's incarnations in its {@link PodsOfName}: the live ones, the
+ * retired ones (final timeline out, kept as a stub so that a late input is recognised as late),
+ * finding, retiring and forgetting them.
  */
 public final class Incarnations {
 
@@ -64,6 +70,75 @@ public final class Incarnations {
       return new Retired(r);
     }
     return podsProgress < time + graceMs ? WAIT : UNKNOWN;
+  }
+
+  /**
+   * The live incarnation that held the name at {@code t} (or was created within the tolerance just
+   * after), whatever the pods stream's progress: for a message, which comes after the facts it
+   * refers to.
+   */
+  public static TimelineState holderAt(PodsOfName pods, long t, long toleranceMs) {
+    Answer a = at(pods, t, Long.MAX_VALUE, toleranceMs, Long.MAX_VALUE);
+    return a instanceof Live live ? live.pod() : null;
+  }
+
+  /** A name no incarnation has held yet. */
+  public static PodsOfName none() {
+    return PodsOfName.newBuilder()
+        .setPods(new ArrayList<>())
+        .setRetired(new ArrayList<>())
+        .setWaitingLinks(new ArrayList<>())
+        .build();
+  }
+
+  /** The live incarnation of that UID, or null. */
+  public static TimelineState live(PodsOfName pods, String uid) {
+    for (TimelineState s : pods.getPods()) {
+      if (s.getUid().equals(uid)) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /** The retired incarnation of that UID, or null. */
+  public static RetiredPod retired(PodsOfName pods, String uid) {
+    for (RetiredPod r : pods.getRetired()) {
+      if (r.getUid().equals(uid)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Removes a live incarnation. Not {@code List.remove(Object)}: a list Avro decoded cannot remove
+   * through its iterator.
+   */
+  public static void drop(PodsOfName pods, TimelineState s) {
+    List<TimelineState> rest = new ArrayList<>(pods.getPods().size());
+    for (TimelineState p : pods.getPods()) {
+      if (p != s) {
+        rest.add(p);
+      }
+    }
+    pods.setPods(rest);
+  }
+
+  /** Its final timeline is out: the incarnation is kept as a stub of its UID and times. */
+  public static void retire(PodsOfName pods, TimelineState s, long finalAt) {
+    drop(pods, s);
+    List<RetiredPod> retired = new ArrayList<>(pods.getRetired());
+    retired.add(new RetiredPod(s.getUid(), s.getCreatedAt(), finalAt));
+    pods.setRetired(retired);
+  }
+
+  /** Forgets a retired incarnation's stub; true when nothing is left of the name. */
+  public static boolean forget(PodsOfName pods, String uid) {
+    List<RetiredPod> retired = new ArrayList<>(pods.getRetired());
+    retired.removeIf(r -> r.getUid().equals(uid));
+    pods.setRetired(retired);
+    return pods.getPods().isEmpty() && retired.isEmpty() && pods.getWaitingLinks().isEmpty();
   }
 
   /** The incarnation, live or retired, created last at or before {@code t}; ties by UID. */

@@ -67,7 +67,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
       if (firstOrder > decidedUpTo) {
         decidedUpTo = firstOrder;
         for (String id : timers.due(TimerIndex.DECIDE, firstOrder)) {
-          decide(id);
+          decide(TimerTarget.parse(id));
         }
       }
       return;
@@ -79,7 +79,9 @@ final class NodeStage implements Processor<String, Object, String, Object> {
         victims.add(f);
         st.setVictims(victims);
         timers.add(
-            TimerIndex.DECIDE, f.getAt() + graceMs, record.key() + "|" + f.getPod().getUid());
+            TimerIndex.DECIDE,
+            f.getAt() + graceMs,
+            new TimerTarget(record.key(), f.getPod().getUid()).id());
       } else {
         List<NodeFact> candidates = new ArrayList<>(st.getCandidates());
         candidates.add(f);
@@ -95,9 +97,9 @@ final class NodeStage implements Processor<String, Object, String, Object> {
     }
   }
 
-  private void decide(String id) {
-    String node = id.substring(0, id.lastIndexOf('|'));
-    String victimUid = id.substring(id.lastIndexOf('|') + 1);
+  private void decide(TimerTarget id) {
+    String node = id.key();
+    String victimUid = id.uid();
     NodeState st = nodes.get(node);
     if (st == null) {
       return;

@@ -1,40 +1,34 @@
 package io.schedlens.streams.topology;
 
 import io.schedlens.avro.ClusterEvent;
-import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.avro.Preemption;
 import io.schedlens.avro.ProgressMark;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.PreemptorDetails;
-import io.schedlens.avro.internal.RetiredPod;
 import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadStatus;
-import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.EventTimes;
-import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.PodMetrics;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Change;
 import io.schedlens.streams.timeline.FactsToTell;
+import io.schedlens.streams.timeline.FinalDue;
 import io.schedlens.streams.timeline.Incarnations;
 import io.schedlens.streams.timeline.InputSeconds;
 import io.schedlens.streams.timeline.Outbound;
 import io.schedlens.streams.timeline.TimelineReducer;
 import io.schedlens.streams.timeline.TimelineSettings;
 import io.schedlens.streams.timeline.TimelineView;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -42,15 +36,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
-import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
-import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The pod stage, one task per partition of the four inputs about pods, which are all partitioned by
@@ -67,9 +57,9 @@ import org.apache.kafka.streams.state.KeyValueStore;
  *   <li>GPU samples and requests wait, gathered per second ({@link InputSeconds}), until the pods
  *       stream's progress mark has passed their second: then the incarnation that held the name is
  *       known ({@link Incarnations}). One whose name no pod held by the grace period after it goes
- *       to the dead-letter topic as {@code unknown-pod}. A sample or request that arrives after its
- *       own partition's mark passed its time plus the grace period is late and not counted; a
- *       request line seen twice counts once.
+ *       to the dead-letter topic as {@code unknown-pod} ({@link PodDeadLetters}). A sample or
+ *       request that arrives after its own partition's mark passed its time plus the grace period
+ *       is late and not counted; a request line seen twice counts once.
  *   <li>A pod's final timeline goes out once every task of every stage has answered past its end
  *       plus the grace period ({@link Watermarks}); then its state is freed.
  * </ul>
@@ -80,21 +70,13 @@ import org.apache.kafka.streams.state.KeyValueStore;
  */
 final class PodStage implements Processor<String, Object, String, Object> {
 
-  /** Headers of the outputs (see OutputHeaders): the schema, and which records are final. */
-  private static final OutputHeaders TIMELINE_HEADERS =
-      OutputHeaders.of(PodTimeline.getClassSchema());
-
-  private static final OutputHeaders PREEMPTION_HEADERS =
-      OutputHeaders.of(Preemption.getClassSchema());
-
   /** Creation timestamps are whole seconds, and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
 
-  static final String PODS = "pods";
-  static final String EVENTS = "events";
-  static final String GPU = "gpu-samples";
-  static final String REQUESTS = "requests";
-  static final List<String> SOURCES = List.of(PODS, EVENTS, GPU, REQUESTS);
+  private static final String PODS = SourceMarks.PODS;
+  private static final String EVENTS = SourceMarks.EVENTS;
+  private static final String GPU = SourceMarks.GPU;
+  private static final String REQUESTS = SourceMarks.REQUESTS;
 
   private static final long REBROADCAST_MS = 2_000;
 
@@ -105,41 +87,26 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private final PodMetrics podMetrics;
   private final Duration emitInterval;
   private final long graceMs;
+  private final Duration orphanTimeout;
   private final long orphanMs;
   private final long dedupMs;
   private final int partitions;
   private final int hot;
   private final Map<String, String> sourceOfTopic = new HashMap<>();
   private final Watermarks heard;
-  private final Map<String, Long> marks = new HashMap<>();
+
+  /** Timelines whose counters changed since they were last published: out at the next flush. */
   private final Set<String> dirty = new LinkedHashSet<>();
 
   private ProcessorContext<String, Object> context;
+  private PodStageOutputs out;
   private HotStore<PodsOfName> names;
-  private HotStore<InputSecond> pending;
-
-  /**
-   * Request ids of settled seconds: written once per pod and second, read only for a line that
-   * comes after its second settled, so not kept decoded (kept, they filled the heap: live heap
-   * after a 5-minute StreamsLoad latency run 67 to 107 MiB with them, 44 to 68 MiB without).
-   */
-  private KeyValueStore<String, InputSecond> seen;
-
+  private WaitingSeconds waiting;
   private TimerIndex timers;
-  private KeyValueStore<String, Long> progress;
+  private SourceMarks marks;
   private long external = Long.MIN_VALUE;
   private long answered = Long.MIN_VALUE;
-  private long lastExpiry = Long.MIN_VALUE;
 
-  /**
-   * The keys of {@code input-seconds}, in time order: seconds come due as the pods stream passes
-   * them, and most keys are new, so looking them up in RocksDB (or scanning it over the tombstones
-   * of settled seconds) would cost more than keeping the few waiting keys here. Read from the store
-   * at start.
-   */
-  private final TreeSet<String> pendingKeys = new TreeSet<>();
-
-  private String seenFloor = "";
   private long sentTime = Long.MIN_VALUE;
   private long sentAnswered = Long.MIN_VALUE;
   private long sentAtWall;
@@ -152,7 +119,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
     this.podMetrics = new PodMetrics(metrics, settings);
     this.emitInterval = s.emitInterval();
     this.graceMs = settings.grace().toMillis();
-    this.orphanMs = s.orphanTimeout().toMillis();
+    this.orphanTimeout = s.orphanTimeout();
+    this.orphanMs = orphanTimeout.toMillis();
     this.dedupMs = s.dedupWindow().toMillis();
     this.partitions = s.partitions();
     this.hot = s.hotObjects();
@@ -166,23 +134,15 @@ final class PodStage implements Processor<String, Object, String, Object> {
   @Override
   public void init(ProcessorContext<String, Object> context) {
     this.context = context;
+    this.out = new PodStageOutputs(context, metrics);
     this.names = new HotStore<>(context.getStateStore(TimelineTopology.PODS_BY_NAME_STORE), hot);
-    this.pending = new HotStore<>(context.getStateStore(TimelineTopology.INPUT_SECONDS_STORE), hot);
-    this.seen = context.getStateStore(TimelineTopology.REQUEST_IDS_STORE);
+    this.waiting =
+        new WaitingSeconds(
+            new HotStore<>(context.getStateStore(TimelineTopology.INPUT_SECONDS_STORE), hot),
+            context.getStateStore(TimelineTopology.REQUEST_IDS_STORE));
     this.timers = new TimerIndex(context.getStateStore(TimelineTopology.POD_TIMERS_STORE));
-    this.progress = context.getStateStore(TimelineTopology.POD_PROGRESS_STORE);
-    // The marks decide what is late: they must survive a restart, or a record after a mark that
-    // was read before the restart would be judged against none.
-    for (String source : SOURCES) {
-      Long m = progress.get(source);
-      if (m != null) {
-        marks.put(source, m);
-      }
-    }
-    external = Watermarks.external(marks, SOURCES);
-    try (KeyValueIterator<String, InputSecond> it = pending.store().all()) {
-      it.forEachRemaining(kv -> pendingKeys.add(kv.key));
-    }
+    this.marks = new SourceMarks(context.getStateStore(TimelineTopology.POD_PROGRESS_STORE));
+    external = marks.external();
     context.schedule(
         TopologySettings.WATERMARK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::broadcast);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
@@ -249,12 +209,9 @@ final class PodStage implements Processor<String, Object, String, Object> {
   // ------------------------------------------------------------------ progress
 
   private void onMark(String source, long time) {
-    Long old = marks.get(source);
-    if (old != null && time <= old) {
-      return; // marks only move forward; an older one says nothing new
+    if (!marks.advance(source, time)) {
+      return;
     }
-    marks.put(source, time);
-    progress.put(source, time);
     if (!EVENTS.equals(source)) {
       settleDue();
     }
@@ -262,53 +219,30 @@ final class PodStage implements Processor<String, Object, String, Object> {
       podsAdvanced(time);
     }
     if (REQUESTS.equals(source)) {
-      forgetRequestIds(time);
+      waiting.forgetIdsBefore(time - dedupMs);
     }
-    long e = Watermarks.external(marks, SOURCES);
+    long e = marks.external();
     if (e > external) {
       external = e;
       for (String id : timers.due(TimerIndex.ASK, e)) {
-        ask(id);
+        ask(TimerTarget.parse(id));
       }
     }
   }
 
-  private long mark(String source) {
-    Long m = marks.get(source);
-    return m == null ? Long.MIN_VALUE : m;
-  }
-
   /**
-   * Whether a second's GPU samples and requests are all in (their streams passed its end) and the
-   * pods stream passed it: then it is settled at once, one state write for all its inputs. A record
-   * of a second already complete (a late one, or a backlog read ahead of its marks) is settled on
-   * its own.
+   * Settles the waiting seconds that are complete: their GPU samples and requests are all in and
+   * the pods stream passed them, one state write for all their inputs.
    */
-  private boolean complete(long second) {
-    return second <= completeUpTo();
-  }
-
-  /** The latest second that is complete, or Long.MIN_VALUE while a stream has no mark yet. */
-  private long completeUpTo() {
-    long inputs = Math.min(mark(GPU), mark(REQUESTS));
-    if (inputs == Long.MIN_VALUE || mark(PODS) == Long.MIN_VALUE) {
-      return Long.MIN_VALUE;
-    }
-    return Math.min(mark(PODS), inputs - 999);
-  }
-
-  /** Settles the waiting seconds that are complete (see {@link #complete}). */
   private void settleDue() {
-    long bound = completeUpTo();
+    long bound = marks.completeUpTo();
     if (bound == Long.MIN_VALUE) {
       return;
     }
-    for (String key :
-        new ArrayList<>(pendingKeys.headSet(TimerIndex.pad(bound) + "|\uffff", true))) {
-      InputSecond b = pending.get(key);
-      if (b == null || settle(key, b, mark(PODS))) {
-        pending.delete(key);
-        pendingKeys.remove(key);
+    for (String key : waiting.upTo(bound)) {
+      InputSecond b = waiting.get(key);
+      if (b == null || settle(key, b, marks.of(PODS))) {
+        waiting.done(key);
       }
     }
   }
@@ -316,30 +250,14 @@ final class PodStage implements Processor<String, Object, String, Object> {
   /** The pods stream passed {@code p}: fire its timers. */
   private void podsAdvanced(long p) {
     for (String id : timers.due(TimerIndex.STARVE, p)) {
-      starve(id);
+      starve(TimerTarget.parse(id));
     }
     for (String id : timers.due(TimerIndex.ORPHAN, p)) {
-      orphan(id, p);
+      orphan(TimerTarget.parse(id), p);
     }
     for (String id : timers.due(TimerIndex.FORGET, p)) {
-      forget(id);
+      forget(TimerTarget.parse(id));
     }
-  }
-
-  /** Request ids older than the de-duplication window are forgotten (once a second at most). */
-  private void forgetRequestIds(long requestsMark) {
-    long before = requestsMark - dedupMs;
-    if (before < lastExpiry + 1000) {
-      return;
-    }
-    lastExpiry = before;
-    List<String> old = new ArrayList<>();
-    String to = TimerIndex.pad(before) + "|";
-    try (KeyValueIterator<String, InputSecond> it = seen.range(seenFloor, to)) {
-      it.forEachRemaining(kv -> old.add(kv.key));
-    }
-    old.forEach(k -> HotStore.remove(seen, k));
-    seenFloor = to;
   }
 
   // ------------------------------------------------------------------ pods and events
@@ -350,13 +268,13 @@ final class PodStage implements Processor<String, Object, String, Object> {
       return;
     }
     String key = name.key();
-    PodsOfName pods = orNew(names.get(key));
-    if (retired(pods, o.getUid()) != null) {
+    PodsOfName pods = orNone(names.get(key));
+    if (Incarnations.retired(pods, o.getUid()) != null) {
       metrics.lateRecords.labelValues("pod-after-final").inc();
       return;
     }
-    TimelineState s = find(pods, o.getUid());
-    if (s != null && afterDue(s, mark(PODS))) {
+    TimelineState s = Incarnations.live(pods, o.getUid());
+    if (s != null && FinalDue.passed(s, marks.of(PODS), graceMs)) {
       metrics.lateRecords.labelValues("pod-after-final").inc();
       return;
     }
@@ -371,7 +289,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       if (!sawPod && s.getSawPod()) {
         firstSeen(key, pods, s);
       }
-      afterChange(key, pods, s, change, wasGone, o.getObservedAt());
+      afterChange(key, s, change, wasGone, o.getObservedAt());
       names.put(key, pods);
     } catch (RuntimeException e) {
       names.evict(key);
@@ -396,9 +314,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
       return;
     }
     String key = name.key();
-    PodsOfName pods = orNew(names.get(key));
-    TimelineState s = find(pods, uid);
-    if (retired(pods, uid) != null || (s != null && afterDue(s, mark(EVENTS)))) {
+    PodsOfName pods = orNone(names.get(key));
+    TimelineState s = Incarnations.live(pods, uid);
+    if (Incarnations.retired(pods, uid) != null
+        || (s != null && FinalDue.passed(s, marks.of(EVENTS), graceMs))) {
       deadLetter(
           meta,
           DeadLetters.LATE_AFTER_FINAL,
@@ -412,12 +331,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
       s = TimelineReducer.empty(uid);
       s.setFirstInputAt(EventTimes.of(e));
       pods.getPods().add(s);
-      timers.add(TimerIndex.ORPHAN, EventTimes.of(e) + orphanMs, key + "|" + uid);
+      timers.add(TimerIndex.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid).id());
     }
     boolean wasGone = s.getGone();
     try {
       Change change = reducer.apply(s, e);
-      afterChange(key, pods, s, change, wasGone, EventTimes.of(e));
+      afterChange(key, s, change, wasGone, EventTimes.of(e));
       names.put(key, pods);
     } catch (RuntimeException ex) {
       names.evict(key);
@@ -433,21 +352,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     deadLetter(
         meta,
         DeadLetters.WRONG_PARTITION,
-        value.getClass().getSimpleName()
-            + " for pod "
-            + name
-            + " on partition "
-            + meta.partition()
-            + ", but "
-            + name
-            + " belongs on partition "
-            + name.partition(partitions)
-            + " of "
-            + partitions
-            + ": inputs about a pod must be partitioned by namespace/name (the collector and"
-            + " replay do so); check the producer and that every input topic has "
-            + partitions
-            + " partitions",
+        PodDeadLetters.wrongPartition(value, name, meta.partition(), partitions),
         value,
         null,
         null);
@@ -460,12 +365,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
       timers.add(
           TimerIndex.STARVE,
           s.getCreatedAt() + settings.starvationPending().toMillis(),
-          key + "|" + s.getUid());
+          new TimerTarget(key, s.getUid()).id());
     }
     if (!pods.getWaitingLinks().isEmpty()) {
       List<VictimLink> still = new ArrayList<>();
       for (VictimLink l : pods.getWaitingLinks()) {
-        TimelineState holder = holderAt(pods, l.getAt());
+        TimelineState holder = Incarnations.holderAt(pods, l.getAt(), CREATION_TOLERANCE_MS);
         if (holder == null) {
           still.add(l);
         } else {
@@ -477,56 +382,26 @@ final class PodStage implements Processor<String, Object, String, Object> {
   }
 
   /** After the pod's own facts changed: messages out, timers, the timeline when its story moved. */
-  private void afterChange(
-      String key, PodsOfName pods, TimelineState s, Change change, boolean wasGone, long at) {
+  private void afterChange(String key, TimelineState s, Change change, boolean wasGone, long at) {
+    String id = new TimerTarget(key, s.getUid()).id();
     for (Outbound o : change.outbound()) {
-      send(o, at);
+      out.send(o, at);
     }
     if (!wasGone && s.getGone()) {
-      timers.add(TimerIndex.FINAL, due(s), key + "|" + s.getUid());
+      timers.add(TimerIndex.FINAL, FinalDue.at(s, graceMs), id);
     }
     for (FactsToTell.Tell t : FactsToTell.afterChange(s, at)) {
-      tell(t);
+      out.tell(t);
     }
-    Long preempted = s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : null;
-    if (preempted == null) {
-      preempted = s.getPreemptedConditionAt();
-    }
-    if (preempted != null && !s.getNodeFactsSent().contains("asked")) {
-      List<String> sent = new ArrayList<>(s.getNodeFactsSent());
-      sent.add("asked");
-      s.setNodeFactsSent(sent);
-      // Wait a grace period for the event that names the preemptor; then ask the node.
-      timers.add(TimerIndex.ASK, preempted + graceMs, key + "|" + s.getUid());
-    }
+    // Wait a grace period for the event that names the preemptor; then ask the node.
+    FactsToTell.askNodeAt(s).ifPresent(t -> timers.add(TimerIndex.ASK, t + graceMs, id));
     podMetrics.observeDurations(s);
     if (change.meaningful()) {
       emit(s, false);
-      dirty.remove(key + "|" + s.getUid());
+      dirty.remove(id);
     } else if (change.counters()) {
-      dirty.add(key + "|" + s.getUid());
+      dirty.add(id);
     }
-  }
-
-  /**
-   * When a gone pod's final timeline is due: its end (or, later, when it was seen gone) plus the
-   * grace period. From the pod's own facts only, so the same in every run.
-   */
-  private long due(TimelineState s) {
-    Long end = TimelineView.terminatedAt(s);
-    long base = end == null ? Long.MIN_VALUE : end;
-    if (s.getDeletedObservedAt() != null) {
-      base = Math.max(base, s.getDeletedObservedAt());
-    }
-    if (base == Long.MIN_VALUE) {
-      base = s.getUpdatedAt();
-    }
-    return base + graceMs;
-  }
-
-  /** Whether an input after {@code mark} on its partition comes after the pod's final is due. */
-  private boolean afterDue(TimelineState s, long mark) {
-    return s.getGone() && mark >= due(s);
   }
 
   // ------------------------------------------------------------------ samples and requests
@@ -551,22 +426,15 @@ final class PodStage implements Processor<String, Object, String, Object> {
         .eventToMetricLag
         .labelValues(meta.topic())
         .observe(Math.max(0, context.currentSystemTimeMs() - time) / 1000.0);
-    if (mark(source) >= time + graceMs) {
+    if (marks.of(source) >= time + graceMs) {
       // Its own partition had passed its time by more than the grace period: late, in every run.
       metrics.lateRecords.labelValues(source.equals(GPU) ? "gpu-sample" : "request").inc();
       return;
     }
     long second = InputSeconds.secondOf(time);
-    String key = TimerIndex.pad(second) + "|" + name.key();
-    InputSecond b = pendingKeys.contains(key) ? pending.get(key) : null;
-    if (b == null) {
-      b = InputSeconds.empty(second, name.key());
-      // Only a complete second can have been settled, its ids kept.
-      InputSecond ids = complete(second) ? seen.get(key) : null;
-      if (ids != null) {
-        b.setIds(new ArrayList<>(ids.getIds()));
-      }
-    }
+    String key = WaitingSeconds.key(second, name.key());
+    boolean complete = marks.complete(second);
+    InputSecond b = waiting.open(key, second, name.key(), complete);
     String refused =
         input instanceof RequestLog r
             ? InputSeconds.addRequest(b, r, serviceSlo(r))
@@ -576,13 +444,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
       return;
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
-    if (complete(second) && settle(key, b, mark(PODS))) {
-      if (pendingKeys.remove(key)) {
-        pending.delete(key);
-      }
+    if (complete && settle(key, b, marks.of(PODS))) {
+      waiting.done(key);
     } else {
-      pending.put(key, b);
-      pendingKeys.add(key);
+      waiting.keep(key, b);
     }
   }
 
@@ -603,12 +468,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     long n = InputSeconds.pendingInputs(b);
     InputSecond taken = InputSeconds.take(b);
-    if (!b.getIds().isEmpty()) {
-      seen.put(key, b); // what is left of it: its request ids
-      if (key.compareTo(seenFloor) < 0) {
-        seenFloor = key;
-      }
-    }
+    waiting.rememberIds(key, b);
     if (a instanceof Incarnations.Live live) {
       TimelineState s = live.pod();
       if (s.getGone()
@@ -621,7 +481,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
     } else if (a instanceof Incarnations.Retired) {
       metrics.lateRecords.labelValues("after-final").inc(n);
     } else {
-      unknownPod(taken, n);
+      out.deadLetter(
+          PodDeadLetters.unknownPod(taken, n, context.currentStreamTimeMs()), taken.getSecond(), n);
     }
     return true;
   }
@@ -632,54 +493,15 @@ final class PodStage implements Processor<String, Object, String, Object> {
       reducer.apply(s, in);
       if (in.getRequests() > 0) {
         podMetrics.countRequests(s, in.getRequests(), in.getErrors(), breaches);
-        FactsToTell.requests(s, in.getSecond(), in.getErrors(), breaches).ifPresent(this::tell);
+        FactsToTell.requests(s, in.getSecond(), in.getErrors(), breaches).ifPresent(out::tell);
       }
       podMetrics.observeDurations(s);
-      dirty.add(key + "|" + s.getUid());
+      dirty.add(new TimerTarget(key, s.getUid()).id());
       names.put(key, pods);
     } catch (RuntimeException e) {
       names.evict(key);
       throw e;
     }
-  }
-
-  private void unknownPod(InputSecond in, long n) {
-    StringBuilder where = new StringBuilder();
-    in.getInputs()
-        .forEach(
-            (tp, r) ->
-                where
-                    .append(where.length() == 0 ? "" : ", ")
-                    .append(r.getCount())
-                    .append(" at ")
-                    .append(tp)
-                    .append(" offsets ")
-                    .append(r.getFirst())
-                    .append("..")
-                    .append(r.getLast()));
-    DeadLetter d =
-        DeadLetters.build(
-            "schedlens-streams:pods",
-            null,
-            null,
-            in.getName().getBytes(StandardCharsets.UTF_8),
-            null,
-            DeadLetters.UNKNOWN_POD,
-            n
-                + " GPU sample(s) and request(s) for pod "
-                + in.getName()
-                + " in the second from "
-                + Instant.ofEpochMilli(in.getSecond())
-                + ": no pod of that name existed then, and the pods stream passed the grace"
-                + " period without one ("
-                + where
-                + "; the records stay on their topics)",
-            in.getSecond(),
-            Math.max(0, context.currentStreamTimeMs()));
-    metrics.deadLetters.labelValues(DeadLetters.UNKNOWN_POD).inc(n);
-    context.forward(
-        new Record<>(d.getSource(), (Object) d, Math.max(0, in.getSecond())),
-        TimelineTopology.PODS_DLQ_SINK);
   }
 
   // ------------------------------------------------------------------ messages from other stages
@@ -692,7 +514,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       if (a > answered) {
         answered = a;
         for (String id : timers.due(TimerIndex.FINAL, a)) {
-          finalTimeline(id);
+          finalTimeline(TimerTarget.parse(id));
         }
       }
       return;
@@ -703,30 +525,11 @@ final class PodStage implements Processor<String, Object, String, Object> {
     PodsOfName pods = names.get(key);
     try {
       if (payload instanceof VictimLink l) {
-        pods = orNew(pods);
-        String uid = l.getPreemptorUid() != null ? l.getPreemptorUid() : m.getUid();
-        TimelineState s = uid == null ? holderAt(pods, l.getAt()) : find(pods, uid);
-        if (uid != null && retired(pods, uid) != null) {
-          metrics.lateRecords.labelValues("message-after-final").inc();
-          return;
-        }
-        if (s == null && uid != null) {
-          s = TimelineReducer.empty(uid);
-          s.setFirstInputAt(l.getAt());
-          pods.getPods().add(s);
-          timers.add(TimerIndex.ORPHAN, l.getAt() + orphanMs, key + "|" + uid);
-        }
-        if (s == null) {
-          List<VictimLink> waiting = new ArrayList<>(pods.getWaitingLinks());
-          waiting.add(l);
-          pods.setWaitingLinks(waiting);
-        } else {
-          link(s, l);
-        }
-        names.put(key, pods);
+        onLink(key, orNone(pods), m.getUid(), l);
         return;
       }
-      TimelineState s = pods == null || m.getUid() == null ? null : find(pods, m.getUid());
+      TimelineState s =
+          pods == null || m.getUid() == null ? null : Incarnations.live(pods, m.getUid());
       if (s == null) {
         metrics.lateRecords.labelValues("message-after-final").inc();
         return;
@@ -747,6 +550,36 @@ final class PodStage implements Processor<String, Object, String, Object> {
   }
 
   /**
+   * A victim names a pod of this name as its preemptor: by UID, or (a nominated pod's name only)
+   * the incarnation that held the name then; a link for an incarnation not yet observed waits.
+   */
+  private void onLink(String key, PodsOfName pods, String messageUid, VictimLink l) {
+    String uid = l.getPreemptorUid() != null ? l.getPreemptorUid() : messageUid;
+    if (uid != null && Incarnations.retired(pods, uid) != null) {
+      metrics.lateRecords.labelValues("message-after-final").inc();
+      return;
+    }
+    TimelineState s =
+        uid == null
+            ? Incarnations.holderAt(pods, l.getAt(), CREATION_TOLERANCE_MS)
+            : Incarnations.live(pods, uid);
+    if (s == null && uid != null) {
+      s = TimelineReducer.empty(uid);
+      s.setFirstInputAt(l.getAt());
+      pods.getPods().add(s);
+      timers.add(TimerIndex.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid).id());
+    }
+    if (s == null) {
+      List<VictimLink> waitingLinks = new ArrayList<>(pods.getWaitingLinks());
+      waitingLinks.add(l);
+      pods.setWaitingLinks(waitingLinks);
+    } else {
+      link(s, l);
+    }
+    names.put(key, pods);
+  }
+
+  /**
    * A victim names this pod as its preemptor: add it, and answer who this pod is (unless the node
    * stage inferred the link: it told the victim already, and an answer to an answer would be a
    * third round the watermarks do not wait for).
@@ -759,7 +592,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       s.setDetailsOwed(owed);
     } else {
       for (Outbound o : change.outbound()) {
-        send(o, l.getAt());
+        out.send(o, l.getAt());
       }
     }
     if (change.meaningful()) {
@@ -767,55 +600,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
   }
 
-  /** The live incarnation that held the name at {@code t} (or was created just after). */
-  private static TimelineState holderAt(PodsOfName pods, long t) {
-    Incarnations.Answer a =
-        Incarnations.at(pods, t, Long.MAX_VALUE, CREATION_TOLERANCE_MS, Long.MAX_VALUE);
-    return a instanceof Incarnations.Live live ? live.pod() : null;
-  }
-
-  // ------------------------------------------------------------------ messages to other stages
-
-  private void send(Outbound o, long at) {
-    if (o instanceof Outbound.ToPreemptor p) {
-      VictimLink l = p.link();
-      if (l.getPreemptorNamespace() != null && l.getPreemptorName() != null) {
-        context.forward(
-            new Record<>(
-                new PodName(l.getPreemptorNamespace(), l.getPreemptorName()).key(),
-                (Object) new StageMessage(l.getPreemptorUid(), l),
-                Math.max(0, l.getAt())),
-            TimelineTopology.PODS_TO_POD_SINK);
-      }
-      // Named by UID only: the victim asks its node, which knows the pods bound and nominated
-      // there (see FactsToTell.victimQuestion).
-    } else if (o instanceof Outbound.ToVictim v && v.victim() != null) {
-      context.forward(
-          new Record<>(
-              v.victim(),
-              (Object) new StageMessage(v.details().getVictimUid(), v.details()),
-              Math.max(0, at)),
-          TimelineTopology.PODS_TO_POD_SINK);
-    }
-  }
-
-  private void tell(FactsToTell.Tell t) {
-    if (t instanceof FactsToTell.ToWorkload w) {
-      context.forward(
-          new Record<>(
-              w.key(),
-              (Object) new StageMessage(w.event().getUid(), w.event()),
-              Math.max(0, w.event().getAt())),
-          TimelineTopology.PODS_TO_WORKLOAD_SINK);
-    } else if (t instanceof FactsToTell.ToNode n) {
-      context.forward(
-          new Record<>(
-              n.node(),
-              (Object) new StageMessage(n.fact().getPod().getUid(), n.fact()),
-              Math.max(0, n.fact().getAt())),
-          TimelineTopology.PODS_TO_NODE_SINK);
-    }
-  }
+  // ------------------------------------------------------------------ watermark
 
   /** Broadcasts this task's watermark (when it moved, and now and then anyway). */
   private void broadcast(long wallNow) {
@@ -827,24 +612,14 @@ final class PodStage implements Processor<String, Object, String, Object> {
     sentTime = time;
     sentAnswered = ans;
     sentAtWall = wallNow;
-    Watermark w = Watermarks.of(Watermarks.PODS, context.taskId().partition(), time, ans);
-    Record<String, Object> r =
-        new Record<>(
-            "watermark",
-            (Object) new StageMessage(null, w),
-            Math.max(0, context.currentStreamTimeMs()));
-    context.forward(r, TimelineTopology.PODS_TO_POD_SINK);
-    context.forward(r, TimelineTopology.PODS_TO_WORKLOAD_SINK);
-    context.forward(r, TimelineTopology.PODS_TO_NODE_SINK);
+    out.watermark(Watermarks.of(Watermarks.PODS, context.taskId().partition(), time, ans));
   }
 
   // ------------------------------------------------------------------ timers
 
-  private void finalTimeline(String id) {
-    String key = id.substring(0, id.lastIndexOf('|'));
-    String uid = id.substring(id.lastIndexOf('|') + 1);
-    PodsOfName pods = names.get(key);
-    TimelineState s = pods == null ? null : find(pods, uid);
+  private void finalTimeline(TimerTarget id) {
+    PodsOfName pods = names.get(id.key());
+    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
     if (s == null) {
       return;
     }
@@ -853,114 +628,77 @@ final class PodStage implements Processor<String, Object, String, Object> {
       podMetrics.finished(s, t);
       if (t.getPreemptedAt() != null && !s.getPreemptionEmitted()) {
         s.setPreemptionEmitted(true);
-        context.forward(
-            new Record<>(
-                s.getUid(),
-                (Object) TimelineView.preemption(s, t),
-                t.getPreemptedAt(),
-                PREEMPTION_HEADERS.headers(true)),
-            TimelineTopology.PREEMPTIONS_SINK);
+        out.preemption(s.getUid(), TimelineView.preemption(s, t), t.getPreemptedAt());
       }
     }
-    long finalAt = due(s);
-    drop(pods, s);
-    List<RetiredPod> retired = new ArrayList<>(pods.getRetired());
-    retired.add(new RetiredPod(uid, s.getCreatedAt(), finalAt));
-    pods.setRetired(retired);
-    timers.add(TimerIndex.FORGET, finalAt + orphanMs, id);
-    dirty.remove(id);
-    names.put(key, pods);
+    long finalAt = FinalDue.at(s, graceMs);
+    Incarnations.retire(pods, s, finalAt);
+    timers.add(TimerIndex.FORGET, finalAt + orphanMs, id.id());
+    dirty.remove(id.id());
+    names.put(id.key(), pods);
   }
 
-  private void starve(String id) {
-    String key = id.substring(0, id.lastIndexOf('|'));
-    PodsOfName pods = names.get(key);
-    TimelineState s = pods == null ? null : find(pods, id.substring(id.lastIndexOf('|') + 1));
+  private void starve(TimerTarget id) {
+    PodsOfName pods = names.get(id.key());
+    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
     if (s != null
         && !s.getGone()
         && TimelineView.scheduledAt(s) == null
         && !s.getStarvingFlagged()) {
       s.setStarvingFlagged(true);
       emit(s, false);
-      names.put(key, pods);
+      names.put(id.key(), pods);
     }
   }
 
-  private void ask(String id) {
-    String key = id.substring(0, id.lastIndexOf('|'));
-    PodsOfName pods = names.get(key);
-    TimelineState s = pods == null ? null : find(pods, id.substring(id.lastIndexOf('|') + 1));
+  private void ask(TimerTarget id) {
+    PodsOfName pods = names.get(id.key());
+    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
     if (s == null) {
       return;
     }
     Optional<FactsToTell.ToNode> q = FactsToTell.victimQuestion(s);
     if (q.isPresent()) {
-      tell(q.get());
-      names.put(key, pods);
+      out.tell(q.get());
+      names.put(id.key(), pods);
     }
   }
 
-  private void orphan(String id, long podsProgress) {
-    String key = id.substring(0, id.lastIndexOf('|'));
-    String uid = id.substring(id.lastIndexOf('|') + 1);
-    PodsOfName pods = names.get(key);
-    TimelineState s = pods == null ? null : find(pods, uid);
+  private void orphan(TimerTarget id, long podsProgress) {
+    PodsOfName pods = names.get(id.key());
+    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
     if (s == null || s.getSawPod()) {
       return;
     }
-    drop(pods, s);
-    dirty.remove(id);
-    names.put(key, pods);
-    DeadLetter d =
-        DeadLetters.build(
-            "schedlens-streams:pods",
-            null,
-            null,
-            uid.getBytes(StandardCharsets.UTF_8),
-            null,
-            DeadLetters.UNKNOWN_POD,
-            "events or links for pod UID "
-                + uid
-                + " ("
-                + key
-                + ") arrived, but the pod itself was never observed within "
-                + Duration.ofMillis(orphanMs)
-                + " (outside the collector's namespaces or label selector?)",
-            s.getFirstInputAt() != null ? s.getFirstInputAt() : s.getUpdatedAt(),
-            podsProgress);
-    metrics.deadLetters.labelValues(DeadLetters.UNKNOWN_POD).inc();
-    context.forward(
-        new Record<>(d.getSource(), (Object) d, Math.max(0, s.getUpdatedAt())),
-        TimelineTopology.PODS_DLQ_SINK);
+    Incarnations.drop(pods, s);
+    dirty.remove(id.id());
+    names.put(id.key(), pods);
+    out.deadLetter(
+        PodDeadLetters.orphan(s, id.key(), orphanTimeout, podsProgress), s.getUpdatedAt(), 1);
   }
 
-  private void forget(String id) {
-    String key = id.substring(0, id.lastIndexOf('|'));
-    String uid = id.substring(id.lastIndexOf('|') + 1);
-    PodsOfName pods = names.get(key);
+  private void forget(TimerTarget id) {
+    PodsOfName pods = names.get(id.key());
     if (pods == null) {
       return;
     }
-    List<RetiredPod> retired = new ArrayList<>(pods.getRetired());
-    retired.removeIf(r -> r.getUid().equals(uid));
-    pods.setRetired(retired);
-    if (pods.getPods().isEmpty() && retired.isEmpty() && pods.getWaitingLinks().isEmpty()) {
-      names.delete(key);
+    if (Incarnations.forget(pods, id.uid())) {
+      names.delete(id.key());
     } else {
-      names.put(key, pods);
+      names.put(id.key(), pods);
     }
   }
 
   // ------------------------------------------------------------------ publishing
 
   private void flushDirty() {
-    for (String id : new ArrayList<>(dirty)) {
-      String key = id.substring(0, id.lastIndexOf('|'));
-      PodsOfName pods = names.get(key);
-      TimelineState s = pods == null ? null : find(pods, id.substring(id.lastIndexOf('|') + 1));
+    for (String d : new ArrayList<>(dirty)) {
+      TimerTarget id = TimerTarget.parse(d);
+      PodsOfName pods = names.get(id.key());
+      TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
       if (s != null) {
         emit(s, false);
-        names.put(key, pods); // emitting may have told the workload (memberSent)
+        names.put(id.key(), pods); // emitting may have told the workload (memberSent)
       }
     }
     dirty.clear();
@@ -976,87 +714,23 @@ final class PodStage implements Processor<String, Object, String, Object> {
             ? TimelineView.terminatedAt(s)
             : s.getUpdatedAt();
     PodTimeline t = view.view(s, now, isFinal);
-    context.forward(
-        new Record<>(
-            s.getUid(),
-            (Object) t,
-            Math.max(s.getUpdatedAt(), 0),
-            TIMELINE_HEADERS.headers(isFinal)),
-        TimelineTopology.POD_TIMELINES_SINK);
-    FactsToTell.member(s, t).ifPresent(this::tell);
+    out.timeline(s.getUid(), t, s.getUpdatedAt(), isFinal);
+    FactsToTell.member(s, t).ifPresent(out::tell);
     return t;
   }
 
   // ------------------------------------------------------------------ helpers
 
+  /** A dead letter for the input record being read. */
   private void deadLetter(
       RecordMetadata meta, String reason, String detail, Object value, String key, Long time) {
-    byte[] raw = null;
-    if (value instanceof SpecificRecord r) {
-      raw = AvroSerde.of(r.getClass()).serialize(meta.topic(), cast(r));
-    }
-    DeadLetter d =
-        DeadLetters.build(
-            meta.topic(),
-            meta.partition(),
-            meta.offset(),
-            key == null ? null : key.getBytes(StandardCharsets.UTF_8),
-            raw,
-            reason,
-            detail,
-            time,
-            context.currentSystemTimeMs());
-    metrics.deadLetters.labelValues(reason).inc();
-    context.forward(
-        new Record<>(d.getSource(), (Object) d, Math.max(0, context.currentStreamTimeMs())),
-        TimelineTopology.PODS_DLQ_SINK);
+    out.deadLetter(
+        PodDeadLetters.input(meta, reason, detail, value, key, time, context.currentSystemTimeMs()),
+        context.currentStreamTimeMs(),
+        1);
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T extends SpecificRecord> T cast(SpecificRecord r) {
-    return (T) r;
-  }
-
-  private static PodsOfName orNew(PodsOfName pods) {
-    if (pods != null) {
-      return pods;
-    }
-    return PodsOfName.newBuilder()
-        .setPods(new ArrayList<>())
-        .setRetired(new ArrayList<>())
-        .setWaitingLinks(new ArrayList<>())
-        .build();
-  }
-
-  /**
-   * Removes an incarnation. Not {@code List.remove(Object)}: a list Avro decoded cannot remove
-   * through its iterator.
-   */
-  private static void drop(PodsOfName pods, TimelineState s) {
-    List<TimelineState> rest = new ArrayList<>(pods.getPods().size());
-    for (TimelineState p : pods.getPods()) {
-      if (p != s) {
-        rest.add(p);
-      }
-    }
-    pods.setPods(rest);
-  }
-
-  private static TimelineState find(PodsOfName pods, String uid) {
-    for (TimelineState s : pods.getPods()) {
-      if (s.getUid().equals(uid)) {
-        return s;
-      }
-    }
-    return null;
-  }
-
-  private static RetiredPod retired(PodsOfName pods, String uid) {
-    for (RetiredPod r : pods.getRetired()) {
-      if (r.getUid().equals(uid)) {
-        return r;
-      }
-    }
-    return null;
+  private static PodsOfName orNone(PodsOfName pods) {
+    return pods != null ? pods : Incarnations.none();
   }
 }
