@@ -10,8 +10,10 @@ import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.ClassOverride;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
+import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import io.schedlens.simulator.scenario.Scenario.Workload;
@@ -269,18 +271,18 @@ public final class ClusterRun {
   public void schedule() {
     SplittableRandom jitter = random.split();
     for (Workload w : scenario.workloads()) {
-      if (w.isServing()) {
-        DeploymentController rs = new DeploymentController(controllers, w);
+      if (w.spec() instanceof ServingSpec serving) {
+        DeploymentController rs = new DeploymentController(controllers, w, serving);
         deployments.add(rs);
-        for (ReplicaStep step : w.replicas()) {
+        for (ReplicaStep step : serving.replicas()) {
           long at = start + jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
           queue.at(at, () -> rs.scale(step.replicas()));
         }
-        if (w.traffic() != null) {
+        if (serving.traffic() != null) {
           queue.at(start, () -> trafficTick(rs));
         }
-      } else {
-        Scenario.Arrival a = w.arrival();
+      } else if (w.spec() instanceof JobSpec job) {
+        Scenario.Arrival a = job.arrival();
         for (int i = 0; i < a.count(); i++) {
           long at =
               start
@@ -288,7 +290,8 @@ public final class ClusterRun {
                       jitter, a.at().toMillis() + i * a.every().toMillis(), a.jitter().toMillis());
           String name = a.count() == 1 ? w.name() : w.name() + "-" + (i + 1);
           if (at < end) {
-            queue.at(at, () -> jobs.add(new JobController(controllers, w, name, jitter.split())));
+            queue.at(
+                at, () -> jobs.add(new JobController(controllers, w, job, name, jitter.split())));
           }
         }
       }
@@ -549,7 +552,7 @@ public final class ClusterRun {
     for (SimPod p : pods.values()) {
       Truth t = truth.get(p.uid);
       Double wasted = null;
-      if (p.workload.isJob()
+      if (p.workload.spec() instanceof JobSpec
           && p.containerStartedAt != null
           && p.containerFinishedAt != null
           && p.deletionRequestedAt != null
@@ -872,7 +875,7 @@ public final class ClusterRun {
   // ------------------------------------------------------------------ the kubelet
 
   private void kubeletStart(SimPod p) {
-    boolean warm = p.workload.warmStart();
+    boolean warm = p.workload.template().warmStart();
     long seen = warm ? 20 + random.nextInt(40) : 100 + random.nextInt(400);
     queue.after(
         seen,
@@ -907,11 +910,13 @@ public final class ClusterRun {
           condition(p, "PodReadyToStartContainers", "True", null, null);
           writeStatus(p);
           if (!warm) {
-            kubeletEvent(p, "Pulling", "Pulling image \"" + p.workload.image() + "\"");
+            kubeletEvent(p, "Pulling", "Pulling image \"" + p.workload.template().image() + "\"");
           }
         });
     long pull =
-        warm ? 0 : Math.max(200, p.workload.pull().toMillis() + random.nextLong(-1000, 1001));
+        warm
+            ? 0
+            : Math.max(200, p.workload.template().pull().toMillis() + random.nextLong(-1000, 1001));
     queue.after(
         sandbox + pull,
         () -> {
@@ -922,10 +927,12 @@ public final class ClusterRun {
               p,
               "Pulled",
               warm
-                  ? "Container image \"" + p.workload.image() + "\" already present on machine"
+                  ? "Container image \""
+                      + p.workload.template().image()
+                      + "\" already present on machine"
                   : String.format(
                       "Successfully pulled image \"%s\" in %.3fs (%.3fs including waiting). Image size: 8123456789 bytes.",
-                      p.workload.image(), pull / 1000.0, pull / 1000.0));
+                      p.workload.template().image(), pull / 1000.0, pull / 1000.0));
           kubeletEvent(p, "Created", "Created container: " + PodObjects.containerName(p));
         });
     long started = sandbox + pull + (warm ? 20 + random.nextInt(60) : 300 + random.nextInt(500));
@@ -948,23 +955,23 @@ public final class ClusterRun {
     p.containerWaitingReason = null;
     p.phase = "Running";
     allocateGpus(p);
-    if (p.workload.isJob()) {
+    if (p.workload.spec() instanceof JobSpec job) {
       // No readiness probe: ready as soon as it runs.
       p.containerReady = true;
       condition(p, "ContainersReady", "True", null, null);
       condition(p, "Ready", "True", null, null);
       p.readyAt = now;
       writeStatus(p);
-      startWork(p);
-    } else {
+      startWork(p, job);
+    } else if (p.workload.spec() instanceof ServingSpec serving) {
       writeStatus(p);
       long load =
           Math.max(
-              p.workload.warmStart() ? 50 : 1000,
+              p.workload.template().warmStart() ? 50 : 1000,
               jittered(
                   random,
-                  p.workload.modelLoad().at().toMillis(),
-                  p.workload.modelLoad().jitter().toMillis()));
+                  serving.modelLoad().at().toMillis(),
+                  serving.modelLoad().jitter().toMillis()));
       queue.after(
           load,
           () -> {
@@ -1034,7 +1041,7 @@ public final class ClusterRun {
             kubeletEvent(p, "Killing", "Stopping container " + PodObjects.containerName(p));
           }
         });
-    long stop = p.workload.stopTime().toMillis();
+    long stop = p.workload.template().stopTime().toMillis();
     boolean killed = stop >= p.graceMs;
     long stopAfter = killAt + Math.min(stop, p.graceMs);
     queue.after(stopAfter, () -> containerStopped(p, killed));
@@ -1054,7 +1061,7 @@ public final class ClusterRun {
       if (killed) {
         p.exitCode = 137;
         p.terminatedReason = "Error";
-      } else if (p.workload.isJob()) {
+      } else if (p.workload.spec() instanceof JobSpec) {
         p.exitCode = 143;
         p.terminatedReason = "Error";
       } else {
@@ -1105,13 +1112,13 @@ public final class ClusterRun {
 
   // ------------------------------------------------------------------ Job work
 
-  private void startWork(SimPod p) {
+  private void startWork(SimPod p, JobSpec job) {
     long now = queue.now();
-    long setup = p.workload.setup().toMillis();
+    long setup = job.setup().toMillis();
     p.productiveFrom = now + setup;
     long remaining = Math.max(0, p.workNeeded - p.progressAtStart);
     long doneAt = p.productiveFrom + remaining;
-    long interval = p.workload.checkpointInterval().toMillis();
+    long interval = job.checkpointInterval().toMillis();
     if (interval > 0) {
       for (long k = 1; p.productiveFrom + k * interval < doneAt; k++) {
         long at = p.productiveFrom + k * interval;
@@ -1164,7 +1171,7 @@ public final class ClusterRun {
       return;
     }
     long now = queue.now();
-    Traffic t = rs.w.traffic();
+    Traffic t = rs.spec.traffic();
     if (rs.desired > 0) {
       List<SimPod> ready = rs.readyPods();
       long tick = t.tick().toMillis();
@@ -1277,7 +1284,7 @@ public final class ClusterRun {
         double load = 0;
         if (p.deletionRequestedAt != null || down.contains(p.node)) {
           activity = GpuView.Activity.STOPPING;
-        } else if (p.workload.isJob()) {
+        } else if (p.workload.spec() instanceof JobSpec) {
           activity =
               p.productiveFrom != null && now >= p.productiveFrom
                   ? GpuView.Activity.WORKING
@@ -1286,7 +1293,7 @@ public final class ClusterRun {
           activity = GpuView.Activity.SERVING;
           DeploymentController rs =
               deployments.stream().filter(d -> d.owns(p)).findFirst().orElse(null);
-          Traffic t = p.workload.traffic();
+          Traffic t = p.workload.spec() instanceof ServingSpec serving ? serving.traffic() : null;
           if (rs != null && t != null && rs.desired > 0) {
             load =
                 t.ratePerSecond() / (Math.max(1, rs.readyPods().size()) * t.capacityPerReplica());
@@ -1321,7 +1328,7 @@ public final class ClusterRun {
       d.serviceCheck(null);
     }
     for (SimPod p : List.copyOf(pods.values())) {
-      if (!p.gone && p.workload.isJob()) {
+      if (!p.gone && p.workload.spec() instanceof JobSpec) {
         delete(p);
       }
     }

@@ -1,6 +1,7 @@
 package io.schedlens.simulator.cluster;
 
 import io.schedlens.base.DisruptionCause;
+import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,7 @@ import java.util.List;
 final class DeploymentController {
   final ControllerContext cluster;
   final Workload w;
+  final ServingSpec spec;
   final List<ReplicaSetController> sets = new ArrayList<>();
   int desired;
   int maxSurge;
@@ -26,16 +28,17 @@ final class DeploymentController {
 
   final String uid;
 
-  DeploymentController(ControllerContext cluster, Workload w) {
+  DeploymentController(ControllerContext cluster, Workload w, ServingSpec spec) {
     this.cluster = cluster;
     this.uid = cluster.newUid();
     this.w = w;
+    this.spec = spec;
     sets.add(new ReplicaSetController(this));
   }
 
   /** The Deployment (or StatefulSet) object as its user last applied it (replicas, template). */
   void write() {
-    if (w.isStatefulSet()) {
+    if (spec.statefulSet()) {
       cluster
           .api()
           .applyObject(

@@ -1,6 +1,7 @@
 package io.schedlens.simulator.cluster;
 
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -24,6 +25,7 @@ final class JobController {
 
   private final ControllerContext cluster;
   final Workload w;
+  private final JobSpec spec;
   final String name;
   final String uid;
   final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
@@ -33,17 +35,19 @@ final class JobController {
   long notBefore;
   boolean finished;
 
-  JobController(ControllerContext cluster, Workload w, String name, SplittableRandom r) {
+  JobController(
+      ControllerContext cluster, Workload w, JobSpec spec, String name, SplittableRandom r) {
     this.cluster = cluster;
     this.uid = cluster.newUid();
     this.w = w;
+    this.spec = spec;
     // The same manifest applied in every run: same name, a new UID (workloads are told apart
     // by UID, as Kubernetes does).
     this.name = name;
-    for (int i = 0; i < w.completions(); i++) {
-      long work = w.work().toMillis();
-      if (w.workJitter() > 0) {
-        work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * w.workJitter()));
+    for (int i = 0; i < spec.completions(); i++) {
+      long work = spec.work().toMillis();
+      if (spec.workJitter() > 0) {
+        work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * spec.workJitter()));
       }
       units.add(new long[] {work, 0});
     }
@@ -61,8 +65,8 @@ final class JobController {
         cluster.namespace(),
         name,
         uid,
-        w.parallelism(),
-        w.completions(),
+        spec.parallelism(),
+        spec.completions(),
         succeeded,
         completedAt,
         cluster.experimentLabels(),
@@ -78,7 +82,7 @@ final class JobController {
       cluster.queue().at(notBefore, this::reconcile);
       return;
     }
-    while (running.size() < w.parallelism() && !units.isEmpty()) {
+    while (running.size() < spec.parallelism() && !units.isEmpty()) {
       long[] unit = units.poll();
       SimPod p = cluster.newPod(w, "Job", name, uid, name + "-");
       p.labels.put("batch.kubernetes.io/job-name", name);
@@ -101,10 +105,10 @@ final class JobController {
     if ("Succeeded".equals(p.phase) && p.deletionRequestedAt == null) {
       running.remove(p);
       succeeded++;
-      if (succeeded == w.completions()) {
+      if (succeeded == spec.completions()) {
         finished = true;
         write(cluster.queue().now());
-        cluster.queue().after(w.ttlAfterFinished().toMillis(), this::cleanUp);
+        cluster.queue().after(spec.ttlAfterFinished().toMillis(), this::cleanUp);
       } else {
         write(null);
       }
@@ -113,7 +117,7 @@ final class JobController {
     }
     // podReplacementPolicy: Failed with a podFailurePolicy, else TerminatingOrFailed.
     boolean replace =
-        w.ignoreDisruptions()
+        spec.ignoreDisruptions()
             ? p.terminal() || p.gone
             : p.deletionRequestedAt != null || p.terminal();
     if (!replace) {
@@ -122,10 +126,10 @@ final class JobController {
     running.remove(p);
     unit[1] = Math.max(unit[1], p.checkpointedProgress);
     units.addFirst(unit);
-    boolean counted = !(w.ignoreDisruptions() && p.preempted);
+    boolean counted = !(spec.ignoreDisruptions() && p.preempted);
     if (counted) {
       failures++;
-      if (failures > w.backoffLimit()) {
+      if (failures > spec.backoffLimit()) {
         finished = true; // BackoffLimitExceeded: the Job fails, its active pods go
         running.keySet().forEach(cluster::delete);
         return;

@@ -19,6 +19,8 @@ import io.fabric8.kubernetes.api.model.TolerationBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeriesBuilder;
 import io.schedlens.base.KubeTime;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
+import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,7 +49,7 @@ public final class PodObjects {
   private PodObjects() {}
 
   public static String containerName(SimPod p) {
-    return p.workload.isJob() ? "worker" : "server";
+    return p.workload.spec() instanceof JobSpec ? "worker" : "server";
   }
 
   public static Pod pod(SimPod p) {
@@ -81,12 +83,12 @@ public final class PodObjects {
     ContainerBuilder container =
         new ContainerBuilder()
             .withName(containerName(p))
-            .withImage(p.workload.image())
+            .withImage(p.workload.template().image())
             .withNewResources()
             .withRequests(gpus)
             .withLimits(gpus)
             .endResources();
-    if (p.workload.isServing()) {
+    if (p.workload.spec() instanceof ServingSpec) {
       container
           .withNewReadinessProbe()
           .withNewHttpGet()
@@ -186,8 +188,9 @@ public final class PodObjects {
     return List.of(
         new ContainerStatusBuilder()
             .withName(containerName(p))
-            .withImage(p.workload.image())
-            .withImageID(p.containerStartedAt == null ? "" : p.workload.image() + "@sha256:5f2e")
+            .withImage(p.workload.template().image())
+            .withImageID(
+                p.containerStartedAt == null ? "" : p.workload.template().image() + "@sha256:5f2e")
             .withContainerID(p.containerStartedAt == null ? null : id)
             .withReady(p.containerReady)
             .withStarted(p.containerStartedAt != null && p.containerFinishedAt == null)

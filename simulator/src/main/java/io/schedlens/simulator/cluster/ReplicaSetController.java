@@ -23,15 +23,15 @@ final class ReplicaSetController {
     this.hash = cluster.newTemplateHash();
     this.w = deployment.w;
     // A StatefulSet owns its pods itself: this stands for it, under its name and UID.
-    this.name = w.isStatefulSet() ? w.name() : w.name() + "-" + hash;
-    this.uid = w.isStatefulSet() ? deployment.uid : cluster.newUid();
+    this.name = deployment.spec.statefulSet() ? w.name() : w.name() + "-" + hash;
+    this.uid = deployment.spec.statefulSet() ? deployment.uid : cluster.newUid();
   }
 
   /**
    * @param outdated an old template's ReplicaSet: its scale-down is a rollout's
    */
   void reconcile(boolean outdated) {
-    if (w.isStatefulSet()) {
+    if (deployment.spec.statefulSet()) {
       reconcileOrdinals();
       return;
     }

@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
@@ -108,11 +109,11 @@ public final class SimPod {
     this.priorityClassName = priorityClassName;
     this.priority = priority;
     this.preemptionPolicy = preemptionPolicy;
-    this.gpus = workload.gpus();
-    this.tolerations = workload.tolerations();
-    this.nodeSelector = workload.nodeSelector();
-    this.graceMs = workload.terminationGracePeriod().toMillis();
-    this.restartPolicy = workload.isJob() ? "Never" : "Always";
+    this.gpus = workload.template().gpus();
+    this.tolerations = workload.template().tolerations();
+    this.nodeSelector = workload.template().nodeSelector();
+    this.graceMs = workload.template().terminationGracePeriod().toMillis();
+    this.restartPolicy = workload.spec() instanceof JobSpec ? "Never" : "Always";
     this.createdAt = createdAt;
   }
 

@@ -148,42 +148,40 @@ public record Scenario(
       Duration tick) {}
 
   /**
-   * A Deployment, a StatefulSet or a Job.
+   * A Deployment, a StatefulSet or a Job: what every kind has (its name, class, pod template and
+   * disruption budget) and what only its kind has ({@link #spec}).
    *
-   * @param kind Deployment, StatefulSet or Job
    * @param priorityClass its PriorityClass in arms that use them
-   * @param gpus nvidia.com/gpu request of each pod
+   * @param template what each of its pods is
+   * @param minAvailable a PodDisruptionBudget's minAvailable over its pods, or null
+   * @param spec what its controller does: keep replicas ({@link ServingSpec}), or run work to
+   *     completion ({@link JobSpec})
+   */
+  public record Workload(
+      String name, String priorityClass, PodTemplate template, Integer minAvailable, Spec spec) {
+
+    /** Deployment, StatefulSet or Job. */
+    public String kind() {
+      return spec.kind();
+    }
+  }
+
+  /**
+   * A pod of a workload, as its template says.
+   *
+   * @param gpus nvidia.com/gpu request
    * @param image container image
    * @param pull time to pull the image on a node
    * @param terminationGracePeriod terminationGracePeriodSeconds
    * @param stopTime how long the container takes to stop after SIGTERM (killed at the grace period)
    * @param nodeSelector node labels the pod requires
    * @param tolerations the pod's tolerations
-   * @param replicas Deployment, StatefulSet: desired replicas over each run
-   * @param modelLoad Deployment, StatefulSet: time from container start to Ready (model loaded), ±
-   *     jitter
-   * @param traffic Deployment, StatefulSet: request traffic, or null
-   * @param arrival Job: when the Job (or each of several) is created in each run
-   * @param parallelism Job: pods running at once
-   * @param completions Job: successful pods needed
-   * @param work Job: GPU time each completion needs, productive time only
-   * @param workJitter Job: relative random spread of work, e.g. 0.1
-   * @param setup Job: time after container start before productive work (loading data)
-   * @param checkpointInterval Job: productive time between checkpoints; null: never checkpoints
-   * @param backoffLimit Job: counted pod failures before the Job fails
-   * @param ignoreDisruptions Job: a podFailurePolicy rule {@code Ignore} on {@code
-   *     DisruptionTarget}: preempted pods do not count towards the backoff limit
-   * @param ttlAfterFinished Job: ttlSecondsAfterFinished (then the Job and its pods are deleted)
-   * @param minAvailable a PodDisruptionBudget's minAvailable over its pods, or null
    * @param warmStart the image is on the node and the model in its page cache: the kubelet reports
-   *     the image present and starts the container within half a second, and {@code modelLoad} may
-   *     be under a second, so a server can answer its first request less than a second after it is
-   *     created
+   *     the image present and starts the container within half a second, and a server's {@code
+   *     modelLoad} may be under a second, so it can answer its first request less than a second
+   *     after it is created
    */
-  public record Workload(
-      String name,
-      String kind,
-      String priorityClass,
+  public record PodTemplate(
       int gpus,
       String image,
       Duration pull,
@@ -191,9 +189,51 @@ public record Scenario(
       Duration stopTime,
       Map<String, String> nodeSelector,
       List<Toleration> tolerations,
-      List<ReplicaStep> replicas,
-      Jittered modelLoad,
-      Traffic traffic,
+      boolean warmStart) {}
+
+  /** What a workload's controller does with its pods. */
+  public sealed interface Spec permits ServingSpec, JobSpec {
+
+    /** The Kubernetes kind of the workload object. */
+    String kind();
+  }
+
+  /**
+   * A Deployment, or a StatefulSet (podManagementPolicy Parallel: pods named {@code NAME-0}, {@code
+   * NAME-1}, ...; a pod that goes is recreated under the same name, with a new UID, once the old
+   * one is gone from the API): replicas that serve traffic.
+   *
+   * @param statefulSet a StatefulSet, else a Deployment
+   * @param replicas desired replicas over each run
+   * @param modelLoad time from container start to Ready (model loaded), ± jitter
+   * @param traffic request traffic, or null
+   */
+  public record ServingSpec(
+      boolean statefulSet, List<ReplicaStep> replicas, Jittered modelLoad, Traffic traffic)
+      implements Spec {
+
+    @Override
+    public String kind() {
+      return statefulSet ? "StatefulSet" : "Deployment";
+    }
+  }
+
+  /**
+   * A Job: pods that do a given amount of work, to completion.
+   *
+   * @param arrival when the Job (or each of several) is created in each run
+   * @param parallelism pods running at once
+   * @param completions successful pods needed
+   * @param work GPU time each completion needs, productive time only
+   * @param workJitter relative random spread of work, e.g. 0.1
+   * @param setup time after container start before productive work (loading data)
+   * @param checkpointInterval productive time between checkpoints; zero: never checkpoints
+   * @param backoffLimit counted pod failures before the Job fails
+   * @param ignoreDisruptions a podFailurePolicy rule {@code Ignore} on {@code DisruptionTarget}:
+   *     preempted pods do not count towards the backoff limit
+   * @param ttlAfterFinished ttlSecondsAfterFinished (then the Job and its pods are deleted)
+   */
+  public record JobSpec(
       Arrival arrival,
       int parallelism,
       int completions,
@@ -203,30 +243,12 @@ public record Scenario(
       Duration checkpointInterval,
       int backoffLimit,
       boolean ignoreDisruptions,
-      Duration ttlAfterFinished,
-      Integer minAvailable,
-      boolean warmStart) {
+      Duration ttlAfterFinished)
+      implements Spec {
 
-    public boolean isDeployment() {
-      return kind.equals("Deployment");
-    }
-
-    /**
-     * A StatefulSet (podManagementPolicy Parallel): pods named {@code NAME-0}, {@code NAME-1}, ...;
-     * a pod that goes is recreated under the same name, with a new UID, once the old one is gone
-     * from the API.
-     */
-    public boolean isStatefulSet() {
-      return kind.equals("StatefulSet");
-    }
-
-    /** Replicas that serve traffic: a Deployment or a StatefulSet. */
-    public boolean isServing() {
-      return isDeployment() || isStatefulSet();
-    }
-
-    public boolean isJob() {
-      return kind.equals("Job");
+    @Override
+    public String kind() {
+      return "Job";
     }
   }
 

@@ -7,9 +7,12 @@ import io.schedlens.base.Durations;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.ClassOverride;
 import io.schedlens.simulator.scenario.Scenario.Jittered;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
+import io.schedlens.simulator.scenario.Scenario.PodTemplate;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
+import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
@@ -249,7 +252,7 @@ public final class ScenarioLoader {
       }
       if (a.action().equals("rollout")
           && s.workloads().stream()
-              .noneMatch(w -> w.isDeployment() && w.name().equals(a.target()))) {
+              .noneMatch(w -> w.kind().equals("Deployment") && w.name().equals(a.target()))) {
         throw fail(p, "no Deployment " + a.target() + " among the workloads");
       }
       if (a.action().equals("rollout")
@@ -298,10 +301,10 @@ public final class ScenarioLoader {
             "'" + w.priorityClass() + "' is not one of priorityClasses " + names(s));
       }
       int largest = s.nodes().stream().mapToInt(NodePool::gpus).max().orElse(0);
-      if (w.gpus() > largest) {
+      if (w.template().gpus() > largest) {
         throw fail(
             "workloads[" + i + "].gpus",
-            w.gpus() + " GPUs fit on no node (the largest has " + largest + ")");
+            w.template().gpus() + " GPUs fit on no node (the largest has " + largest + ")");
       }
     }
     for (int i = 0; i < s.arms().size(); i++) {
@@ -447,83 +450,87 @@ public final class ScenarioLoader {
               new Toleration(
                   text(x, q, "key", ""), op, text(x, q, "value", ""), text(x, q, "effect", "")));
         });
-    List<ReplicaStep> replicas = new ArrayList<>();
-    Traffic traffic = null;
-    Jittered modelLoad = null;
-    Scenario.Arrival arrival = null;
-    if (serving) {
-      forEach(
-          n,
-          p,
-          "replicas",
-          (x, q) -> {
-            known(x, q, "at", "jitter", "replicas");
-            replicas.add(
-                new ReplicaStep(
-                    duration(x, q, "at", null),
-                    duration(x, q, "jitter", Duration.ZERO),
-                    intValue(x, q, "replicas", null, 0, 1000)));
-          });
-      if (replicas.isEmpty()) {
-        throw fail(p + ".replicas", "a " + kind + " needs at least one {at, replicas} step");
-      }
-      modelLoad = jittered(n, p, "modelLoad", new Jittered(Duration.ofSeconds(60), Duration.ZERO));
-      JsonNode t = n.get("traffic");
-      if (t != null && !t.isNull()) {
-        String q = p + ".traffic";
-        known(
-            t,
-            q,
-            "service",
-            "ratePerSecond",
-            "latencyMedianMs",
-            "latencySigma",
-            "capacityPerReplica",
-            "errorRate",
-            "tick");
-        traffic =
-            new Traffic(
-                text(t, q, "service", text(n, p, "name", null)),
-                positive(t, q, "ratePerSecond", null),
-                positive(t, q, "latencyMedianMs", 200.0),
-                number(t, q, "latencySigma", 0.3, 0, 3),
-                positive(t, q, "capacityPerReplica", 10.0),
-                number(t, q, "errorRate", 0.0, 0, 1),
-                duration(t, q, "tick", Duration.ofSeconds(1)));
-        if (traffic.tick().toMillis() < 10 || traffic.tick().toMillis() > 60_000) {
-          throw fail(q + ".tick", "must be between 10ms and 60s, got " + traffic.tick());
-        }
-      }
-    } else {
-      arrival = arrival(n, p);
-    }
-    Duration grace = duration(n, p, "terminationGracePeriod", Duration.ofSeconds(30));
+    PodTemplate template =
+        new PodTemplate(
+            intValue(n, p, "gpus", 1, 0, 64),
+            text(n, p, "image", "registry.example.com/" + text(n, p, "name", null) + ":1.0"),
+            duration(n, p, "pull", Duration.ofSeconds(20)),
+            duration(n, p, "terminationGracePeriod", Duration.ofSeconds(30)),
+            duration(n, p, "stopTime", Duration.ofSeconds(3)),
+            stringMap(n, p, "nodeSelector"),
+            tolerations,
+            bool(n, p, "warmStart", false));
     return new Workload(
         dnsName(n, p, "name", null),
-        kind,
         n.hasNonNull("priorityClass") ? text(n, p, "priorityClass", null) : null,
-        intValue(n, p, "gpus", 1, 0, 64),
-        text(n, p, "image", "registry.example.com/" + text(n, p, "name", null) + ":1.0"),
-        duration(n, p, "pull", Duration.ofSeconds(20)),
-        grace,
-        duration(n, p, "stopTime", Duration.ofSeconds(3)),
-        stringMap(n, p, "nodeSelector"),
-        tolerations,
-        replicas,
-        modelLoad,
-        traffic,
-        arrival,
-        serving ? 0 : intValue(n, p, "parallelism", 1, 1, 1000),
-        serving ? 0 : intValue(n, p, "completions", 1, 1, 100_000),
-        serving ? null : duration(n, p, "work", null),
-        serving ? 0 : number(n, p, "workJitter", 0.0, 0, 0.9),
-        serving ? null : duration(n, p, "setup", Duration.ofSeconds(30)),
-        serving ? null : duration(n, p, "checkpointInterval", Duration.ZERO),
-        serving ? 0 : intValue(n, p, "backoffLimit", 6, 0, 10_000),
-        !serving && bool(n, p, "ignoreDisruptions", false),
-        serving ? null : duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
+        template,
         disruptionBudget(n, p),
-        bool(n, p, "warmStart", false));
+        serving ? servingSpec(n, p, kind) : jobSpec(n, p));
+  }
+
+  /** A Deployment's or StatefulSet's own fields. */
+  private ServingSpec servingSpec(JsonNode n, String p, String kind) {
+    List<ReplicaStep> replicas = new ArrayList<>();
+    Traffic traffic = null;
+    forEach(
+        n,
+        p,
+        "replicas",
+        (x, q) -> {
+          known(x, q, "at", "jitter", "replicas");
+          replicas.add(
+              new ReplicaStep(
+                  duration(x, q, "at", null),
+                  duration(x, q, "jitter", Duration.ZERO),
+                  intValue(x, q, "replicas", null, 0, 1000)));
+        });
+    if (replicas.isEmpty()) {
+      throw fail(p + ".replicas", "a " + kind + " needs at least one {at, replicas} step");
+    }
+    Jittered modelLoad =
+        jittered(n, p, "modelLoad", new Jittered(Duration.ofSeconds(60), Duration.ZERO));
+    JsonNode t = n.get("traffic");
+    if (t != null && !t.isNull()) {
+      String q = p + ".traffic";
+      known(
+          t,
+          q,
+          "service",
+          "ratePerSecond",
+          "latencyMedianMs",
+          "latencySigma",
+          "capacityPerReplica",
+          "errorRate",
+          "tick");
+      traffic =
+          new Traffic(
+              text(t, q, "service", text(n, p, "name", null)),
+              positive(t, q, "ratePerSecond", null),
+              positive(t, q, "latencyMedianMs", 200.0),
+              number(t, q, "latencySigma", 0.3, 0, 3),
+              positive(t, q, "capacityPerReplica", 10.0),
+              number(t, q, "errorRate", 0.0, 0, 1),
+              duration(t, q, "tick", Duration.ofSeconds(1)));
+      if (traffic.tick().toMillis() < 10 || traffic.tick().toMillis() > 60_000) {
+        throw fail(q + ".tick", "must be between 10ms and 60s, got " + traffic.tick());
+      }
+    }
+    return new ServingSpec(kind.equals("StatefulSet"), replicas, modelLoad, traffic);
+  }
+
+  /** A Job's own fields. */
+  private JobSpec jobSpec(JsonNode n, String p) {
+    return new JobSpec(
+        arrival(n, p),
+        intValue(n, p, "parallelism", 1, 1, 1000),
+        intValue(n, p, "completions", 1, 1, 100_000),
+        duration(n, p, "work", null),
+        number(n, p, "workJitter", 0.0, 0, 0.9),
+        duration(n, p, "setup", Duration.ofSeconds(30)),
+        duration(n, p, "checkpointInterval", Duration.ZERO),
+        intValue(n, p, "backoffLimit", 6, 0, 10_000),
+        bool(n, p, "ignoreDisruptions", false),
+        duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)));
   }
 
   /**

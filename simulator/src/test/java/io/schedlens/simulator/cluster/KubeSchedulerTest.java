@@ -6,6 +6,8 @@ import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
 import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
 import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
+import io.schedlens.simulator.scenario.Scenario.PodTemplate;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import io.schedlens.simulator.scenario.Scenario.Workload;
@@ -40,30 +42,28 @@ class KubeSchedulerTest {
   static Workload workload(int gpus, List<Toleration> tolerations, Map<String, String> selector) {
     return new Workload(
         "w",
-        "Job",
         null,
-        gpus,
-        "img",
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(1),
-        selector,
-        tolerations,
-        List.of(),
+        new PodTemplate(
+            gpus,
+            "img",
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            selector,
+            tolerations,
+            false),
         null,
-        null,
-        null,
-        1,
-        1,
-        Duration.ofMinutes(1),
-        0,
-        Duration.ZERO,
-        Duration.ZERO,
-        6,
-        false,
-        Duration.ofSeconds(60),
-        null,
-        false);
+        new JobSpec(
+            null,
+            1,
+            1,
+            Duration.ofMinutes(1),
+            0,
+            Duration.ZERO,
+            Duration.ZERO,
+            6,
+            false,
+            Duration.ofSeconds(60)));
   }
 
   SimPod pod(int priority, int gpus, String policy) {

@@ -37,9 +37,11 @@ class ScenarioLoaderTest {
     assertThat(s.namespace()).isEqualTo("default");
     assertThat(s.gap()).isEqualTo(Duration.ofMinutes(5));
     Scenario.Workload job = s.workloads().get(0);
-    assertThat(job.terminationGracePeriod()).isEqualTo(Duration.ofSeconds(30));
-    assertThat(job.backoffLimit()).isEqualTo(6);
-    assertThat(job.parallelism()).isEqualTo(1);
+    assertThat(job.template().terminationGracePeriod()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(job.spec()).isInstanceOf(Scenario.JobSpec.class);
+    Scenario.JobSpec spec = (Scenario.JobSpec) job.spec();
+    assertThat(spec.backoffLimit()).isEqualTo(6);
+    assertThat(spec.parallelism()).isEqualTo(1);
   }
 
   @Test
