@@ -1,0 +1,129 @@
+package io.schedlens.simulator.cluster;
+
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.Scenario.Arm;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * What one run's components share, as Kubernetes' components share the API server's objects: the
+ * pods (by UID, in creation order) with their ground truth, the nodes and their conditions, the
+ * clock, the run's one random source, and the writes every component makes the same way. The
+ * components ({@link SchedulingQueue}, {@link Kubelet}, {@link NodeLifecycle}, {@link
+ * TrafficGenerator}, {@link GpuPublisher}, the workload controllers) act on it; none holds state of
+ * another.
+ *
+ * <p>One random source for all, drawn in the order events happen on the queue: so the same seed
+ * gives the same run, whichever component draws.
+ */
+final class ClusterState {
+
+  final Scenario scenario;
+  final Arm arm;
+  final int repeat;
+  final EventQueue queue;
+  final ClusterWriter api;
+  final SplittableRandom random;
+  final Names names;
+  final List<SimNode> nodes;
+
+  /** Every pod of the run, gone ones too, by UID in creation order. */
+  final Map<String, SimPod> pods = new LinkedHashMap<>();
+
+  private final Map<String, LiveTruth> truth = new LinkedHashMap<>();
+
+  /** Cordoned nodes (spec.unschedulable). */
+  final Set<String> unschedulable = new HashSet<>();
+
+  /** Nodes that stopped (failed): their pods do no work and cannot be reached. */
+  final Set<String> down = new HashSet<>();
+
+  /** Nodes the node lifecycle controller found unreachable (tainted) and not back yet. */
+  final Set<String> unreachable = new HashSet<>();
+
+  /** A node's failures so far: a pending eviction of an earlier failure is void after a re-join. */
+  final Map<String, Integer> failures = new HashMap<>();
+
+  /** The run's end came: controllers want nothing more. */
+  boolean ended;
+
+  ClusterState(
+      Scenario scenario,
+      Arm arm,
+      int repeat,
+      EventQueue queue,
+      ClusterWriter api,
+      List<SimNode> nodes,
+      long seed) {
+    this.scenario = scenario;
+    this.arm = arm;
+    this.repeat = repeat;
+    this.queue = queue;
+    this.api = api;
+    this.random = new SplittableRandom(seed);
+    this.names = new Names(random.split());
+    this.nodes = nodes;
+  }
+
+  /** Adds a new pod (not yet written to the API) and its truth. */
+  void add(SimPod p) {
+    pods.put(p.uid, p);
+    truth.put(p.uid, new LiveTruth());
+  }
+
+  LiveTruth truth(String uid) {
+    return truth.get(uid);
+  }
+
+  List<SimPod> livePods() {
+    return pods.values().stream().filter(x -> !x.gone).toList();
+  }
+
+  SimNode node(String name) {
+    return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+  }
+
+  /**
+   * Whether a pod's kubelet work is over: its deletion was asked, it is gone, or its node is down.
+   * A step of its start or its work that comes due after that does nothing.
+   */
+  boolean stopped(SimPod p) {
+    return p.deletionRequestedAt != null || p.gone || down.contains(p.node);
+  }
+
+  /** The experiment labels every object of this run carries. */
+  Map<String, String> experimentLabels() {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put("schedlens.io/experiment", scenario.experiment());
+    labels.put("schedlens.io/arm", arm.name());
+    labels.put("schedlens.io/repeat", Integer.toString(repeat));
+    return labels;
+  }
+
+  void writeMeta(SimPod p) {
+    if (!p.gone) {
+      api.updatePod(PodObjects.pod(p));
+    }
+  }
+
+  void writeStatus(SimPod p) {
+    if (!p.gone) {
+      api.updatePodStatus(PodObjects.pod(p));
+    }
+  }
+
+  /** Sets a condition; its transition time moves only when its status does. */
+  void condition(SimPod p, String type, String status, String reason, String message) {
+    SimPod.Condition old = p.conditions.get(type);
+    long at = queue.now();
+    if (old != null && old.status().equals(status)) {
+      at = old.lastTransition();
+    }
+    p.conditions.put(type, new SimPod.Condition(status, reason, message, at));
+  }
+}

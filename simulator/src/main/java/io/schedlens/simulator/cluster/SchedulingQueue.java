@@ -1,0 +1,245 @@
+package io.schedlens.simulator.cluster;
+
+import io.schedlens.base.DisruptionCause;
+import io.schedlens.simulator.cluster.KubeScheduler.Bind;
+import io.schedlens.simulator.cluster.KubeScheduler.Decision;
+import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
+import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
+import io.schedlens.simulator.scenario.Scenario.Taint;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * kube-scheduler's scheduling queue and its writes: pops due pods in queue order (priority, then
+ * creation time), asks {@link KubeScheduler} where each goes, and binds, preempts or records the
+ * failure as kube-scheduler does. A pod that does not fit waits until a pod leaves a node (per-pod
+ * backoff of 1 s doubling to 10 s) or {@link #UNSCHEDULABLE_FLUSH_MS} pass; every failed attempt is
+ * a FailedScheduling event (a series when the note repeats) and PodScheduled=False/Unschedulable.
+ * Preemption nominates the node, gives each victim DisruptionTarget (PreemptionByScheduler) and the
+ * Preempted event, and deletes it; the preemptor binds once the victims are gone.
+ */
+final class SchedulingQueue {
+
+  /** How long an unschedulable pod waits at most before it is tried again. */
+  static final long UNSCHEDULABLE_FLUSH_MS = 5 * 60_000;
+
+  static final Taint UNREACHABLE_NO_SCHEDULE =
+      new Taint("node.kubernetes.io/unreachable", "", "NoSchedule");
+
+  private final ClusterState c;
+  private final Consumer<SimPod> bound;
+  private final Consumer<SimPod> delete;
+  private boolean passScheduled;
+  private long passAt = Long.MAX_VALUE;
+
+  /**
+   * @param bound the pod's kubelet takes a pod bound to its node
+   * @param delete deletes a victim through the API
+   */
+  SchedulingQueue(ClusterState c, Consumer<SimPod> bound, Consumer<SimPod> delete) {
+    this.c = c;
+    this.bound = bound;
+    this.delete = delete;
+  }
+
+  /** A pod was created: the scheduler sees it within milliseconds. */
+  void added(SimPod p) {
+    p.retryAt = c.queue.now() + 5 + c.random.nextInt(40);
+    requestPass(p.retryAt);
+  }
+
+  /** Wakes pods waiting for room: a pod left a node, or a node came back. */
+  void nodeFreed() {
+    long now = c.queue.now();
+    long earliest = Long.MAX_VALUE;
+    for (SimPod p : c.pods.values()) {
+      if (p.pending()) {
+        long backoff = Math.min(10_000L, 1000L << Math.min(10, Math.max(0, p.attempts - 1)));
+        p.retryAt = Math.min(p.retryAt, Math.max(now, p.lastAttemptAt + backoff));
+        earliest = Math.min(earliest, p.retryAt);
+      }
+    }
+    if (earliest != Long.MAX_VALUE) {
+      requestPass(earliest);
+    }
+  }
+
+  private void requestPass(long at) {
+    at = Math.max(at, c.queue.now());
+    if (passScheduled && passAt <= at) {
+      return;
+    }
+    passScheduled = true;
+    passAt = at;
+    long when = at;
+    c.queue.at(
+        when,
+        () -> {
+          if (passAt == when) {
+            passScheduled = false;
+            passAt = Long.MAX_VALUE;
+            schedulingPass();
+          }
+        });
+  }
+
+  /** kube-scheduler pops due pods in queue order (priority, then creation time), one at a time. */
+  private void schedulingPass() {
+    long now = c.queue.now();
+    List<SimPod> due = new ArrayList<>();
+    long next = Long.MAX_VALUE;
+    for (SimPod p : c.pods.values()) {
+      if (p.pending()) {
+        if (p.retryAt <= now) {
+          due.add(p);
+        } else {
+          next = Math.min(next, p.retryAt);
+        }
+      }
+    }
+    due.sort(
+        Comparator.comparingInt((SimPod p) -> -p.priority)
+            .thenComparingLong(p -> p.createdAt)
+            .thenComparing(p -> p.name));
+    for (SimPod p : due) {
+      scheduleOne(p);
+      if (p.pending()) {
+        next = Math.min(next, p.retryAt);
+      }
+    }
+    if (next != Long.MAX_VALUE) {
+      requestPass(next);
+    }
+  }
+
+  private void scheduleOne(SimPod p) {
+    long now = c.queue.now();
+    p.attempts++;
+    p.lastAttemptAt = now;
+    Decision d = KubeScheduler.schedule(p, schedulableView(), c.livePods(), c.unschedulable);
+    if (d instanceof Bind b) {
+      bind(p, b.node());
+      return;
+    }
+    String note = d instanceof Preempt pr ? pr.note() : ((Unschedulable) d).note();
+    // Unschedulable: wait for a pod to leave a node, or for the periodic flush.
+    p.retryAt = now + UNSCHEDULABLE_FLUSH_MS;
+    if (d instanceof Preempt pr) {
+      // The post-filter runs first; the failure is recorded after it.
+      preempt(p, pr.node(), pr.victims());
+    }
+    failedScheduling(p, note);
+    c.condition(p, "PodScheduled", "False", "Unschedulable", note);
+    c.writeStatus(p);
+  }
+
+  /** The nodes as the scheduler sees them: a node found unreachable carries its taint. */
+  private List<SimNode> schedulableView() {
+    if (c.unreachable.isEmpty()) {
+      return c.nodes;
+    }
+    List<SimNode> view = new ArrayList<>(c.nodes.size());
+    for (SimNode n : c.nodes) {
+      if (c.unreachable.contains(n.name())) {
+        List<Taint> taints = new ArrayList<>(n.taints());
+        taints.add(UNREACHABLE_NO_SCHEDULE);
+        view.add(new SimNode(n.name(), n.gpus(), n.gpuModel(), n.labels(), taints, n.gpuUuids()));
+      } else {
+        view.add(n);
+      }
+    }
+    return view;
+  }
+
+  private void failedScheduling(SimPod p, String note) {
+    long now = c.queue.now();
+    SimPod.EventSeries s = p.failedScheduling.get(note);
+    if (s == null) {
+      s = new SimPod.EventSeries(c.names.eventName(p.name), now);
+      p.failedScheduling.put(note, s);
+    } else {
+      s.count++;
+      s.lastAt = now;
+    }
+    c.api.schedulerEvent(
+        PodObjects.schedulerEvent(
+            s.name,
+            p,
+            null,
+            "Warning",
+            "FailedScheduling",
+            "Scheduling",
+            note,
+            s.firstAt,
+            s.count,
+            s.lastAt));
+  }
+
+  private void bind(SimPod p, String node) {
+    long now = c.queue.now();
+    p.node = node;
+    p.nominatedNode = null;
+    c.truth(p.uid).scheduledAt = now;
+    c.api.updatePod(PodObjects.pod(p)); // the binding sets spec.nodeName
+    c.condition(p, "PodScheduled", "True", null, null);
+    c.writeStatus(p);
+    c.api.schedulerEvent(
+        PodObjects.schedulerEvent(
+            c.names.eventName(p.name),
+            p,
+            null,
+            "Normal",
+            "Scheduled",
+            "Binding",
+            "Successfully assigned " + p.namespace + "/" + p.name + " to " + node,
+            now,
+            1,
+            now));
+    bound.accept(p);
+  }
+
+  private void preempt(SimPod preemptor, String node, List<SimPod> victims) {
+    long now = c.queue.now();
+    preemptor.nominatedNode = node;
+    // Lower-priority pods nominated to that node lose their nomination.
+    for (SimPod other : c.pods.values()) {
+      if (other != preemptor
+          && other.pending()
+          && node.equals(other.nominatedNode)
+          && other.priority < preemptor.priority) {
+        other.nominatedNode = null;
+        c.writeStatus(other);
+      }
+    }
+    for (SimPod v : victims) {
+      LiveTruth t = c.truth(v.uid);
+      t.preemptedAt = now;
+      t.cause = DisruptionCause.PREEMPTION.wire();
+      t.preemptorUid = preemptor.uid;
+      c.truth(preemptor.uid).victims.add(v.uid);
+      v.preempted = true;
+      c.condition(
+          v,
+          "DisruptionTarget",
+          "True",
+          "PreemptionByScheduler",
+          PodObjects.SCHEDULER + ": preempting to accommodate a higher priority pod");
+      c.writeStatus(v);
+      c.api.schedulerEvent(
+          PodObjects.schedulerEvent(
+              c.names.eventName(v.name),
+              v,
+              preemptor,
+              "Normal",
+              "Preempted",
+              "Preempting",
+              "Preempted by pod " + preemptor.uid + " on node " + node,
+              now,
+              1,
+              now));
+      delete.accept(v);
+    }
+  }
+}
