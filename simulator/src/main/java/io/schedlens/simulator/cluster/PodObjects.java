@@ -23,8 +23,10 @@ import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * The Kubernetes objects of the simulated cluster, as the API server shows them: Pods (metadata,
@@ -61,8 +63,8 @@ public final class PodObjects {
             .withNamespace(p.namespace)
             .withUid(p.uid)
             .withCreationTimestamp(KubeTime.seconds(p.createdAt))
-            .withLabels(Map.copyOf(p.labels))
-            .withAnnotations(p.annotations.isEmpty() ? null : Map.copyOf(p.annotations))
+            .withLabels(new LinkedHashMap<>(p.labels))
+            .withAnnotations(p.annotations.isEmpty() ? null : new LinkedHashMap<>(p.annotations))
             .withOwnerReferences(
                 new OwnerReferenceBuilder()
                     .withApiVersion(p.ownerKind.equals("Job") ? "batch/v1" : "apps/v1")
@@ -117,7 +119,7 @@ public final class PodObjects {
         .withPriority(p.priority)
         .withPreemptionPolicy(p.preemptionPolicy)
         .withTolerations(tolerations)
-        .withNodeSelector(p.nodeSelector.isEmpty() ? null : Map.copyOf(p.nodeSelector))
+        .withNodeSelector(p.nodeSelector.isEmpty() ? null : new TreeMap<>(p.nodeSelector))
         .withNodeName(p.node)
         .endSpec();
     List<PodCondition> conditions = new ArrayList<>();
