@@ -107,4 +107,41 @@ class ArchitectureTest {
         .because("they need durations and times (the base module), not Kafka or an HTTP exporter")
         .check(main);
   }
+
+  @Test
+  void shouldLetTheSimulatorsControllersActOnlyThroughTheirContext() {
+    noClasses()
+        .that()
+        .haveSimpleNameEndingWith("Controller")
+        .and()
+        .resideInAPackage("io.schedlens.simulator.cluster")
+        .should()
+        .dependOnClassesThat()
+        .haveSimpleName("ClusterState")
+        .orShould()
+        .dependOnClassesThat()
+        .haveSimpleName("ClusterRun")
+        .because(
+            "the Deployment, ReplicaSet and Job controllers see the cluster through"
+                + " ControllerContext, as Kubernetes' controllers see it through the API")
+        .check(main);
+  }
+
+  @Test
+  void shouldKeepTheSimulatorsComponentsOffTheRunThatWiresThem() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.simulator.cluster")
+        .and()
+        .areTopLevelClasses()
+        .and()
+        .doNotHaveSimpleName("ClusterRun")
+        .should()
+        .dependOnClassesThat()
+        .haveSimpleName("ClusterRun")
+        .because(
+            "each component (scheduling queue, kubelet, node lifecycle, traffic, GPUs) acts on"
+                + " ClusterState and is told what the others do through what it was given")
+        .check(main);
+  }
 }

@@ -51,8 +51,6 @@ import java.util.SplittableRandom;
  */
 public final class ClusterRun {
 
-  public static final String CHECKPOINT_ANNOTATION = "schedlens.io/last-checkpoint";
-
   private final Scenario scenario;
   private final Arm arm;
   private final int repeat;
@@ -220,7 +218,8 @@ public final class ClusterRun {
         DeploymentController rs = new DeploymentController(controllers, w, serving);
         deployments.add(rs);
         for (ReplicaStep step : serving.replicas()) {
-          long at = start + jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
+          long at =
+              start + ClusterState.jittered(jitter, step.at().toMillis(), step.jitter().toMillis());
           state.queue.at(at, () -> rs.scale(step.replicas()));
         }
         if (serving.traffic() != null) {
@@ -231,7 +230,7 @@ public final class ClusterRun {
         for (int i = 0; i < a.count(); i++) {
           long at =
               start
-                  + jittered(
+                  + ClusterState.jittered(
                       jitter, a.at().toMillis() + i * a.every().toMillis(), a.jitter().toMillis());
           String name = a.count() == 1 ? w.name() : w.name() + "-" + (i + 1);
           if (at < end) {
@@ -269,14 +268,6 @@ public final class ClusterRun {
             Scenario.Action.resolve(a.maxUnavailable(), replicas, false));
       }
     }
-  }
-
-  /** {@code at} ± up to {@code jitter}, never below 0. */
-  static long jittered(SplittableRandom r, long at, long jitter) {
-    if (jitter <= 0) {
-      return at;
-    }
-    return Math.max(0, at + r.nextLong(-jitter, jitter + 1));
   }
 
   /** True once every pod of the run is gone. */

@@ -70,6 +70,14 @@ final class ClusterState {
     this.nodes = nodes;
   }
 
+  /** {@code at} ± up to {@code jitter}, never below 0. */
+  static long jittered(SplittableRandom r, long at, long jitter) {
+    if (jitter <= 0) {
+      return at;
+    }
+    return Math.max(0, at + r.nextLong(-jitter, jitter + 1));
+  }
+
   /** Adds a new pod (not yet written to the API) and its truth. */
   void add(SimPod p) {
     pods.put(p.uid, p);

@@ -17,6 +17,9 @@ import java.util.function.Consumer;
  */
 final class Kubelet {
 
+  /** Where a Job pod's process writes its latest checkpoint time. */
+  static final String CHECKPOINT_ANNOTATION = "schedlens.io/last-checkpoint";
+
   private final ClusterState c;
   private final Runnable nodeFreed;
   private final Consumer<SimPod> podChanged;
@@ -180,7 +183,7 @@ final class Kubelet {
       long load =
           Math.max(
               p.workload.template().warmStart() ? 50 : 1000,
-              ClusterRun.jittered(
+              ClusterState.jittered(
                   c.random,
                   serving.modelLoad().at().toMillis(),
                   serving.modelLoad().jitter().toMillis()));
@@ -298,7 +301,7 @@ final class Kubelet {
     long now = c.queue.now();
     p.lastCheckpointAt = now;
     p.checkpointedProgress = progress;
-    p.annotations.put(ClusterRun.CHECKPOINT_ANNOTATION, KubeTime.seconds(now));
+    p.annotations.put(CHECKPOINT_ANNOTATION, KubeTime.seconds(now));
     c.writeMeta(p);
   }
 
