@@ -3,13 +3,20 @@ package io.schedlens.schemas;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumWriter;
+import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
+import org.apache.avro.io.DatumReader;
 import org.apache.avro.io.DatumWriter;
+import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.message.BinaryMessageDecoder;
 import org.apache.avro.specific.SpecificData;
@@ -23,7 +30,8 @@ import org.apache.kafka.common.serialization.Serializer;
  * Kafka serde for a generated Avro class using Avro single-object encoding: a two-byte marker, the
  * writer schema's 64-bit fingerprint, then the binary datum. The decoder knows every schema version
  * kept in {@link SchemaHistory}, so records written by an older producer still decode into the
- * current class (Avro schema resolution fills new fields with their defaults).
+ * current class (Avro schema resolution fills new fields with their defaults), and those written
+ * before a move of fields into a nested record through its {@link SchemaMigrations} step.
  *
  * <p>Thread-safe: Avro's message encoder and decoder keep their buffers per thread.
  */
@@ -37,6 +45,19 @@ public final class AvroSerde<T extends SpecificRecord>
   private final ThreadLocal<Encoding> encoding = ThreadLocal.withInitial(Encoding::new);
   private final BinaryMessageDecoder<T> decoder;
 
+  /** Versions written before a move of fields ({@link SchemaMigrations}), or null. */
+  private final Legacy legacy;
+
+  /**
+   * How a value written before a move of fields is read: as the last version before it (Avro
+   * resolution from its own), then moved, then decoded as the current class. Rare (once per stored
+   * value after an upgrade), so the round trip through bytes is kept simple.
+   */
+  private record Legacy(
+      SchemaMigrations.Migration migration,
+      Set<Long> fingerprints,
+      BinaryMessageDecoder<GenericRecord> decoder) {}
+
   /**
    * A thread's buffer and encoder. Avro's own message encoder writes through a direct encoder, byte
    * by byte into a synchronized stream; the state of every pod is written that way for each change,
@@ -48,6 +69,14 @@ public final class AvroSerde<T extends SpecificRecord>
   }
 
   AvroSerde(Class<T> type, List<Schema> olderVersions) {
+    this(type, olderVersions, null, List.of());
+  }
+
+  private AvroSerde(
+      Class<T> type,
+      List<Schema> olderVersions,
+      SchemaMigrations.Migration migration,
+      List<Schema> beforeMigration) {
     this.type = type;
     SpecificData model = SpecificData.getForClass(type);
     // The generated classes carry hand-rolled encoders and decoders ("custom coders") that skip
@@ -69,6 +98,21 @@ public final class AvroSerde<T extends SpecificRecord>
     this.writer = writerOf(model, schema);
     this.decoder = new BinaryMessageDecoder<>(model, schema);
     olderVersions.forEach(decoder::addSchema);
+    if (migration == null) {
+      this.legacy = null;
+    } else {
+      BinaryMessageDecoder<GenericRecord> old =
+          new BinaryMessageDecoder<>(GenericData.get(), migration.lastBeforeSchema());
+      beforeMigration.forEach(old::addSchema);
+      Set<Long> fingerprints = new HashSet<>();
+      beforeMigration.forEach(v -> fingerprints.add(SchemaNormalization.parsingFingerprint64(v)));
+      this.legacy = new Legacy(migration, Set.copyOf(fingerprints), old);
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> DatumReader<T> readerOf(SpecificData model, Schema schema) {
+    return (DatumReader<T>) model.createDatumReader(schema);
   }
 
   @SuppressWarnings("unchecked")
@@ -81,13 +125,18 @@ public final class AvroSerde<T extends SpecificRecord>
     SpecificData model = SpecificData.getForClass(type);
     Schema current = model.getSchema(type);
     long fingerprint = OutputHeaders.fingerprint(current);
+    List<Schema> versions = SchemaHistory.versionsOf(current.getName());
+    SchemaMigrations.Migration migration = SchemaMigrations.of(current.getName()).orElse(null);
+    int moved = migration == null ? 0 : migration.lastBefore();
     // A recorded version with the same fingerprint is the same wire schema (e.g. the published
     // form with logical types): decoding keeps the current schema for it, and its fast coders.
     return new AvroSerde<>(
         type,
-        SchemaHistory.versionsOf(current.getName()).stream()
+        versions.subList(moved, versions.size()).stream()
             .filter(v -> OutputHeaders.fingerprint(v) != fingerprint)
-            .toList());
+            .toList(),
+        migration,
+        versions.subList(0, moved));
   }
 
   /** The schema this serde writes. */
@@ -121,6 +170,11 @@ public final class AvroSerde<T extends SpecificRecord>
       return null;
     }
     try {
+      if (legacy != null
+          && bytes.length >= 10
+          && legacy.fingerprints().contains(fingerprintOf(bytes))) {
+        return migrated(legacy.decoder().decode(bytes));
+      }
       return decoder.decode(bytes);
     } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
       throw new SerializationException(
@@ -135,6 +189,26 @@ public final class AvroSerde<T extends SpecificRecord>
               + ")",
           e);
     }
+  }
+
+  /** The writer schema's fingerprint in a single-object header (little-endian, after C3 01). */
+  private static long fingerprintOf(byte[] bytes) {
+    long f = 0;
+    for (int i = 9; i >= 2; i--) {
+      f = (f << 8) | (bytes[i] & 0xFF);
+    }
+    return f;
+  }
+
+  private T migrated(GenericRecord old) throws IOException {
+    GenericRecord now = legacy.migration().forward(old, schema);
+    ByteArrayOutputStream out = new ByteArrayOutputStream(1024);
+    BinaryEncoder e = EncoderFactory.get().binaryEncoder(out, null);
+    new GenericDatumWriter<GenericRecord>(schema).write(now, e);
+    e.flush();
+    // A reader per value: this path is rare, and a datum reader is not for sharing across threads.
+    return AvroSerde.<T>readerOf(SpecificData.getForClass(type), schema)
+        .read(null, DecoderFactory.get().binaryDecoder(out.toByteArray(), null));
   }
 
   @Override

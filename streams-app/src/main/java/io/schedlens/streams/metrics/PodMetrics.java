@@ -117,12 +117,12 @@ public final class PodMetrics {
 
   /** Records that a figure was reported for the pod; false if it already was. */
   private static boolean mark(TimelineState s, String figure) {
-    if (s.getObserved().contains(figure)) {
+    if (s.getBookkeeping().getObserved().contains(figure)) {
       return false;
     }
-    List<String> observed = new ArrayList<>(s.getObserved());
+    List<String> observed = new ArrayList<>(s.getBookkeeping().getObserved());
     observed.add(figure);
-    s.setObserved(observed);
+    s.getBookkeeping().setObserved(observed);
     return true;
   }
 }

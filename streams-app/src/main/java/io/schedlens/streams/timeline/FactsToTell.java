@@ -86,12 +86,12 @@ public final class FactsToTell {
   public static OptionalLong askNodeAt(TimelineState s) {
     Long preempted =
         s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : s.getPreemptedConditionAt();
-    if (preempted == null || s.getNodeFactsSent().contains(ASKED)) {
+    if (preempted == null || s.getBookkeeping().getNodeFactsSent().contains(ASKED)) {
       return OptionalLong.empty();
     }
-    List<String> sent = new ArrayList<>(s.getNodeFactsSent());
+    List<String> sent = new ArrayList<>(s.getBookkeeping().getNodeFactsSent());
     sent.add(ASKED);
-    s.setNodeFactsSent(sent);
+    s.getBookkeeping().setNodeFactsSent(sent);
     return OptionalLong.of(preempted);
   }
 
@@ -123,11 +123,10 @@ public final class FactsToTell {
     }
     WorkloadMember m = WorkloadService.memberOf(t, s);
     long hash = withoutCounters(m);
-    if (!t.getFinal$() && s.getMemberSentHash() == hash) {
+    if (!t.getFinal$() && s.getBookkeeping().getMemberSentHash() == hash) {
       return Optional.empty();
     }
-    s.setMemberSentHash(hash);
-    s.setMemberSent(null);
+    s.getBookkeeping().setMemberSentHash(hash);
     return Optional.of(
         new ToWorkload(workload, new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m, 0, 0)));
   }
@@ -157,39 +156,39 @@ public final class FactsToTell {
   private static void whenChanged(
       TimelineState s, String fact, String workload, long at, List<Tell> out) {
     String told = fact + "@" + at;
-    if (s.getWorkloadFacts().contains(told)) {
+    if (s.getBookkeeping().getWorkloadFacts().contains(told)) {
       return;
     }
     List<String> facts = new ArrayList<>();
-    for (String f : s.getWorkloadFacts()) {
+    for (String f : s.getBookkeeping().getWorkloadFacts()) {
       if (!f.equals(fact) && !f.startsWith(fact + "@")) {
         facts.add(f);
       }
     }
     facts.add(told);
-    s.setWorkloadFacts(facts);
+    s.getBookkeeping().setWorkloadFacts(facts);
     out.add(new ToWorkload(workload, new WorkloadEvent(s.getUid(), fact, at, null, 0, 0)));
   }
 
   private static void once(TimelineState s, String fact, String workload, long at, List<Tell> out) {
-    if (s.getWorkloadFacts().contains(fact)) {
+    if (s.getBookkeeping().getWorkloadFacts().contains(fact)) {
       return;
     }
-    List<String> facts = new ArrayList<>(s.getWorkloadFacts());
+    List<String> facts = new ArrayList<>(s.getBookkeeping().getWorkloadFacts());
     facts.add(fact);
-    s.setWorkloadFacts(facts);
+    s.getBookkeeping().setWorkloadFacts(facts);
     out.add(new ToWorkload(workload, new WorkloadEvent(s.getUid(), fact, at, null, 0, 0)));
   }
 
   private static void toNode(
       TimelineState s, String kind, String node, long at, String preemptorUid, List<Tell> out) {
     String mark = kind + ":" + node;
-    if (s.getNodeFactsSent().contains(mark)) {
+    if (s.getBookkeeping().getNodeFactsSent().contains(mark)) {
       return;
     }
-    List<String> sent = new ArrayList<>(s.getNodeFactsSent());
+    List<String> sent = new ArrayList<>(s.getBookkeeping().getNodeFactsSent());
     sent.add(mark);
-    s.setNodeFactsSent(sent);
+    s.getBookkeeping().setNodeFactsSent(sent);
     out.add(
         new ToNode(
             node,

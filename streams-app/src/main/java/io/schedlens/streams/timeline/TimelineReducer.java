@@ -204,15 +204,15 @@ public final class TimelineReducer {
       s.setDeletedObservedAt(min(s.getDeletedObservedAt(), o.getObservedAt()));
     }
 
-    if (first && !s.getDetailsOwed().isEmpty()) {
-      for (String owed : s.getDetailsOwed()) {
+    if (first && !s.getBookkeeping().getDetailsOwed().isEmpty()) {
+      for (String owed : s.getBookkeeping().getDetailsOwed()) {
         // "uid|namespace/name" of a victim that linked before this pod was observed
         int bar = owed.indexOf('|');
         String victim = bar < 0 ? owed : owed.substring(0, bar);
         String name = bar < 0 ? null : owed.substring(bar + 1);
         out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(s)), name));
       }
-      s.setDetailsOwed(new ArrayList<>());
+      s.getBookkeeping().setDetailsOwed(new ArrayList<>());
     }
     out.addAll(linkToPreemptor(s));
     boolean changed = !before.equals(fingerprint(s));
@@ -382,7 +382,7 @@ public final class TimelineReducer {
   private static List<Outbound> linkToPreemptor(TimelineState s) {
     PodRef p = s.getPreemptor();
     if (p == null
-        || s.getPreemptorQuality() <= s.getLinkedQuality()
+        || s.getPreemptorQuality() <= s.getBookkeeping().getLinkedQuality()
         || s.getPreemptorQuality() == BY_PREEMPTOR_ITSELF
         || s.getNamespace() == null
         || s.getName() == null) {
@@ -391,7 +391,7 @@ public final class TimelineReducer {
     if (p.getUid() == null && (p.getNamespace() == null || p.getName() == null)) {
       return List.of();
     }
-    s.setLinkedQuality(s.getPreemptorQuality());
+    s.getBookkeeping().setLinkedQuality(s.getPreemptorQuality());
     long at = preemptedAt(s) == null ? 0 : preemptedAt(s);
     return List.of(
         new Outbound.ToPreemptor(
@@ -545,10 +545,10 @@ public final class TimelineReducer {
       out.add(
           new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s)), victimName(l)));
     } else {
-      List<String> owed = new ArrayList<>(s.getDetailsOwed());
+      List<String> owed = new ArrayList<>(s.getBookkeeping().getDetailsOwed());
       String name = victimName(l);
       owed.add(name == null ? l.getVictimUid() : l.getVictimUid() + "|" + name);
-      s.setDetailsOwed(owed);
+      s.getBookkeeping().setDetailsOwed(owed);
     }
     return Change.story(out);
   }

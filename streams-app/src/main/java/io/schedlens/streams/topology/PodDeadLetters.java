@@ -125,7 +125,9 @@ final class PodDeadLetters {
             + ") arrived, but the pod itself was never observed within "
             + timeout
             + " (outside the collector's namespaces or label selector?)",
-        s.getFirstInputAt() != null ? s.getFirstInputAt() : s.getUpdatedAt(),
+        s.getBookkeeping().getFirstInputAt() != null
+            ? s.getBookkeeping().getFirstInputAt()
+            : s.getUpdatedAt(),
         podsProgress);
   }
 

@@ -329,7 +329,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     }
     if (s == null) {
       s = TimelineReducer.empty(uid);
-      s.setFirstInputAt(EventTimes.of(e));
+      s.getBookkeeping().setFirstInputAt(EventTimes.of(e));
       pods.getPods().add(s);
       timers.add(TimerIndex.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid).id());
     }
@@ -565,7 +565,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
             : Incarnations.live(pods, uid);
     if (s == null && uid != null) {
       s = TimelineReducer.empty(uid);
-      s.setFirstInputAt(l.getAt());
+      s.getBookkeeping().setFirstInputAt(l.getAt());
       pods.getPods().add(s);
       timers.add(TimerIndex.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid).id());
     }
@@ -587,9 +587,9 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private void link(TimelineState s, VictimLink l) {
     Change change = reducer.apply(s, l);
     if (l.getInferred()) {
-      List<String> owed = new ArrayList<>(s.getDetailsOwed());
+      List<String> owed = new ArrayList<>(s.getBookkeeping().getDetailsOwed());
       owed.removeIf(o -> o.startsWith(l.getVictimUid()));
-      s.setDetailsOwed(owed);
+      s.getBookkeeping().setDetailsOwed(owed);
     } else {
       for (Outbound o : change.outbound()) {
         out.send(o, l.getAt());
@@ -626,8 +626,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
     PodTimeline t = emit(s, true);
     if (t != null) {
       podMetrics.finished(s, t);
-      if (t.getPreemptedAt() != null && !s.getPreemptionEmitted()) {
-        s.setPreemptionEmitted(true);
+      if (t.getPreemptedAt() != null && !s.getBookkeeping().getPreemptionEmitted()) {
+        s.getBookkeeping().setPreemptionEmitted(true);
         out.preemption(s.getUid(), TimelineView.preemption(s, t), t.getPreemptedAt());
       }
     }

@@ -11,10 +11,12 @@ import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.SchemaHistory;
+import io.schedlens.schemas.SchemaMigrations;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.streams.timeline.Inputs;
 import io.schedlens.streams.timeline.TimelineReducer;
 import io.schedlens.streams.timeline.TimelineView;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -24,14 +26,18 @@ import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
 import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
+import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DecoderFactory;
+import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.message.BinaryMessageEncoder;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecordBase;
@@ -339,14 +345,24 @@ class StateUpgradeTest {
   /** {@code read} says what {@code original} said in every field that {@code version} has. */
   static void sameInEveryFieldOf(
       Schema version, SpecificRecordBase original, SpecificRecordBase read) {
+    Optional<SchemaMigrations.Migration> m = SchemaMigrations.of(version.getName());
     for (Schema.Field f : version.getFields()) {
-      Schema.Field now = original.getSchema().getField(f.name());
+      SpecificRecordBase o = original;
+      SpecificRecordBase r = read;
+      if (original.getSchema().getField(f.name()) == null
+          && m.isPresent()
+          && m.get().moved().contains(f.name())) {
+        // Moved into a nested record since: compare it there.
+        o = (SpecificRecordBase) original.get(m.get().nested());
+        r = (SpecificRecordBase) read.get(m.get().nested());
+      }
+      Schema.Field now = o.getSchema().getField(f.name());
       if (now == null) {
         continue; // a field the current release no longer has
       }
-      assertThat(String.valueOf(read.get(now.pos())))
+      assertThat(String.valueOf(r.get(now.pos())))
           .as("%s.%s read from %s", version.getName(), f.name(), version.getFullName())
-          .isEqualTo(String.valueOf(original.get(now.pos())));
+          .isEqualTo(String.valueOf(o.get(now.pos())));
     }
   }
 
@@ -408,18 +424,34 @@ class StateUpgradeTest {
   /**
    * A value the current release wrote, as release {@code old} would have written it: read with the
    * current schema as writer and the old one as reader (Avro schema resolution: fields the old one
-   * lacks dropped), encoded as a single object of the old schema.
+   * lacks dropped), encoded as a single object of the old schema. For a version before a move of
+   * fields into a nested record ({@link SchemaMigrations}), the fields are first moved back out, as
+   * the last version before the move had them.
    */
   static byte[] rewrite(byte[] value, Schema current, Schema old) {
     try {
       int header = 10; // marker C3 01 and the 8-byte fingerprint
       GenericRecord r =
-          new GenericDatumReader<GenericRecord>(current, old)
+          new GenericDatumReader<GenericRecord>(current, current)
               .read(
                   null,
                   DecoderFactory.get().binaryDecoder(value, header, value.length - header, null));
+      Schema writer = current;
+      Optional<SchemaMigrations.Migration> m = SchemaMigrations.of(current.getName());
+      if (m.isPresent()
+          && SchemaHistory.versionsOf(current.getName()).indexOf(old) < m.get().lastBefore()) {
+        r = m.get().backward(r);
+        writer = m.get().lastBeforeSchema();
+      }
+      ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+      BinaryEncoder e = EncoderFactory.get().binaryEncoder(bytes, null);
+      new GenericDatumWriter<GenericRecord>(writer).write(r, e);
+      e.flush();
+      GenericRecord resolved =
+          new GenericDatumReader<GenericRecord>(writer, old)
+              .read(null, DecoderFactory.get().binaryDecoder(bytes.toByteArray(), null));
       ByteBuffer encoded =
-          new BinaryMessageEncoder<GenericRecord>(GenericData.get(), old).encode(r);
+          new BinaryMessageEncoder<GenericRecord>(GenericData.get(), old).encode(resolved);
       byte[] out = new byte[encoded.remaining()];
       encoded.get(out);
       return out;
