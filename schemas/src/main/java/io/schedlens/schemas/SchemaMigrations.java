@@ -2,6 +2,7 @@ package io.schedlens.schemas;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -24,16 +25,26 @@ import org.apache.avro.generic.GenericRecord;
 public final class SchemaMigrations {
 
   /**
-   * One move of fields into a nested record.
+   * One move of fields into nested records.
    *
    * @param type the recorded type whose values are rebuilt (the stored type)
    * @param lastBefore the last recorded version (1-based) with the fields at the top
    * @param owner the record (this type, or one nested in it) whose fields moved
-   * @param nested the field of {@code owner} they moved into
-   * @param moved the names of the fields moved (the same names inside {@code nested})
+   * @param moves each new field of {@code owner}, a record, and the fields moved into it (the same
+   *     names inside it)
    */
   public record Migration(
-      String type, int lastBefore, String owner, String nested, List<String> moved) {
+      String type, int lastBefore, String owner, Map<String, List<String>> moves) {
+
+    /** The field of {@code owner} that {@code field} moved into, or null. */
+    public String nestedOf(String field) {
+      for (Map.Entry<String, List<String>> e : moves.entrySet()) {
+        if (e.getValue().contains(field)) {
+          return e.getKey();
+        }
+      }
+      return null;
+    }
 
     /** The last version with the fields at the top. */
     public Schema lastBeforeSchema() {
@@ -79,15 +90,18 @@ public final class SchemaMigrations {
           boolean moving = target.getName().equals(owner);
           for (Schema.Field f : target.getFields()) {
             Object v;
-            if (moving && forward && f.name().equals(nested)) {
+            if (moving && forward && moves.containsKey(f.name())) {
               GenericData.Record n = new GenericData.Record(f.schema());
               for (Schema.Field m : f.schema().getFields()) {
-                n.put(m.name(), field(in, m));
+                n.put(m.name(), convert(field(in, m), m.schema(), true));
               }
               v = n;
-            } else if (moving && !forward && moved.contains(f.name())) {
-              GenericRecord n = (GenericRecord) in.get(nested);
-              v = n == null ? GenericData.get().getDefaultValue(f) : n.get(f.name());
+            } else if (moving && !forward && nestedOf(f.name()) != null) {
+              GenericRecord n = (GenericRecord) in.get(nestedOf(f.name()));
+              v =
+                  n == null
+                      ? GenericData.get().getDefaultValue(f)
+                      : convert(n.get(f.name()), f.schema(), false);
             } else {
               v = convert(field(in, f), f.schema(), forward);
             }
@@ -129,24 +143,101 @@ public final class SchemaMigrations {
   }
 
   /**
-   * TimelineState v6: what the pod stage told and owes ({@code TimelineBookkeeping}) apart from the
-   * pod's facts; {@code memberSent}, empty since memberSentHash replaced it, dropped.
+   * TimelineState v6: the pod's facts in records by concern (who it is, what its latest observation
+   * says, its life's steps, its scheduling, its disruption, its GPUs, its requests, its workload)
+   * and what the pod stage told and owes ({@code bookkeeping}) apart from them; {@code memberSent},
+   * empty since memberSentHash replaced it, dropped.
    */
-  static final List<String> TIMELINE_BOOKKEEPING =
-      List.of(
-          "workloadFacts",
-          "nodeFactsSent",
-          "memberSentHash",
-          "observed",
-          "preemptionEmitted",
-          "linkedQuality",
-          "detailsOwed",
-          "firstInputAt");
+  static final Map<String, List<String>> TIMELINE_STATE_V6 = new LinkedHashMap<>();
+
+  static {
+    TIMELINE_STATE_V6.put(
+        "identity",
+        List.of(
+            "namespace",
+            "name",
+            "ownerKind",
+            "ownerName",
+            "ownerUid",
+            "priorityClass",
+            "priority",
+            "preemptionPolicy",
+            "gpus",
+            "labels"));
+    TIMELINE_STATE_V6.put(
+        "latest",
+        List.of(
+            "latestVersion",
+            "latestObservedAt",
+            "phase",
+            "statusReason",
+            "node",
+            "nominatedNode",
+            "checkpointAt",
+            "readyLostAt"));
+    TIMELINE_STATE_V6.put(
+        "lifecycle",
+        List.of(
+            "createdAt",
+            "scheduledConditionAt",
+            "scheduledEventAt",
+            "runningAt",
+            "readyAt",
+            "finishedAt",
+            "terminalPhase",
+            "deletionRequestedAt",
+            "deletionDeadline",
+            "deletedObservedAt",
+            "gone",
+            "restarts"));
+    TIMELINE_STATE_V6.put(
+        "scheduling",
+        List.of(
+            "failedScheduling",
+            "pendingReasonsAt",
+            "pendingReasons",
+            "preemptionAttempted",
+            "starvingFlagged"));
+    TIMELINE_STATE_V6.put(
+        "disruption",
+        List.of(
+            "preemptedEventAt",
+            "preemptedConditionAt",
+            "preemptor",
+            "preemptorQuality",
+            "victims",
+            "disruptionCause",
+            "disruptionAt",
+            "disruptionBy",
+            "rolledOutAt"));
+    TIMELINE_STATE_V6.put(
+        "gpu", List.of("busyMicros", "lastSampleAt", "busyByMinute", "busyBeforeMinutesMicros"));
+    TIMELINE_STATE_V6.put(
+        "serving", List.of("requests", "errors", "sloBreaches", "latencySketch", "okTimes"));
+    TIMELINE_STATE_V6.put(
+        "workload",
+        List.of(
+            "workloadPreemptions",
+            "workloadCompleted",
+            "workloadPreemptedAt",
+            "workloadCompletedAt"));
+    TIMELINE_STATE_V6.put(
+        "bookkeeping",
+        List.of(
+            "workloadFacts",
+            "nodeFactsSent",
+            "memberSentHash",
+            "observed",
+            "preemptionEmitted",
+            "linkedQuality",
+            "detailsOwed",
+            "firstInputAt"));
+  }
 
   private static final List<Migration> ALL =
       List.of(
-          new Migration("TimelineState", 5, "TimelineState", "bookkeeping", TIMELINE_BOOKKEEPING),
-          new Migration("PodsOfName", 2, "TimelineState", "bookkeeping", TIMELINE_BOOKKEEPING));
+          new Migration("TimelineState", 5, "TimelineState", TIMELINE_STATE_V6),
+          new Migration("PodsOfName", 2, "TimelineState", TIMELINE_STATE_V6));
 
   private SchemaMigrations() {}
 

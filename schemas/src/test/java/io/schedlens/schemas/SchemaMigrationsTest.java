@@ -14,8 +14,8 @@ import org.apache.avro.message.BinaryMessageEncoder;
 import org.junit.jupiter.api.Test;
 
 /**
- * A state written before a move of fields into a nested record keeps every moved field: plain
- * schema resolution would read it without complaint and drop them (a pod's facts told again, its
+ * A state written before a move of fields into nested records keeps every moved field: plain schema
+ * resolution would read it without complaint and drop them (a pod's facts told again, its
  * preemption published twice).
  */
 class SchemaMigrationsTest {
@@ -40,6 +40,23 @@ class SchemaMigrationsTest {
     if (version.getField("firstInputAt") != null) {
       r.put("firstInputAt", 1000L);
     }
+    r.put("namespace", "ai-lab");
+    r.put("createdAt", 500L);
+    r.put("requests", 7L);
+    r.put("gone", true);
+    Schema ref =
+        version.getField("preemptor").schema().getTypes().stream()
+            .filter(t -> t.getType() == Schema.Type.RECORD)
+            .findFirst()
+            .orElseThrow();
+    GenericData.Record preemptor = new GenericData.Record(ref);
+    for (Schema.Field f : ref.getFields()) {
+      if (f.hasDefaultValue()) {
+        preemptor.put(f.name(), GenericData.get().getDefaultValue(f));
+      }
+    }
+    preemptor.put("uid", "u-chat");
+    r.put("preemptor", preemptor);
     r.put("preemptionEmitted", true);
     r.put("linkedQuality", 3);
     r.put("detailsOwed", new ArrayList<>(List.of("u-victim|ai-lab/asr-0")));
@@ -63,6 +80,11 @@ class SchemaMigrationsTest {
       TimelineState s = serde.deserialize("", encode(version, flatState(version)));
       String v = "v" + (versions.indexOf(version) + 1);
       assertThat(s.getUid()).as(v).isEqualTo("u-1");
+      assertThat(s.getIdentity().getNamespace()).as(v).isEqualTo("ai-lab");
+      assertThat(s.getLifecycle().getCreatedAt()).as(v).isEqualTo(500L);
+      assertThat(s.getLifecycle().getGone()).as(v).isTrue();
+      assertThat(s.getServing().getRequests()).as(v).isEqualTo(7L);
+      assertThat(s.getDisruption().getPreemptor().getUid()).as(v).isEqualTo("u-chat");
       assertThat(s.getBookkeeping().getWorkloadFacts())
           .as(v)
           .containsExactly("member", "preempted@1000");
@@ -110,6 +132,7 @@ class SchemaMigrationsTest {
     GenericRecord flat = flatState(before);
     GenericRecord nested = m.forward(flat, TimelineState.getClassSchema());
     assertThat(((GenericRecord) nested.get("bookkeeping")).get("linkedQuality")).isEqualTo(3);
+    assertThat(((GenericRecord) nested.get("lifecycle")).get("createdAt")).isEqualTo(500L);
     assertThat(m.backward(nested)).isEqualTo(flat);
   }
 }

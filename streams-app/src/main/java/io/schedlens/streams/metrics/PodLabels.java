@@ -14,13 +14,18 @@ public record PodLabels(
 
   /** A pod's labels, from its state. */
   public static PodLabels of(TimelineState s, TimelineSettings settings) {
-    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
+    WorkloadRef w =
+        Workloads.of(
+            s.getIdentity().getOwnerKind(),
+            s.getIdentity().getOwnerName(),
+            s.getIdentity().getName(),
+            s.getIdentity().getLabels());
     return new PodLabels(
-        orEmpty(s.getNamespace()),
-        orEmpty(s.getPriorityClass()),
+        orEmpty(s.getIdentity().getNamespace()),
+        orEmpty(s.getIdentity().getPriorityClass()),
         w == null ? "" : w.getKind(),
-        orEmpty(s.getLabels().get(settings.armKey())),
-        orEmpty(s.getLabels().get(settings.repeatKey())));
+        orEmpty(s.getIdentity().getLabels().get(settings.armKey())),
+        orEmpty(s.getIdentity().getLabels().get(settings.repeatKey())));
   }
 
   /** The values in the order of {@link StreamsMetrics}' per-pod label names. */

@@ -34,22 +34,25 @@ public final class PodMetrics {
     if (!s.getSawPod()) {
       return;
     }
-    Long created = s.getCreatedAt();
+    Long created = s.getLifecycle().getCreatedAt();
     Long scheduled = TimelineView.scheduledAt(s);
-    Long running = s.getRunningAt();
-    Long ready = s.getReadyAt();
+    Long running = s.getLifecycle().getRunningAt();
+    Long ready = s.getLifecycle().getReadyAt();
     observe(s, "pending", created, scheduled, metrics.pendingDuration);
     observe(s, "startup", scheduled, running, metrics.startupDuration);
     observe(s, "modelLoad", running, ready, metrics.modelLoadDuration);
     observe(s, "ready", created, ready, metrics.timeToReady);
     Long firstOk = null;
     if (ready != null) {
-      firstOk = s.getOkTimes().stream().filter(x -> x >= ready).findFirst().orElse(null);
+      firstOk =
+          s.getServing().getOkTimes().stream().filter(x -> x >= ready).findFirst().orElse(null);
     }
     observe(s, "firstOk", created, firstOk, metrics.timeToFirstOk);
     boolean preemptorKnown =
-        s.getPreemptor() != null && s.getPreemptor().getPriorityClass() != null;
-    if ((s.getPreemptedEventAt() != null || s.getPreemptedConditionAt() != null)
+        s.getDisruption().getPreemptor() != null
+            && s.getDisruption().getPreemptor().getPriorityClass() != null;
+    if ((s.getDisruption().getPreemptedEventAt() != null
+            || s.getDisruption().getPreemptedConditionAt() != null)
         && preemptorKnown) {
       countPreemption(s);
     }
@@ -99,9 +102,10 @@ public final class PodMetrics {
     }
     PodLabels l = labels(s);
     String preemptorClass =
-        s.getPreemptor() == null || s.getPreemptor().getPriorityClass() == null
+        s.getDisruption().getPreemptor() == null
+                || s.getDisruption().getPreemptor().getPriorityClass() == null
             ? ""
-            : s.getPreemptor().getPriorityClass();
+            : s.getDisruption().getPreemptor().getPriorityClass();
     metrics
         .preemptions
         .labelValues(l.namespace(), l.priorityClass(), preemptorClass, l.arm(), l.repeat())

@@ -63,16 +63,16 @@ public final class FactsToTell {
         whenChanged(s, PREEMPTED, workload, preempted, out);
       }
       if (TimelineView.SUCCEEDED.equals(TimelineView.outcome(s))) {
-        Long finished = s.getFinishedAt();
+        Long finished = s.getLifecycle().getFinishedAt();
         once(s, SUCCEEDED, workload, finished != null ? finished : at(s, observedAt), out);
       }
     }
-    if (s.getNominatedNode() != null) {
-      toNode(s, NOMINATED, s.getNominatedNode(), observedAt, null, out);
+    if (s.getLatest().getNominatedNode() != null) {
+      toNode(s, NOMINATED, s.getLatest().getNominatedNode(), observedAt, null, out);
     }
     Long scheduled = TimelineView.scheduledAt(s);
-    if (s.getNode() != null && scheduled != null) {
-      toNode(s, BOUND, s.getNode(), scheduled, null, out);
+    if (s.getLatest().getNode() != null && scheduled != null) {
+      toNode(s, BOUND, s.getLatest().getNode(), scheduled, null, out);
     }
     return out;
   }
@@ -85,7 +85,9 @@ public final class FactsToTell {
    */
   public static OptionalLong askNodeAt(TimelineState s) {
     Long preempted =
-        s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : s.getPreemptedConditionAt();
+        s.getDisruption().getPreemptedEventAt() != null
+            ? s.getDisruption().getPreemptedEventAt()
+            : s.getDisruption().getPreemptedConditionAt();
     if (preempted == null || s.getBookkeeping().getNodeFactsSent().contains(ASKED)) {
       return OptionalLong.empty();
     }
@@ -101,14 +103,14 @@ public final class FactsToTell {
    */
   public static Optional<ToNode> victimQuestion(TimelineState s) {
     Long preempted = TimelineReducer.preemptedAt(s);
-    PodRef p = s.getPreemptor();
+    PodRef p = s.getDisruption().getPreemptor();
     boolean unnamed = p == null || (p.getName() == null && p.getUid() == null);
     boolean uidOnly = p != null && p.getName() == null && p.getUid() != null;
-    if (preempted == null || s.getNode() == null || !(unnamed || uidOnly)) {
+    if (preempted == null || s.getLatest().getNode() == null || !(unnamed || uidOnly)) {
       return Optional.empty();
     }
     List<Tell> out = new ArrayList<>();
-    toNode(s, VICTIM, s.getNode(), preempted, uidOnly ? p.getUid() : null, out);
+    toNode(s, VICTIM, s.getLatest().getNode(), preempted, uidOnly ? p.getUid() : null, out);
     return out.isEmpty() ? Optional.empty() : Optional.of((ToNode) out.get(0));
   }
 
@@ -146,11 +148,16 @@ public final class FactsToTell {
 
   /** The key of the pod's workload's state, or null when it has none known yet. */
   public static String workloadKey(TimelineState s) {
-    WorkloadRef w = Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
-    if (w == null || s.getNamespace() == null) {
+    WorkloadRef w =
+        Workloads.of(
+            s.getIdentity().getOwnerKind(),
+            s.getIdentity().getOwnerName(),
+            s.getIdentity().getName(),
+            s.getIdentity().getLabels());
+    if (w == null || s.getIdentity().getNamespace() == null) {
       return null;
     }
-    return Workloads.key(s.getNamespace(), w, s.getOwnerUid());
+    return Workloads.key(s.getIdentity().getNamespace(), w, s.getIdentity().getOwnerUid());
   }
 
   private static void whenChanged(
@@ -202,7 +209,7 @@ public final class FactsToTell {
   }
 
   private static long at(TimelineState s, long fallback) {
-    return s.getCreatedAt() != null ? s.getCreatedAt() : fallback;
+    return s.getLifecycle().getCreatedAt() != null ? s.getLifecycle().getCreatedAt() : fallback;
   }
 
   /**

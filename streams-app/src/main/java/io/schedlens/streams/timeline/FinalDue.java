@@ -16,8 +16,8 @@ public final class FinalDue {
   public static long at(TimelineState s, long graceMs) {
     Long end = TimelineView.terminatedAt(s);
     long base = end == null ? Long.MIN_VALUE : end;
-    if (s.getDeletedObservedAt() != null) {
-      base = Math.max(base, s.getDeletedObservedAt());
+    if (s.getLifecycle().getDeletedObservedAt() != null) {
+      base = Math.max(base, s.getLifecycle().getDeletedObservedAt());
     }
     if (base == Long.MIN_VALUE) {
       base = s.getUpdatedAt();
@@ -27,6 +27,6 @@ public final class FinalDue {
 
   /** Whether an input after {@code mark} on its partition comes after the pod's final is due. */
   public static boolean passed(TimelineState s, long mark, long graceMs) {
-    return s.getGone() && mark >= at(s, graceMs);
+    return s.getLifecycle().getGone() && mark >= at(s, graceMs);
   }
 }

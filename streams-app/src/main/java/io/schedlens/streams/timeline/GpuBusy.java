@@ -66,12 +66,12 @@ final class GpuBusy {
   /** Adds a sample at {@code t} of utilisation {@code util} standing for {@code spanMs}. */
   static void add(TimelineState state, long t, double util, long spanMs) {
     long busy = busyMicros(util, spanMs);
-    state.setBusyMicros(state.getBusyMicros() + busy);
-    state.setLastSampleAt(Math.max(state.getLastSampleAt(), t));
+    state.getGpu().setBusyMicros(state.getGpu().getBusyMicros() + busy);
+    state.getGpu().setLastSampleAt(Math.max(state.getGpu().getLastSampleAt(), t));
     long minute = Math.floorDiv(t, MINUTE_MS) * MINUTE_MS;
-    List<BusyMinute> minutes = state.getBusyByMinute();
+    List<BusyMinute> minutes = state.getGpu().getBusyByMinute();
     if (minutes.size() >= MINUTES_KEPT && minute < minutes.get(0).getMinute()) {
-      state.setBusyBeforeMinutesMicros(state.getBusyBeforeMinutesMicros() + busy);
+      state.getGpu().setBusyBeforeMinutesMicros(state.getGpu().getBusyBeforeMinutesMicros() + busy);
       return;
     }
     List<BusyMinute> m = new ArrayList<>(minutes);
@@ -88,15 +88,17 @@ final class GpuBusy {
     // (a minute once folded or refused is older than 64 kept ones, and stays so), so the final
     // state is the same in any order.
     while (m.size() > MINUTES_KEPT) {
-      state.setBusyBeforeMinutesMicros(
-          state.getBusyBeforeMinutesMicros() + m.remove(0).getBusyMicros());
+      state
+          .getGpu()
+          .setBusyBeforeMinutesMicros(
+              state.getGpu().getBusyBeforeMinutesMicros() + m.remove(0).getBusyMicros());
     }
-    state.setBusyByMinute(m);
+    state.getGpu().setBusyByMinute(m);
   }
 
   /** Busy GPU-seconds of every sample so far. */
   static double total(TimelineState state) {
-    return state.getBusyMicros() / 1e6;
+    return state.getGpu().getBusyMicros() / 1e6;
   }
 
   /**
@@ -107,7 +109,7 @@ final class GpuBusy {
   static Double sampled(TimelineState state) {
     PodSeries series = state.getSeries();
     if (series == null) {
-      return state.getBusyMicros() == 0 ? 0.0 : null;
+      return state.getGpu().getBusyMicros() == 0 ? 0.0 : null;
     }
     long micros = 0;
     for (PodPoint p : series.getPoints()) {
@@ -121,10 +123,10 @@ final class GpuBusy {
    * {@code t} pro rata, and, before the minutes kept, linear from the start of running.
    */
   static double until(TimelineState state, long t, Long runningAt) {
-    List<BusyMinute> minutes = state.getBusyByMinute();
-    double before = state.getBusyBeforeMinutesMicros() / 1e6;
+    List<BusyMinute> minutes = state.getGpu().getBusyByMinute();
+    double before = state.getGpu().getBusyBeforeMinutesMicros() / 1e6;
     if (minutes.isEmpty()) {
-      return t >= state.getLastSampleAt() ? total(state) : 0;
+      return t >= state.getGpu().getLastSampleAt() ? total(state) : 0;
     }
     long first = minutes.get(0).getMinute();
     if (t < first) {

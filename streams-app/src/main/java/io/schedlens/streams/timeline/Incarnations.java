@@ -129,7 +129,7 @@ public final class Incarnations {
   public static void retire(PodsOfName pods, TimelineState s, long finalAt) {
     drop(pods, s);
     List<RetiredPod> retired = new ArrayList<>(pods.getRetired());
-    retired.add(new RetiredPod(s.getUid(), s.getCreatedAt(), finalAt));
+    retired.add(new RetiredPod(s.getUid(), s.getLifecycle().getCreatedAt(), finalAt));
     pods.setRetired(retired);
   }
 
@@ -150,7 +150,7 @@ public final class Incarnations {
       return null;
     }
     for (TimelineState s : pods.getPods()) {
-      Long c = s.getSawPod() ? s.getCreatedAt() : null;
+      Long c = s.getSawPod() ? s.getLifecycle().getCreatedAt() : null;
       if (c != null && c <= t && better(c, s.getUid(), bestCreated, bestUid)) {
         best = s;
         bestCreated = c;

@@ -96,46 +96,48 @@ public final class TimelineReducer {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), EventTimes.latestFact(o)));
 
     // Identity and creation do not change over a pod's life.
-    s.setNamespace(o.getNamespace());
-    s.setName(o.getName());
-    s.setCreatedAt(o.getCreatedAt() > 0 ? o.getCreatedAt() : s.getCreatedAt());
+    s.getIdentity().setNamespace(o.getNamespace());
+    s.getIdentity().setName(o.getName());
+    s.getLifecycle()
+        .setCreatedAt(o.getCreatedAt() > 0 ? o.getCreatedAt() : s.getLifecycle().getCreatedAt());
 
     long version = numericVersion(o.getResourceVersion());
     boolean latest =
-        version > s.getLatestVersion()
-            || (version == s.getLatestVersion() && o.getObservedAt() >= s.getLatestObservedAt())
-            || (version < 0 && o.getObservedAt() >= s.getLatestObservedAt());
+        version > s.getLatest().getLatestVersion()
+            || (version == s.getLatest().getLatestVersion()
+                && o.getObservedAt() >= s.getLatest().getLatestObservedAt())
+            || (version < 0 && o.getObservedAt() >= s.getLatest().getLatestObservedAt());
     if (latest) {
-      s.setLatestVersion(Math.max(version, s.getLatestVersion()));
-      s.setLatestObservedAt(o.getObservedAt());
+      s.getLatest().setLatestVersion(Math.max(version, s.getLatest().getLatestVersion()));
+      s.getLatest().setLatestObservedAt(o.getObservedAt());
       if (o.getOwner() != null) {
-        s.setOwnerKind(o.getOwner().getKind());
-        s.setOwnerName(o.getOwner().getName());
-        s.setOwnerUid(o.getOwner().getUid());
+        s.getIdentity().setOwnerKind(o.getOwner().getKind());
+        s.getIdentity().setOwnerName(o.getOwner().getName());
+        s.getIdentity().setOwnerUid(o.getOwner().getUid());
       }
-      s.setPriorityClass(o.getPriorityClassName());
-      s.setPriority(o.getPriority());
-      s.setPreemptionPolicy(o.getPreemptionPolicy());
-      s.setGpus(o.getGpus());
-      s.setLabels(new HashMap<>(o.getLabels()));
-      s.setPhase(o.getPhase());
-      s.setStatusReason(o.getReason());
+      s.getIdentity().setPriorityClass(o.getPriorityClassName());
+      s.getIdentity().setPriority(o.getPriority());
+      s.getIdentity().setPreemptionPolicy(o.getPreemptionPolicy());
+      s.getIdentity().setGpus(o.getGpus());
+      s.getIdentity().setLabels(new HashMap<>(o.getLabels()));
+      s.getLatest().setPhase(o.getPhase());
+      s.getLatest().setStatusReason(o.getReason());
       if (o.getNodeName() != null) {
-        s.setNode(o.getNodeName());
+        s.getLatest().setNode(o.getNodeName());
       }
     }
     if (o.getNominatedNodeName() != null) {
-      if (latest || s.getNominatedNode() == null) {
-        s.setNominatedNode(o.getNominatedNodeName());
+      if (latest || s.getLatest().getNominatedNode() == null) {
+        s.getLatest().setNominatedNode(o.getNominatedNodeName());
       }
-      s.setPreemptionAttempted(true);
+      s.getScheduling().setPreemptionAttempted(true);
     }
-    if (s.getNode() == null && o.getNodeName() != null) {
-      s.setNode(o.getNodeName());
+    if (s.getLatest().getNode() == null && o.getNodeName() != null) {
+      s.getLatest().setNode(o.getNodeName());
     }
     String checkpoint = o.getAnnotations().get(settings.checkpointAnnotation());
     Long checkpointAt = checkpoint == null ? null : Rfc3339.toEpochMilli(checkpoint);
-    s.setCheckpointAt(max(s.getCheckpointAt(), checkpointAt));
+    s.getLatest().setCheckpointAt(max(s.getLatest().getCheckpointAt(), checkpointAt));
 
     for (PodCondition c : o.getConditions()) {
       Long t = c.getLastTransitionTime();
@@ -143,7 +145,8 @@ public final class TimelineReducer {
       switch (c.getType()) {
         case "PodScheduled" -> {
           if (isTrue) {
-            s.setScheduledConditionAt(min(s.getScheduledConditionAt(), t));
+            s.getLifecycle()
+                .setScheduledConditionAt(min(s.getLifecycle().getScheduledConditionAt(), t));
           } else if ("Unschedulable".equals(c.getReason()) && c.getMessage() != null && t != null) {
             // The scheduler writes its FailedScheduling note into the condition too. Events
             // expire after an hour (and a `kubectl get pods` capture has none): the condition
@@ -153,10 +156,10 @@ public final class TimelineReducer {
         }
         case "Ready" -> {
           if (isTrue) {
-            s.setReadyAt(min(s.getReadyAt(), t));
+            s.getLifecycle().setReadyAt(min(s.getLifecycle().getReadyAt(), t));
           }
           if (latest) {
-            s.setReadyLostAt(isTrue ? null : t);
+            s.getLatest().setReadyLostAt(isTrue ? null : t);
           }
         }
         case "DisruptionTarget" -> {
@@ -177,31 +180,39 @@ public final class TimelineReducer {
       if (c.getInit()) {
         continue;
       }
-      s.setRunningAt(min(s.getRunningAt(), c.getRunningStartedAt()));
-      s.setRunningAt(min(s.getRunningAt(), c.getTerminatedStartedAt()));
-      s.setRunningAt(min(s.getRunningAt(), c.getLastTerminatedStartedAt()));
-      Map<String, Integer> restarts = new HashMap<>(s.getRestarts());
+      s.getLifecycle().setRunningAt(min(s.getLifecycle().getRunningAt(), c.getRunningStartedAt()));
+      s.getLifecycle()
+          .setRunningAt(min(s.getLifecycle().getRunningAt(), c.getTerminatedStartedAt()));
+      s.getLifecycle()
+          .setRunningAt(min(s.getLifecycle().getRunningAt(), c.getLastTerminatedStartedAt()));
+      Map<String, Integer> restarts = new HashMap<>(s.getLifecycle().getRestarts());
       restarts.merge(c.getName(), c.getRestartCount(), Math::max);
-      s.setRestarts(restarts);
+      s.getLifecycle().setRestarts(restarts);
       finished = max(finished, c.getTerminatedFinishedAt());
     }
     boolean terminalPhase = "Succeeded".equals(o.getPhase()) || "Failed".equals(o.getPhase());
     if (terminalPhase) {
-      s.setTerminalPhase(o.getPhase());
+      s.getLifecycle().setTerminalPhase(o.getPhase());
     }
     if ((terminalPhase || o.getChangeType() == ChangeType.DELETED) && finished != null) {
-      s.setFinishedAt(max(s.getFinishedAt(), finished));
+      s.getLifecycle().setFinishedAt(max(s.getLifecycle().getFinishedAt(), finished));
     }
     if (o.getDeletionTimestamp() != null) {
       long grace =
           o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
-      s.setDeletionDeadline(min(s.getDeletionDeadline(), o.getDeletionTimestamp()));
-      s.setDeletionRequestedAt(
-          min(s.getDeletionRequestedAt(), o.getDeletionTimestamp() - grace * 1000));
+      s.getLifecycle()
+          .setDeletionDeadline(
+              min(s.getLifecycle().getDeletionDeadline(), o.getDeletionTimestamp()));
+      s.getLifecycle()
+          .setDeletionRequestedAt(
+              min(
+                  s.getLifecycle().getDeletionRequestedAt(),
+                  o.getDeletionTimestamp() - grace * 1000));
     }
     if (o.getChangeType() == ChangeType.DELETED) {
-      s.setGone(true);
-      s.setDeletedObservedAt(min(s.getDeletedObservedAt(), o.getObservedAt()));
+      s.getLifecycle().setGone(true);
+      s.getLifecycle()
+          .setDeletedObservedAt(min(s.getLifecycle().getDeletedObservedAt(), o.getObservedAt()));
     }
 
     if (first && !s.getBookkeeping().getDetailsOwed().isEmpty()) {
@@ -231,7 +242,8 @@ public final class TimelineReducer {
     String reason = e.getReason() == null ? "" : e.getReason();
     switch (reason) {
       case "FailedScheduling" -> failedScheduling(s, e, when);
-      case "Scheduled" -> s.setScheduledEventAt(min(s.getScheduledEventAt(), first));
+      case "Scheduled" ->
+          s.getLifecycle().setScheduledEventAt(min(s.getLifecycle().getScheduledEventAt(), first));
       case "Preempted" -> out.addAll(preempted(s, e, first));
       default -> {
         DisruptionCause cause = Disruptions.EVENT_REASONS.get(reason);
@@ -250,29 +262,33 @@ public final class TimelineReducer {
       return; // the scheduler saw the pod being deleted; not an attempt to place it
     }
     int occurrences = Math.max(1, Math.max(orZero(e.getCount()), orZero(e.getSeriesCount())));
-    Map<String, Integer> counts = new HashMap<>(s.getFailedScheduling());
+    Map<String, Integer> counts = new HashMap<>(s.getScheduling().getFailedScheduling());
     counts.merge(e.getUid(), occurrences, Math::max);
-    s.setFailedScheduling(counts);
+    s.getScheduling().setFailedScheduling(counts);
     pendingReasons(s, FailedSchedulingNote.parse(note), when);
   }
 
   private static void pendingReasons(
       TimelineState s, FailedSchedulingNote.Parsed parsed, long when) {
     if (parsed.preemptionAttempted()) {
-      s.setPreemptionAttempted(true);
+      s.getScheduling().setPreemptionAttempted(true);
     }
     // The latest note says why the pod is pending now; ties keep the larger map for determinism.
-    if (s.getPendingReasonsAt() == null
-        || when > s.getPendingReasonsAt()
-        || (when == s.getPendingReasonsAt()
-            && parsed.reasons().toString().compareTo(s.getPendingReasons().toString()) > 0)) {
-      s.setPendingReasonsAt(when);
-      s.setPendingReasons(new HashMap<>(parsed.reasons()));
+    if (s.getScheduling().getPendingReasonsAt() == null
+        || when > s.getScheduling().getPendingReasonsAt()
+        || (when == s.getScheduling().getPendingReasonsAt()
+            && parsed
+                    .reasons()
+                    .toString()
+                    .compareTo(s.getScheduling().getPendingReasons().toString())
+                > 0)) {
+      s.getScheduling().setPendingReasonsAt(when);
+      s.getScheduling().setPendingReasons(new HashMap<>(parsed.reasons()));
     }
   }
 
   private List<Outbound> preempted(TimelineState s, ClusterEvent e, long at) {
-    s.setPreemptedEventAt(min(s.getPreemptedEventAt(), at));
+    s.getDisruption().setPreemptedEventAt(min(s.getDisruption().getPreemptedEventAt(), at));
     disrupt(s, DisruptionCause.PREEMPTION, at, "default-scheduler");
     var related = e.getRelated();
     if (related != null
@@ -310,7 +326,8 @@ public final class TimelineReducer {
     Long at = c.getLastTransitionTime();
     disrupt(s, cause, at, Disruptions.byOf(c.getMessage(), c.getReason()));
     if (cause == DisruptionCause.PREEMPTION) {
-      s.setPreemptedConditionAt(min(s.getPreemptedConditionAt(), at));
+      s.getDisruption()
+          .setPreemptedConditionAt(min(s.getDisruption().getPreemptedConditionAt(), at));
       PreemptionNotes.fromConditionMessage(c.getMessage())
           .ifPresent(
               n ->
@@ -332,26 +349,28 @@ public final class TimelineReducer {
     if (at == null) {
       return;
     }
-    DisruptionCause current = DisruptionCause.ofNullable(s.getDisruptionCause());
-    boolean decides = current == null || cause.decidesOver(at, current, s.getDisruptionAt());
-    boolean sameNamedEarlier = cause == current && at.equals(s.getDisruptionAt()) && byFirst(by, s);
+    DisruptionCause current = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
+    boolean decides =
+        current == null || cause.decidesOver(at, current, s.getDisruption().getDisruptionAt());
+    boolean sameNamedEarlier =
+        cause == current && at.equals(s.getDisruption().getDisruptionAt()) && byFirst(by, s);
     if (decides || sameNamedEarlier) {
-      s.setDisruptionCause(cause.wire());
-      s.setDisruptionAt(at);
-      s.setDisruptionBy(by);
+      s.getDisruption().setDisruptionCause(cause.wire());
+      s.getDisruption().setDisruptionAt(at);
+      s.getDisruption().setDisruptionBy(by);
     }
   }
 
   /** Of two reports of the same cause at the same time, the one naming who comes first. */
   private static boolean byFirst(String by, TimelineState s) {
-    String current = s.getDisruptionBy();
+    String current = s.getDisruption().getDisruptionBy();
     return by != null && (current == null || by.compareTo(current) < 0);
   }
 
   private static void improvePreemptor(TimelineState s, PodRef candidate, int quality) {
-    if (quality > s.getPreemptorQuality()) {
+    if (quality > s.getDisruption().getPreemptorQuality()) {
       PodRef merged = candidate;
-      PodRef old = s.getPreemptor();
+      PodRef old = s.getDisruption().getPreemptor();
       if (old != null) {
         merged =
             PodRef.newBuilder()
@@ -369,8 +388,8 @@ public final class TimelineReducer {
                     candidate.getPriority() != null ? candidate.getPriority() : old.getPriority())
                 .build();
       }
-      s.setPreemptor(merged);
-      s.setPreemptorQuality(quality);
+      s.getDisruption().setPreemptor(merged);
+      s.getDisruption().setPreemptorQuality(quality);
     }
   }
 
@@ -380,25 +399,25 @@ public final class TimelineReducer {
    * may come before its first pod observation; the link then goes out with that observation.)
    */
   private static List<Outbound> linkToPreemptor(TimelineState s) {
-    PodRef p = s.getPreemptor();
+    PodRef p = s.getDisruption().getPreemptor();
     if (p == null
-        || s.getPreemptorQuality() <= s.getBookkeeping().getLinkedQuality()
-        || s.getPreemptorQuality() == BY_PREEMPTOR_ITSELF
-        || s.getNamespace() == null
-        || s.getName() == null) {
+        || s.getDisruption().getPreemptorQuality() <= s.getBookkeeping().getLinkedQuality()
+        || s.getDisruption().getPreemptorQuality() == BY_PREEMPTOR_ITSELF
+        || s.getIdentity().getNamespace() == null
+        || s.getIdentity().getName() == null) {
       return List.of();
     }
     if (p.getUid() == null && (p.getNamespace() == null || p.getName() == null)) {
       return List.of();
     }
-    s.getBookkeeping().setLinkedQuality(s.getPreemptorQuality());
+    s.getBookkeeping().setLinkedQuality(s.getDisruption().getPreemptorQuality());
     long at = preemptedAt(s) == null ? 0 : preemptedAt(s);
     return List.of(
         new Outbound.ToPreemptor(
             VictimLink.newBuilder()
                 .setVictimUid(s.getUid())
-                .setVictimNamespace(s.getNamespace())
-                .setVictimName(s.getName())
+                .setVictimNamespace(s.getIdentity().getNamespace())
+                .setVictimName(s.getIdentity().getName())
                 .setPreemptorUid(p.getUid())
                 .setPreemptorNamespace(p.getNamespace())
                 .setPreemptorName(p.getName())
@@ -436,29 +455,31 @@ public final class TimelineReducer {
       GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
     }
     if (in.getRequests() > 0) {
-      s.setRequests(s.getRequests() + in.getRequests());
-      s.setErrors(s.getErrors() + in.getErrors());
+      s.getServing().setRequests(s.getServing().getRequests() + in.getRequests());
+      s.getServing().setErrors(s.getServing().getErrors() + in.getErrors());
       if (!in.getOkTimes().isEmpty()) {
-        TreeSet<Long> ok = new TreeSet<>(s.getOkTimes());
+        TreeSet<Long> ok = new TreeSet<>(s.getServing().getOkTimes());
         ok.addAll(in.getOkTimes());
         while (ok.size() > OK_TIMES_KEPT) {
           ok.pollLast();
         }
-        s.setOkTimes(new ArrayList<>(ok));
+        s.getServing().setOkTimes(new ArrayList<>(ok));
       }
       if (!in.getLatencies().isEmpty()) {
-        DDSketch sketch = LatencySketch.decodeForUpdate(s.getLatencySketch());
+        DDSketch sketch = LatencySketch.decodeForUpdate(s.getServing().getLatencySketch());
         for (double latency : in.getLatencies()) {
           sketch.accept(latency);
         }
-        s.setLatencySketch(LatencySketch.encodeAndKeep(sketch));
+        s.getServing().setLatencySketch(LatencySketch.encodeAndKeep(sketch));
       }
-      s.setSloBreaches(s.getSloBreaches() + breaches);
+      s.getServing().setSloBreaches(s.getServing().getSloBreaches() + breaches);
     }
   }
 
   private Double classSlo(TimelineState s) {
-    return s.getPriorityClass() == null ? null : settings.slosMs().get(s.getPriorityClass());
+    return s.getIdentity().getPriorityClass() == null
+        ? null
+        : settings.slosMs().get(s.getIdentity().getPriorityClass());
   }
 
   /** SLO breaches among one second's requests, for the pod of {@code s}. */
@@ -478,26 +499,26 @@ public final class TimelineReducer {
   /** Applies a request the pod served (or failed to). */
   public Change apply(TimelineState s, RequestLog r) {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), r.getTime()));
-    s.setRequests(s.getRequests() + 1);
+    s.getServing().setRequests(s.getServing().getRequests() + 1);
     boolean error = isError(r);
     if (error) {
-      s.setErrors(s.getErrors() + 1);
+      s.getServing().setErrors(s.getServing().getErrors() + 1);
     } else {
-      TreeSet<Long> ok = new TreeSet<>(s.getOkTimes());
+      TreeSet<Long> ok = new TreeSet<>(s.getServing().getOkTimes());
       ok.add(r.getTime());
       while (ok.size() > OK_TIMES_KEPT) {
         ok.pollLast();
       }
-      s.setOkTimes(new ArrayList<>(ok));
+      s.getServing().setOkTimes(new ArrayList<>(ok));
     }
     long breach = 0;
     if (r.getLatencyMs() != null) {
-      DDSketch sketch = LatencySketch.decode(s.getLatencySketch());
+      DDSketch sketch = LatencySketch.decode(s.getServing().getLatencySketch());
       sketch.accept(r.getLatencyMs());
-      s.setLatencySketch(LatencySketch.encode(sketch));
+      s.getServing().setLatencySketch(LatencySketch.encode(sketch));
       Double slo = slo(s, r);
       if (slo != null && r.getLatencyMs() > slo) {
-        s.setSloBreaches(s.getSloBreaches() + 1);
+        s.getServing().setSloBreaches(s.getServing().getSloBreaches() + 1);
         breach = 1;
       }
     }
@@ -523,8 +544,8 @@ public final class TimelineReducer {
   /** The latency SLO of a request: its service's, else its pod's priority class's. */
   public Double slo(TimelineState s, RequestLog r) {
     Double slo = r.getService() == null ? null : settings.slosMs().get(r.getService());
-    if (slo == null && s.getPriorityClass() != null) {
-      slo = settings.slosMs().get(s.getPriorityClass());
+    if (slo == null && s.getIdentity().getPriorityClass() != null) {
+      slo = settings.slosMs().get(s.getIdentity().getPriorityClass());
     }
     return slo;
   }
@@ -533,10 +554,10 @@ public final class TimelineReducer {
 
   /** A victim says this pod preempted it. */
   public Change apply(TimelineState s, VictimLink l) {
-    TreeSet<String> victims = new TreeSet<>(s.getVictims());
+    TreeSet<String> victims = new TreeSet<>(s.getDisruption().getVictims());
     boolean added = victims.add(l.getVictimUid());
-    s.setVictims(new ArrayList<>(victims));
-    s.setPreemptionAttempted(true);
+    s.getDisruption().setVictims(new ArrayList<>(victims));
+    s.getScheduling().setPreemptionAttempted(true);
     List<Outbound> out = new ArrayList<>();
     if (!added) {
       return Change.NONE; // already linked and answered (a repeated or improved link)
@@ -561,9 +582,11 @@ public final class TimelineReducer {
 
   /** The preemptor says who it is. */
   public Change apply(TimelineState s, PreemptorDetails d) {
-    PodRef before = s.getPreemptor();
+    PodRef before = s.getDisruption().getPreemptor();
     improvePreemptor(s, d.getPreemptor(), BY_PREEMPTOR_ITSELF);
-    return Objects.equals(before, s.getPreemptor()) ? Change.NONE : Change.story(List.of());
+    return Objects.equals(before, s.getDisruption().getPreemptor())
+        ? Change.NONE
+        : Change.story(List.of());
   }
 
   /**
@@ -573,9 +596,11 @@ public final class TimelineReducer {
    */
   public Change apply(TimelineState s, WorkloadStatus w) {
     if (w.getRolledOutAt() != null) {
-      Long before = s.getRolledOutAt();
-      s.setRolledOutAt(min(before, w.getRolledOutAt()));
-      return Objects.equals(before, s.getRolledOutAt()) ? Change.NONE : Change.story(List.of());
+      Long before = s.getDisruption().getRolledOutAt();
+      s.getDisruption().setRolledOutAt(min(before, w.getRolledOutAt()));
+      return Objects.equals(before, s.getDisruption().getRolledOutAt())
+          ? Change.NONE
+          : Change.story(List.of());
     }
     // The workload stage sends its whole list each time, in order: the latest is the fullest.
     List<Long> all = new ArrayList<>(w.getPreemptedAt());
@@ -590,18 +615,18 @@ public final class TimelineReducer {
     if (completed == null && w.getCompleted()) {
       completed = Long.MIN_VALUE; // an older stage that told no time: completed, long ago
     }
-    if (all.size() < s.getWorkloadPreemptedAt().size()) {
-      all = s.getWorkloadPreemptedAt();
+    if (all.size() < s.getWorkload().getWorkloadPreemptedAt().size()) {
+      all = s.getWorkload().getWorkloadPreemptedAt();
     }
-    completed = min(s.getWorkloadCompletedAt(), completed);
-    if (all.equals(s.getWorkloadPreemptedAt())
-        && Objects.equals(completed, s.getWorkloadCompletedAt())) {
+    completed = min(s.getWorkload().getWorkloadCompletedAt(), completed);
+    if (all.equals(s.getWorkload().getWorkloadPreemptedAt())
+        && Objects.equals(completed, s.getWorkload().getWorkloadCompletedAt())) {
       return Change.NONE;
     }
-    s.setWorkloadPreemptedAt(all);
-    s.setWorkloadCompletedAt(completed);
-    s.setWorkloadPreemptions(all.size());
-    s.setWorkloadCompleted(completed != null);
+    s.getWorkload().setWorkloadPreemptedAt(all);
+    s.getWorkload().setWorkloadCompletedAt(completed);
+    s.getWorkload().setWorkloadPreemptions(all.size());
+    s.getWorkload().setWorkloadCompleted(completed != null);
     return Change.story(List.of());
   }
 
@@ -610,16 +635,18 @@ public final class TimelineReducer {
   static PodRef selfRef(TimelineState s) {
     return PodRef.newBuilder()
         .setUid(s.getUid())
-        .setNamespace(s.getNamespace())
-        .setName(s.getName())
-        .setPriorityClass(s.getPriorityClass())
-        .setPriority(s.getPriority())
+        .setNamespace(s.getIdentity().getNamespace())
+        .setName(s.getIdentity().getName())
+        .setPriorityClass(s.getIdentity().getPriorityClass())
+        .setPriority(s.getIdentity().getPriority())
         .build();
   }
 
   /** When the pod was preempted: the Preempted event (precise) or else the condition. */
   static Long preemptedAt(TimelineState s) {
-    return s.getPreemptedEventAt() != null ? s.getPreemptedEventAt() : s.getPreemptedConditionAt();
+    return s.getDisruption().getPreemptedEventAt() != null
+        ? s.getDisruption().getPreemptedEventAt()
+        : s.getDisruption().getPreemptedConditionAt();
   }
 
   /** The first occurrence of an event: eventTime (events.k8s.io), else firstTimestamp (core). */
@@ -649,38 +676,38 @@ public final class TimelineReducer {
   private static String fingerprint(TimelineState s) {
     return String.join(
         "|",
-        String.valueOf(s.getNamespace()),
-        String.valueOf(s.getName()),
-        String.valueOf(s.getNode()),
-        String.valueOf(s.getPriorityClass()),
-        String.valueOf(s.getPriority()),
-        String.valueOf(s.getGpus()),
-        String.valueOf(s.getLabels()),
-        String.valueOf(s.getCheckpointAt()),
-        String.valueOf(s.getPhase()),
-        String.valueOf(s.getStatusReason()),
-        String.valueOf(s.getNominatedNode()),
-        String.valueOf(s.getCreatedAt()),
-        String.valueOf(s.getScheduledConditionAt()),
-        String.valueOf(s.getScheduledEventAt()),
-        String.valueOf(s.getRunningAt()),
-        String.valueOf(s.getReadyAt()),
-        String.valueOf(s.getFinishedAt()),
-        String.valueOf(s.getTerminalPhase()),
-        String.valueOf(s.getDeletionRequestedAt()),
-        String.valueOf(s.getGone()),
-        String.valueOf(s.getFailedScheduling()),
-        String.valueOf(s.getPendingReasons()),
-        String.valueOf(s.getPreemptionAttempted()),
-        String.valueOf(s.getPreemptedEventAt()),
-        String.valueOf(s.getPreemptedConditionAt()),
-        String.valueOf(s.getPreemptor()),
-        String.valueOf(s.getVictims()),
-        String.valueOf(s.getDisruptionCause()),
-        String.valueOf(s.getDisruptionAt()),
-        String.valueOf(s.getRestarts()),
-        String.valueOf(s.getOwnerKind()),
-        String.valueOf(s.getOwnerName()));
+        String.valueOf(s.getIdentity().getNamespace()),
+        String.valueOf(s.getIdentity().getName()),
+        String.valueOf(s.getLatest().getNode()),
+        String.valueOf(s.getIdentity().getPriorityClass()),
+        String.valueOf(s.getIdentity().getPriority()),
+        String.valueOf(s.getIdentity().getGpus()),
+        String.valueOf(s.getIdentity().getLabels()),
+        String.valueOf(s.getLatest().getCheckpointAt()),
+        String.valueOf(s.getLatest().getPhase()),
+        String.valueOf(s.getLatest().getStatusReason()),
+        String.valueOf(s.getLatest().getNominatedNode()),
+        String.valueOf(s.getLifecycle().getCreatedAt()),
+        String.valueOf(s.getLifecycle().getScheduledConditionAt()),
+        String.valueOf(s.getLifecycle().getScheduledEventAt()),
+        String.valueOf(s.getLifecycle().getRunningAt()),
+        String.valueOf(s.getLifecycle().getReadyAt()),
+        String.valueOf(s.getLifecycle().getFinishedAt()),
+        String.valueOf(s.getLifecycle().getTerminalPhase()),
+        String.valueOf(s.getLifecycle().getDeletionRequestedAt()),
+        String.valueOf(s.getLifecycle().getGone()),
+        String.valueOf(s.getScheduling().getFailedScheduling()),
+        String.valueOf(s.getScheduling().getPendingReasons()),
+        String.valueOf(s.getScheduling().getPreemptionAttempted()),
+        String.valueOf(s.getDisruption().getPreemptedEventAt()),
+        String.valueOf(s.getDisruption().getPreemptedConditionAt()),
+        String.valueOf(s.getDisruption().getPreemptor()),
+        String.valueOf(s.getDisruption().getVictims()),
+        String.valueOf(s.getDisruption().getDisruptionCause()),
+        String.valueOf(s.getDisruption().getDisruptionAt()),
+        String.valueOf(s.getLifecycle().getRestarts()),
+        String.valueOf(s.getIdentity().getOwnerKind()),
+        String.valueOf(s.getIdentity().getOwnerName()));
   }
 
   static Long min(Long a, Long b) {

@@ -36,7 +36,9 @@ public final class TimelineView {
    * When the pod was scheduled: the Scheduled event (microseconds) or the PodScheduled condition.
    */
   public static Long scheduledAt(TimelineState s) {
-    return s.getScheduledEventAt() != null ? s.getScheduledEventAt() : s.getScheduledConditionAt();
+    return s.getLifecycle().getScheduledEventAt() != null
+        ? s.getLifecycle().getScheduledEventAt()
+        : s.getLifecycle().getScheduledConditionAt();
   }
 
   /**
@@ -45,16 +47,19 @@ public final class TimelineView {
    * and when the deletion was seen.
    */
   public static Long terminatedAt(TimelineState s) {
-    if (s.getFinishedAt() != null && (s.getTerminalPhase() != null || s.getGone())) {
-      return s.getFinishedAt();
+    if (s.getLifecycle().getFinishedAt() != null
+        && (s.getLifecycle().getTerminalPhase() != null || s.getLifecycle().getGone())) {
+      return s.getLifecycle().getFinishedAt();
     }
-    if (!s.getGone()) {
+    if (!s.getLifecycle().getGone()) {
       return null;
     }
-    if (s.getRunningAt() == null && s.getDeletionRequestedAt() != null) {
-      return s.getDeletionRequestedAt();
+    if (s.getLifecycle().getRunningAt() == null
+        && s.getLifecycle().getDeletionRequestedAt() != null) {
+      return s.getLifecycle().getDeletionRequestedAt();
     }
-    return TimelineReducer.min(s.getDeletionDeadline(), s.getDeletedObservedAt());
+    return TimelineReducer.min(
+        s.getLifecycle().getDeletionDeadline(), s.getLifecycle().getDeletedObservedAt());
   }
 
   /** The outcome: how the pod ended, or where it is. */
@@ -63,7 +68,7 @@ public final class TimelineView {
     // exit codes: an inference server that exits 0 on SIGTERM ends Succeeded. Succeeded is the
     // outcome only when the pod finished before anyone asked it to stop; a preempted pod is
     // Preempted whatever its exit code, a scaled-down one Deleted.
-    if (SUCCEEDED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
+    if (SUCCEEDED.equals(s.getLifecycle().getTerminalPhase()) && finishedOnItsOwn(s)) {
       return SUCCEEDED;
     }
     DisruptionCause cause = cause(s);
@@ -73,14 +78,14 @@ public final class TimelineView {
     if (cause != null && cause != DisruptionCause.DELETION && cause != DisruptionCause.ROLLOUT) {
       return EVICTED;
     }
-    if (FAILED.equals(s.getTerminalPhase()) && finishedOnItsOwn(s)) {
+    if (FAILED.equals(s.getLifecycle().getTerminalPhase()) && finishedOnItsOwn(s)) {
       return FAILED;
     }
-    if (s.getGone() || s.getTerminalPhase() != null) {
+    if (s.getLifecycle().getGone() || s.getLifecycle().getTerminalPhase() != null) {
       // Stopped because it was deleted (SIGTERM's exit code says nothing more).
       return DELETED;
     }
-    if (s.getRunningAt() != null || "Running".equals(s.getPhase())) {
+    if (s.getLifecycle().getRunningAt() != null || "Running".equals(s.getLatest().getPhase())) {
       return RUNNING;
     }
     return PENDING;
@@ -91,20 +96,22 @@ public final class TimelineView {
    * the workload stage found; the one that decides by {@link DisruptionCause#decidesOver}.
    */
   static DisruptionCause cause(TimelineState s) {
-    DisruptionCause own = DisruptionCause.ofNullable(s.getDisruptionCause());
-    Long rolled = s.getRolledOutAt();
+    DisruptionCause own = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
+    Long rolled = s.getDisruption().getRolledOutAt();
     if (rolled == null) {
       return own;
     }
-    if (own == null || DisruptionCause.ROLLOUT.decidesOver(rolled, own, s.getDisruptionAt())) {
+    if (own == null
+        || DisruptionCause.ROLLOUT.decidesOver(rolled, own, s.getDisruption().getDisruptionAt())) {
       return DisruptionCause.ROLLOUT;
     }
     return own;
   }
 
   private static boolean finishedOnItsOwn(TimelineState s) {
-    return s.getDeletionRequestedAt() == null
-        || (s.getFinishedAt() != null && s.getFinishedAt() < s.getDeletionRequestedAt());
+    return s.getLifecycle().getDeletionRequestedAt() == null
+        || (s.getLifecycle().getFinishedAt() != null
+            && s.getLifecycle().getFinishedAt() < s.getLifecycle().getDeletionRequestedAt());
   }
 
   /** What ended the pod early, or null when it completed, failed on its own, or lives. */
@@ -117,7 +124,7 @@ public final class TimelineView {
    * rollout): the facts a pod tells its workload must not depend on what the workload told it.
    */
   public static Disruption ownDisruption(TimelineState s) {
-    return disruption(s, DisruptionCause.ofNullable(s.getDisruptionCause()));
+    return disruption(s, DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause()));
   }
 
   private static Disruption disruption(TimelineState s, DisruptionCause cause) {
@@ -128,21 +135,27 @@ public final class TimelineView {
     if (outcome.equals(FAILED) && cause == null) {
       return null;
     }
-    if (cause == DisruptionCause.ROLLOUT && s.getRolledOutAt() != null) {
-      return new Disruption(cause.wire(), s.getRolledOutAt(), "deployment-controller");
+    if (cause == DisruptionCause.ROLLOUT && s.getDisruption().getRolledOutAt() != null) {
+      return new Disruption(
+          cause.wire(), s.getDisruption().getRolledOutAt(), "deployment-controller");
     }
     if (cause != null) {
-      String by = s.getDisruptionBy();
+      String by = s.getDisruption().getDisruptionBy();
       if (cause == DisruptionCause.PREEMPTION
-          && s.getPreemptor() != null
-          && s.getPreemptor().getName() != null) {
-        by = s.getPreemptor().getNamespace() + "/" + s.getPreemptor().getName();
+          && s.getDisruption().getPreemptor() != null
+          && s.getDisruption().getPreemptor().getName() != null) {
+        by =
+            s.getDisruption().getPreemptor().getNamespace()
+                + "/"
+                + s.getDisruption().getPreemptor().getName();
       }
-      return new Disruption(cause.wire(), s.getDisruptionAt(), by);
+      return new Disruption(cause.wire(), s.getDisruption().getDisruptionAt(), by);
     }
     return new Disruption(
         DisruptionCause.DELETION.wire(),
-        s.getDeletionRequestedAt() != null ? s.getDeletionRequestedAt() : terminatedAt(s),
+        s.getLifecycle().getDeletionRequestedAt() != null
+            ? s.getLifecycle().getDeletionRequestedAt()
+            : terminatedAt(s),
         null);
   }
 
@@ -154,7 +167,7 @@ public final class TimelineView {
    */
   static int workloadPreemptions(TimelineState s, long until) {
     int n = 0;
-    for (long at : s.getWorkloadPreemptedAt()) {
+    for (long at : s.getWorkload().getWorkloadPreemptedAt()) {
       if (Math.floorDiv(at, 1000L) * 1000L <= until) {
         n++;
       }
@@ -164,7 +177,7 @@ public final class TimelineView {
 
   /** The pod's workload was preempted too often without completing, by {@code until}. */
   boolean workloadStarving(TimelineState s, long until) {
-    Long completed = s.getWorkloadCompletedAt();
+    Long completed = s.getWorkload().getWorkloadCompletedAt();
     return workloadPreemptions(s, until) >= settings.starvationPreemptions()
         && (completed == null || completed > until);
   }
@@ -180,22 +193,26 @@ public final class TimelineView {
    */
   public PodTimeline view(TimelineState s, long now, boolean isFinal) {
     WorkloadRef workload =
-        Workloads.of(s.getOwnerKind(), s.getOwnerName(), s.getName(), s.getLabels());
-    Long created = s.getCreatedAt();
+        Workloads.of(
+            s.getIdentity().getOwnerKind(),
+            s.getIdentity().getOwnerName(),
+            s.getIdentity().getName(),
+            s.getIdentity().getLabels());
+    Long created = s.getLifecycle().getCreatedAt();
     Long scheduled = scheduledAt(s);
-    Long running = s.getRunningAt();
-    Long ready = s.getReadyAt();
+    Long running = s.getLifecycle().getRunningAt();
+    Long ready = s.getLifecycle().getReadyAt();
     Long terminated = terminatedAt(s);
     Long firstOk = null;
     if (ready != null) {
-      for (Long t : s.getOkTimes()) {
+      for (Long t : s.getServing().getOkTimes()) {
         if (t >= ready) {
           firstOk = t;
           break;
         }
       }
     }
-    boolean neverScheduled = scheduled == null && s.getGone();
+    boolean neverScheduled = scheduled == null && s.getLifecycle().getGone();
     Long pendingMs = diff(created, scheduled);
     if (neverScheduled) {
       pendingMs = diff(created, terminated);
@@ -209,9 +226,9 @@ public final class TimelineView {
     Double unsampled = null;
     Double wasted = null;
     Double wastedBusy = null;
-    if (running != null && s.getGpus() > 0) {
+    if (running != null && s.getIdentity().getGpus() > 0) {
       long end = terminated != null ? terminated : Math.max(now, running);
-      allocated = s.getGpus() * Math.max(0, end - running) / 1000.0;
+      allocated = s.getIdentity().getGpus() * Math.max(0, end - running) / 1000.0;
       busy = GpuBusy.total(s);
       // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
       // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
@@ -228,16 +245,19 @@ public final class TimelineView {
         long from =
             Math.max(
                 running,
-                s.getCheckpointAt() == null ? running : Math.min(s.getCheckpointAt(), terminated));
-        wasted = s.getGpus() * Math.max(0, terminated - from) / 1000.0;
+                s.getLatest().getCheckpointAt() == null
+                    ? running
+                    : Math.min(s.getLatest().getCheckpointAt(), terminated));
+        wasted = s.getIdentity().getGpus() * Math.max(0, terminated - from) / 1000.0;
         wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
       }
     }
 
-    DDSketch sketch = LatencySketch.decodeForRead(s.getLatencySketch());
-    int restarts = s.getRestarts().values().stream().mapToInt(Integer::intValue).sum();
+    DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
+    int restarts =
+        s.getLifecycle().getRestarts().values().stream().mapToInt(Integer::intValue).sum();
     int failedScheduling =
-        s.getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
+        s.getScheduling().getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
     // Starving: waited (or has been waiting) longer than the threshold to be scheduled.
     long pendingFor =
         pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
@@ -245,21 +265,21 @@ public final class TimelineView {
     // a final timeline knows the exact pending time and needs no flag.
     boolean pendingTooLong =
         pendingFor > settings.starvationPending().toMillis()
-            || (!isFinal && s.getStarvingFlagged());
+            || (!isFinal && s.getScheduling().getStarvingFlagged());
     long until = terminated != null ? terminated : Long.MAX_VALUE;
 
     return PodTimeline.newBuilder()
         .setUid(s.getUid())
-        .setNamespace(s.getNamespace())
-        .setName(s.getName())
-        .setNode(s.getNode())
-        .setPriorityClass(s.getPriorityClass())
-        .setPriority(s.getPriority())
+        .setNamespace(s.getIdentity().getNamespace())
+        .setName(s.getIdentity().getName())
+        .setNode(s.getLatest().getNode())
+        .setPriorityClass(s.getIdentity().getPriorityClass())
+        .setPriority(s.getIdentity().getPriority())
         .setWorkload(workload)
-        .setExperiment(s.getLabels().get(settings.experimentKey()))
-        .setArm(s.getLabels().get(settings.armKey()))
-        .setApplication(s.getLabels().get(settings.applicationKey()))
-        .setRepeat(s.getLabels().get(settings.repeatKey()))
+        .setExperiment(s.getIdentity().getLabels().get(settings.experimentKey()))
+        .setArm(s.getIdentity().getLabels().get(settings.armKey()))
+        .setApplication(s.getIdentity().getLabels().get(settings.applicationKey()))
+        .setRepeat(s.getIdentity().getLabels().get(settings.repeatKey()))
         .setCreatedAt(created)
         .setScheduledAt(scheduled)
         .setRunningAt(running)
@@ -273,22 +293,22 @@ public final class TimelineView {
         .setTimeToReadyMs(diff(created, ready))
         .setTimeToFirstOkMs(diff(created, firstOk))
         .setFailedSchedulingCount(failedScheduling)
-        .setPendingReasons(new TreeMap<>(s.getPendingReasons()))
-        .setPreemptionAttempted(s.getPreemptionAttempted())
-        .setNominatedNode(s.getNominatedNode())
+        .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
+        .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
+        .setNominatedNode(s.getLatest().getNominatedNode())
         .setPreemptedAt(TimelineReducer.preemptedAt(s))
-        .setPreemptor(s.getPreemptor())
-        .setVictims(new ArrayList<>(s.getVictims()))
-        .setGpus(s.getGpus())
+        .setPreemptor(s.getDisruption().getPreemptor())
+        .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
+        .setGpus(s.getIdentity().getGpus())
         .setAllocatedGpuSeconds(allocated)
         .setBusyGpuSeconds(busy)
         .setIdleAllocatedGpuSeconds(idle)
         .setUnsampledGpuSeconds(unsampled)
         .setWastedGpuSeconds(wasted)
         .setWastedBusyGpuSeconds(wastedBusy)
-        .setRequests(s.getRequests())
-        .setErrors(s.getErrors())
-        .setSloBreaches(s.getSloBreaches())
+        .setRequests(s.getServing().getRequests())
+        .setErrors(s.getServing().getErrors())
+        .setSloBreaches(s.getServing().getSloBreaches())
         .setLatencyP50Ms(LatencySketch.quantile(sketch, 0.50))
         .setLatencyP95Ms(LatencySketch.quantile(sketch, 0.95))
         .setLatencyP99Ms(LatencySketch.quantile(sketch, 0.99))
@@ -318,7 +338,7 @@ public final class TimelineView {
         .setPreemptor(t.getPreemptor())
         .setNode(t.getNode())
         .setAt(t.getPreemptedAt())
-        .setSource(s.getPreemptedEventAt() != null ? "event" : "condition")
+        .setSource(s.getDisruption().getPreemptedEventAt() != null ? "event" : "condition")
         .setVictimWorkload(t.getWorkload())
         .setVictimGpus(t.getGpus())
         .setWastedGpuSeconds(t.getWastedGpuSeconds())

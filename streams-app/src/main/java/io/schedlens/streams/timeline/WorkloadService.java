@@ -230,13 +230,15 @@ public final class WorkloadService {
    */
   public static WorkloadMember memberOf(PodTimeline t, TimelineState s) {
     Disruption own = TimelineView.ownDisruption(s);
-    Long deletionRequestedAt = s.getDeletionRequestedAt();
+    Long deletionRequestedAt = s.getLifecycle().getDeletionRequestedAt();
     // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
     // it finished; a deleted one when its deletion was asked for.
     Long stopped = TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt());
     Long lost =
-        s.getReadyLostAt() != null && t.getReadyAt() != null && s.getReadyLostAt() > t.getReadyAt()
-            ? s.getReadyLostAt()
+        s.getLatest().getReadyLostAt() != null
+                && t.getReadyAt() != null
+                && s.getLatest().getReadyLostAt() > t.getReadyAt()
+            ? s.getLatest().getReadyLostAt()
             : null;
     Long readyEnd =
         t.getReadyAt() == null
@@ -264,7 +266,7 @@ public final class WorkloadService {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
-        .setTemplateHash(s.getLabels().get(Workloads.TEMPLATE_HASH_LABEL))
+        .setTemplateHash(s.getIdentity().getLabels().get(Workloads.TEMPLATE_HASH_LABEL))
         .setFinal$(t.getFinal$())
         .build();
   }

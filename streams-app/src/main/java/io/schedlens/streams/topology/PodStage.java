@@ -283,7 +283,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       pods.getPods().add(s);
     }
     boolean sawPod = s.getSawPod();
-    boolean wasGone = s.getGone();
+    boolean wasGone = s.getLifecycle().getGone();
     try {
       Change change = reducer.apply(s, o);
       if (!sawPod && s.getSawPod()) {
@@ -333,7 +333,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
       pods.getPods().add(s);
       timers.add(TimerIndex.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid).id());
     }
-    boolean wasGone = s.getGone();
+    boolean wasGone = s.getLifecycle().getGone();
     try {
       Change change = reducer.apply(s, e);
       afterChange(key, s, change, wasGone, EventTimes.of(e));
@@ -361,10 +361,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
 
   /** A pod first observed: its waiting links, its starvation timer. */
   private void firstSeen(String key, PodsOfName pods, TimelineState s) {
-    if (TimelineView.scheduledAt(s) == null && s.getCreatedAt() != null) {
+    if (TimelineView.scheduledAt(s) == null && s.getLifecycle().getCreatedAt() != null) {
       timers.add(
           TimerIndex.STARVE,
-          s.getCreatedAt() + settings.starvationPending().toMillis(),
+          s.getLifecycle().getCreatedAt() + settings.starvationPending().toMillis(),
           new TimerTarget(key, s.getUid()).id());
     }
     if (!pods.getWaitingLinks().isEmpty()) {
@@ -387,7 +387,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
     for (Outbound o : change.outbound()) {
       out.send(o, at);
     }
-    if (!wasGone && s.getGone()) {
+    if (!wasGone && s.getLifecycle().getGone()) {
       timers.add(TimerIndex.FINAL, FinalDue.at(s, graceMs), id);
     }
     for (FactsToTell.Tell t : FactsToTell.afterChange(s, at)) {
@@ -471,9 +471,9 @@ final class PodStage implements Processor<String, Object, String, Object> {
     waiting.rememberIds(key, b);
     if (a instanceof Incarnations.Live live) {
       TimelineState s = live.pod();
-      if (s.getGone()
-          && s.getDeletedObservedAt() != null
-          && b.getSecond() > s.getDeletedObservedAt()) {
+      if (s.getLifecycle().getGone()
+          && s.getLifecycle().getDeletedObservedAt() != null
+          && b.getSecond() > s.getLifecycle().getDeletedObservedAt()) {
         metrics.lateRecords.labelValues("after-pod-removed").inc(n);
         return true;
       }
@@ -642,10 +642,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
     PodsOfName pods = names.get(id.key());
     TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
     if (s != null
-        && !s.getGone()
+        && !s.getLifecycle().getGone()
         && TimelineView.scheduledAt(s) == null
-        && !s.getStarvingFlagged()) {
-      s.setStarvingFlagged(true);
+        && !s.getScheduling().getStarvingFlagged()) {
+      s.getScheduling().setStarvingFlagged(true);
       emit(s, false);
       names.put(id.key(), pods);
     }

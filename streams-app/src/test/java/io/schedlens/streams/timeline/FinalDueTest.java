@@ -12,11 +12,11 @@ class FinalDueTest {
 
   static TimelineState gone(Long finishedAt, Long deletedObservedAt, long updatedAt) {
     TimelineState s = TimelineReducer.empty("u-1");
-    s.setGone(true);
-    s.setTerminalPhase(finishedAt == null ? null : "Succeeded");
-    s.setFinishedAt(finishedAt);
-    s.setDeletedObservedAt(deletedObservedAt);
-    s.setRunningAt(1_000L);
+    s.getLifecycle().setGone(true);
+    s.getLifecycle().setTerminalPhase(finishedAt == null ? null : "Succeeded");
+    s.getLifecycle().setFinishedAt(finishedAt);
+    s.getLifecycle().setDeletedObservedAt(deletedObservedAt);
+    s.getLifecycle().setRunningAt(1_000L);
     s.setUpdatedAt(updatedAt);
     return s;
   }
@@ -41,8 +41,8 @@ class FinalDueTest {
     TimelineState s = gone(60_000L, 61_000L, 61_000);
     assertThat(FinalDue.passed(s, 61_000 + GRACE - 1, GRACE)).isFalse();
     assertThat(FinalDue.passed(s, 61_000 + GRACE, GRACE)).isTrue();
-    s.setGone(false);
-    s.setDeletedObservedAt(null);
+    s.getLifecycle().setGone(false);
+    s.getLifecycle().setDeletedObservedAt(null);
     assertThat(FinalDue.passed(s, Long.MAX_VALUE, GRACE)).as("a live pod is never past").isFalse();
   }
 }

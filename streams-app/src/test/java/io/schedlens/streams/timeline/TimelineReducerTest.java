@@ -350,7 +350,7 @@ public class TimelineReducerTest {
     Change second = reducer.apply(preemptor, link("u-asr-2"));
     Change duplicate = reducer.apply(preemptor, link("u-asr-2"));
 
-    assertThat(preemptor.getVictims()).containsExactly("u-asr-1", "u-asr-2");
+    assertThat(preemptor.getDisruption().getVictims()).containsExactly("u-asr-1", "u-asr-2");
     assertThat(observed.outbound())
         .singleElement()
         .isInstanceOfSatisfying(

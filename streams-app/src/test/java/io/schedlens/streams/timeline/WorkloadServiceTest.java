@@ -55,7 +55,7 @@ class WorkloadServiceTest {
 
   static TimelineState deletionAskedAt(Long at) {
     TimelineState s = TimelineReducer.empty("x");
-    s.setDeletionRequestedAt(at);
+    s.getLifecycle().setDeletionRequestedAt(at);
     return s;
   }
 
@@ -387,10 +387,10 @@ class WorkloadServiceTest {
             .setUpdatedAt(at(941))
             .build();
     TimelineState s = deletionAskedAt(at(940));
-    s.setReadyLostAt(at(640));
+    s.getLatest().setReadyLostAt(at(640));
 
     assertThat(WorkloadService.memberOf(t, s).getReadyEndAt()).isEqualTo(at(640));
-    s.setReadyLostAt(at(50));
+    s.getLatest().setReadyLostAt(at(50));
     assertThat(WorkloadService.memberOf(t, s).getReadyEndAt())
         .as("a not-Ready before it was first Ready is no loss")
         .isEqualTo(at(940));
@@ -434,9 +434,9 @@ class WorkloadServiceTest {
     assertThat(m.getReadyEndAt()).isEqualTo(at(600));
     assertThat(m.getStoppedAt()).isEqualTo(at(600));
     TimelineState evicted = deletionAskedAt(null);
-    evicted.setGone(true);
-    evicted.setDisruptionCause("taint-manager");
-    evicted.setDisruptionAt(at(600));
+    evicted.getLifecycle().setGone(true);
+    evicted.getDisruption().setDisruptionCause("taint-manager");
+    evicted.getDisruption().setDisruptionAt(at(600));
     assertThat(WorkloadService.memberOf(t, evicted).getReadyEndAt())
         .as("without the deletion request: the disruption's time")
         .isEqualTo(at(600));

@@ -329,7 +329,14 @@ class StateUpgradeTest {
         sameInEveryFieldOf(old, s, read);
         PodTimeline before = view.view(read, at(60), false);
         reducer.applyAny(
-            read, Inputs.request(s.getNamespace(), s.getName(), "chat", at(61), 200, 80));
+            read,
+            Inputs.request(
+                s.getIdentity().getNamespace(),
+                s.getIdentity().getName(),
+                "chat",
+                at(61),
+                200,
+                80));
         assertThat(view.view(read, at(62), false).getUid()).isEqualTo(before.getUid());
       }
     }
@@ -351,10 +358,10 @@ class StateUpgradeTest {
       SpecificRecordBase r = read;
       if (original.getSchema().getField(f.name()) == null
           && m.isPresent()
-          && m.get().moved().contains(f.name())) {
+          && m.get().nestedOf(f.name()) != null) {
         // Moved into a nested record since: compare it there.
-        o = (SpecificRecordBase) original.get(m.get().nested());
-        r = (SpecificRecordBase) read.get(m.get().nested());
+        o = (SpecificRecordBase) original.get(m.get().nestedOf(f.name()));
+        r = (SpecificRecordBase) read.get(m.get().nestedOf(f.name()));
       }
       Schema.Field now = o.getSchema().getField(f.name());
       if (now == null) {
