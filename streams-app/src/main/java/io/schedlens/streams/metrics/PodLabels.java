@@ -14,12 +14,7 @@ public record PodLabels(
 
   /** A pod's labels, from its state. */
   public static PodLabels of(TimelineState s, TimelineSettings settings) {
-    WorkloadRef w =
-        Workloads.of(
-            s.getIdentity().getOwnerKind(),
-            s.getIdentity().getOwnerName(),
-            s.getIdentity().getName(),
-            s.getIdentity().getLabels());
+    WorkloadRef w = Workloads.of(s.getIdentity());
     return new PodLabels(
         orEmpty(s.getIdentity().getNamespace()),
         orEmpty(s.getIdentity().getPriorityClass()),

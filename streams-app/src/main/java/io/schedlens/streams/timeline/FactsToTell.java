@@ -148,12 +148,7 @@ public final class FactsToTell {
 
   /** The key of the pod's workload's state, or null when it has none known yet. */
   public static String workloadKey(TimelineState s) {
-    WorkloadRef w =
-        Workloads.of(
-            s.getIdentity().getOwnerKind(),
-            s.getIdentity().getOwnerName(),
-            s.getIdentity().getName(),
-            s.getIdentity().getLabels());
+    WorkloadRef w = Workloads.of(s.getIdentity());
     if (w == null || s.getIdentity().getNamespace() == null) {
       return null;
     }

@@ -192,12 +192,7 @@ public final class TimelineView {
    * {@code now}.
    */
   public PodTimeline view(TimelineState s, long now, boolean isFinal) {
-    WorkloadRef workload =
-        Workloads.of(
-            s.getIdentity().getOwnerKind(),
-            s.getIdentity().getOwnerName(),
-            s.getIdentity().getName(),
-            s.getIdentity().getLabels());
+    WorkloadRef workload = Workloads.of(s.getIdentity());
     Long created = s.getLifecycle().getCreatedAt();
     Long scheduled = scheduledAt(s);
     Long running = s.getLifecycle().getRunningAt();

@@ -1,6 +1,7 @@
 package io.schedlens.streams.timeline;
 
 import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.TimelineIdentity;
 import io.schedlens.schemas.WorkloadKey;
 import java.util.Map;
 
@@ -15,6 +16,11 @@ public final class Workloads {
   public static final String TEMPLATE_HASH_LABEL = "pod-template-hash";
 
   private Workloads() {}
+
+  /** The workload of the pod whose identity this is (its controller, name and labels). */
+  public static WorkloadRef of(TimelineIdentity pod) {
+    return of(pod.getOwnerKind(), pod.getOwnerName(), pod.getName(), pod.getLabels());
+  }
 
   public static WorkloadRef of(
       String ownerKind, String ownerName, String podName, Map<String, String> labels) {

@@ -79,6 +79,16 @@ class PodStageTest {
     return new Inputs.Pod(uid, "ai-lab", name, null, null, "batch", 1000, 1);
   }
 
+  /** A pod created at {@code created} s, bound and running a second later, observed then. */
+  static Inputs.Pod running(MockStage s, String uid, String name, double created) {
+    Inputs.Pod p = batchPod(uid, name).created(created);
+    p.condition("PodScheduled", "True", created + 1, null, null)
+        .node("gpu-node-1")
+        .phase("Running");
+    pod(s, p.seen(ChangeType.ADDED, created + 1));
+    return p;
+  }
+
   @Test
   void shouldPublishAFinalTimelineOnceEveryStageAnsweredPastItsEndPlusTheGracePeriod() {
     MockStage s = stage(SETTINGS);
@@ -141,9 +151,7 @@ class PodStageTest {
   @Test
   void shouldGiveRequestsToTheIncarnationThatHeldTheNameWhateverOrderTheyWereReadIn() {
     MockStage s = stage(SETTINGS);
-    Inputs.Pod first = batchPod("u-a", "worker-0").created(0);
-    first.condition("PodScheduled", "True", 1, null, null).node("gpu-node-1").phase("Running");
-    pod(s, first.seen(ChangeType.ADDED, 1));
+    Inputs.Pod first = running(s, "u-a", "worker-0", 0);
     pod(s, first.seen(ChangeType.DELETED, 30));
     marks(s, at(10));
     // Requests at 20 s (the first pod's) and 50 s (the second's), read before the second pod.
@@ -155,9 +163,7 @@ class PodStageTest {
         .as("the pods stream has not passed them: they wait")
         .allMatch(n -> n == 0);
 
-    Inputs.Pod second = batchPod("u-b", "worker-0").created(40);
-    second.condition("PodScheduled", "True", 41, null, null).node("gpu-node-1").phase("Running");
-    pod(s, second.seen(ChangeType.ADDED, 41));
+    running(s, "u-b", "worker-0", 40);
     marks(s, at(60));
     s.clear();
     s.punctuate(SETTINGS.emitInterval(), 3_000);
@@ -176,9 +182,7 @@ class PodStageTest {
   @Test
   void shouldPublishCounterChangesOnTheEmitScheduleOnly() {
     MockStage s = stage(SETTINGS);
-    Inputs.Pod p = batchPod("u-a", "worker-0").created(0);
-    p.condition("PodScheduled", "True", 1, null, null).node("gpu-node-1").phase("Running");
-    pod(s, p.seen(ChangeType.ADDED, 1));
+    running(s, "u-a", "worker-0", 0);
     marks(s, at(5));
     s.clear();
     request(s, Inputs.request("ai-lab", "worker-0", "chat", at(6), 200, 30));
@@ -251,6 +255,41 @@ class PodStageTest {
         .isEqualTo(1_234_567);
     assertThat(d.getEventTime()).isEqualTo(at(3));
     assertThat(dlq.get(0).timestamp()).as("stream time, not the wall clock").isEqualTo(at(5));
+  }
+
+  /**
+   * The dead letters of the same inputs say the same, however late on the wall clock they are read,
+   * but for {@code at}: the schema's read time of the letter, the one wall-clock field of an output
+   * (the README's Determinism section says so).
+   */
+  @Test
+  void shouldDeadLetterTheSameInputsTheSameWayAtAnyWallTimeButForTheReadTime() {
+    List<DeadLetter> first = deadLettersOfBadInputs(1_000);
+    List<DeadLetter> second = deadLettersOfBadInputs(9_999_000);
+    assertThat(first).hasSize(3);
+    assertThat(first).extracting(DeadLetter::getAt).containsOnly(1_000L);
+    assertThat(second).extracting(DeadLetter::getAt).containsOnly(9_999_000L);
+    assertThat(withoutReadTime(second)).isEqualTo(withoutReadTime(first));
+  }
+
+  List<DeadLetter> deadLettersOfBadInputs(long wall) {
+    MockStage s = stage(SETTINGS.withPartitions(2));
+    s.context.setCurrentSystemTimeMs(wall);
+    PodObservation o = batchPod("u-7", "embed-7").seen(ChangeType.ADDED, 1);
+    int wrong = (PodName.of(o).partition(2) + 1) % 2;
+    s.read(TOPICS.pods.name(), wrong, "u-7", o, o.getObservedAt());
+    s.read(TOPICS.events.name(), 0, "e-1", null, at(3));
+    s.read(
+        TOPICS.requests.name(),
+        0,
+        null,
+        Inputs.request("ai-lab", "x", "chat", at(4), 200, 1),
+        at(4));
+    return s.sent(TimelineTopology.PODS_DLQ_SINK, DeadLetter.class);
+  }
+
+  static List<DeadLetter> withoutReadTime(List<DeadLetter> letters) {
+    return letters.stream().map(d -> DeadLetter.newBuilder(d).setAt(0).build()).toList();
   }
 
   @Test
