@@ -35,6 +35,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
@@ -138,16 +139,21 @@ public final class Collector implements AutoCloseable {
           new EndpointSliceTargets(
               client,
               config.getList(CollectorConfig.DCGM_NAMESPACES),
-              config.getString(CollectorConfig.DCGM_SERVICE_SELECTOR),
-              config.getString(CollectorConfig.DCGM_PORT_NAME),
+              config.dcgmServiceSelectors(),
+              config.getList(CollectorConfig.DCGM_PORT_NAME),
               config.getString(CollectorConfig.DCGM_PATH));
       resources.add(discovered);
       targetSources.add(discovered);
     }
+    Supplier<List<ScrapeTarget>> targets =
+        () -> targetSources.stream().flatMap(s -> s.get().stream()).distinct().toList();
+    metrics.dcgmGauges(
+        () -> targets.get().size(),
+        () -> pods != null ? pods.gpuPodsRunning() : OptionalInt.empty());
     if (!targetSources.isEmpty()) {
       DcgmScraper scraper =
           new DcgmScraper(
-              () -> targetSources.stream().flatMap(s -> s.get().stream()).distinct().toList(),
+              targets,
               sink,
               records,
               metrics,

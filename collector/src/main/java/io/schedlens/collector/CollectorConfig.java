@@ -6,6 +6,7 @@ import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import javax.net.ssl.SSLContext;
@@ -162,15 +163,15 @@ public final class CollectorConfig extends AppConfig {
           .define(
               DCGM_SERVICE_SELECTOR,
               Type.STRING,
-              "app.kubernetes.io/name=dcgm-exporter",
+              "app=nvidia-dcgm-exporter;app.kubernetes.io/name=dcgm-exporter",
               Importance.MEDIUM,
-              "Label selector of the dcgm-exporter Service (EndpointSlices carry their Service's labels).")
+              "Label selectors of the dcgm-exporter Service, alternatives separated by ';' (a comma inside one selector means 'and'). EndpointSlices carry their Service's labels. The default finds both the NVIDIA GPU Operator's Service (app=nvidia-dcgm-exporter) and the standalone dcgm-exporter chart's (app.kubernetes.io/name=dcgm-exporter).")
           .define(
               DCGM_PORT_NAME,
-              Type.STRING,
-              "",
+              Type.LIST,
+              "gpu-metrics,metrics",
               Importance.LOW,
-              "Name of the metrics port in the EndpointSlice. Empty: the first port.")
+              "Names of the metrics port in the EndpointSlice, in order of preference (the GPU Operator's is gpu-metrics, the dcgm-exporter chart's metrics). Empty: the first port.")
           .define(
               DCGM_PATH,
               Type.STRING,
@@ -332,9 +333,24 @@ public final class CollectorConfig extends AppConfig {
           "dcgm.discovery needs the namespaces where dcgm-exporter runs (--dcgm-namespaces, e.g."
               + " gpu-operator), or --dcgm-discovery false with --dcgm-targets");
     }
+    if (c.getBoolean(DCGM_DISCOVERY) && c.dcgmServiceSelectors().isEmpty()) {
+      throw new ConfigException(
+          DCGM_SERVICE_SELECTOR,
+          c.getString(DCGM_SERVICE_SELECTOR),
+          "give at least one label selector of the dcgm-exporter Service (e.g."
+              + " app=nvidia-dcgm-exporter), or --dcgm-discovery false with --dcgm-targets");
+    }
     c.httpTls(); // a certificate or key that cannot be used fails here, naming the file
     c.intakeToken(); // token mode without a token fails here: a missing Secret is no "none"
     return c;
+  }
+
+  /** The alternative selectors of dcgm.service.selector: a Service matching any is an exporter. */
+  public List<String> dcgmServiceSelectors() {
+    return Arrays.stream(getString(DCGM_SERVICE_SELECTOR).split(";"))
+        .map(String::strip)
+        .filter(s -> !s.isEmpty())
+        .toList();
   }
 
   /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */

@@ -7,8 +7,11 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.schedlens.common.metrics.ProcessMetrics;
+import java.util.OptionalInt;
 import java.util.function.DoubleSupplier;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The collector's own metrics, served on its {@code /metrics}. Labels are bounded: topic, source,
@@ -188,6 +191,32 @@ public final class CollectorMetrics {
         .name("schedlens_collector_buffer_capacity_records")
         .help("Capacity of the send buffer.")
         .callback(cb -> cb.call(capacity))
+        .register(registry);
+  }
+
+  /**
+   * The dcgm-exporter targets the collector scrapes now (static and discovered), and the pods it
+   * sees running with a GPU request: zero targets while GPU pods run means every GPU figure will be
+   * "unsampled" (the alert SchedlensDcgmNoTargets).
+   */
+  public void dcgmGauges(IntSupplier targets, Supplier<OptionalInt> gpuPodsRunning) {
+    GaugeWithCallback.builder()
+        .name("schedlens_collector_dcgm_targets")
+        .help("dcgm-exporter targets scraped now, static and discovered.")
+        .callback(cb -> cb.call(targets.getAsInt()))
+        .register(registry);
+    GaugeWithCallback.builder()
+        .name("schedlens_collector_gpu_pods_running")
+        .help(
+            "Pods in phase Running with an nvidia.com/gpu request, as the pod informers see them"
+                + " (absent until they have synced).")
+        .callback(
+            cb -> {
+              OptionalInt n = gpuPodsRunning.get();
+              if (n.isPresent()) {
+                cb.call(n.getAsInt());
+              }
+            })
         .register(registry);
   }
 }

@@ -8,8 +8,10 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.Quantity;
+import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeries;
+import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.PodObservation;
@@ -526,72 +528,17 @@ class CollectorIT {
     String ns = "gpu-operator-" + UUID.randomUUID().toString().substring(0, 6);
     String tenant = "tenant-" + UUID.randomUUID().toString().substring(0, 6);
     Topics topics = topics(ns + ".");
-    try (FakeDcgmExporter exporter = new FakeDcgmExporter();
+    try (FakeDcgmExporter operatorExporter = new FakeDcgmExporter();
+        FakeDcgmExporter chartExporter = new FakeDcgmExporter();
         FakeDcgmExporter decoy = new FakeDcgmExporter()) {
-      // A tenant's Service with the same label, in a namespace discovery is not told of: its
-      // numbers must not become anybody's GPU samples.
-      kube.client
-          .discovery()
-          .v1()
-          .endpointSlices()
-          .inNamespace(tenant)
-          .resource(
-              new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
-                  .withNewMetadata()
-                  .withName("fake-dcgm-exporter-xyz")
-                  .withNamespace(tenant)
-                  .addToLabels("app.kubernetes.io/name", "dcgm-exporter")
-                  .endMetadata()
-                  .withAddressType("IPv4")
-                  .addNewPort()
-                  .withName("gpu-metrics")
-                  .withPort(decoy.port())
-                  .withProtocol("TCP")
-                  .endPort()
-                  .addNewEndpoint()
-                  .withAddresses("127.0.0.1")
-                  .withNodeName("tenant-node")
-                  .withNewConditions()
-                  .withReady(true)
-                  .endConditions()
-                  .endEndpoint()
-                  .build())
-          .create();
-      kube.client
-          .discovery()
-          .v1()
-          .endpointSlices()
-          .inNamespace(ns)
-          .resource(
-              new io.fabric8.kubernetes.api.model.discovery.v1.EndpointSliceBuilder()
-                  .withNewMetadata()
-                  .withName("nvidia-dcgm-exporter-abcde")
-                  .withNamespace(ns)
-                  .addToLabels("app.kubernetes.io/name", "dcgm-exporter")
-                  .addToLabels("kubernetes.io/service-name", "nvidia-dcgm-exporter")
-                  .endMetadata()
-                  .withAddressType("IPv4")
-                  .addNewPort()
-                  .withName("gpu-metrics")
-                  .withPort(exporter.port())
-                  .withProtocol("TCP")
-                  .endPort()
-                  .addNewEndpoint()
-                  .withAddresses("127.0.0.1")
-                  .withNodeName("gpu-node-7")
-                  .withNewConditions()
-                  .withReady(true)
-                  .endConditions()
-                  .endEndpoint()
-                  .addNewEndpoint()
-                  .withAddresses("127.0.0.2")
-                  .withNodeName("gpu-node-8")
-                  .withNewConditions()
-                  .withReady(false)
-                  .endConditions()
-                  .endEndpoint()
-                  .build())
-          .create();
+      // A tenant's Service with the GPU Operator's label, in a namespace discovery is not told
+      // of: its numbers must not become anybody's GPU samples.
+      createSlice("gpu-operator-endpointslice.yaml", tenant, decoy.port(), "tenant-node");
+      // The GPU Operator's exporter (app=nvidia-dcgm-exporter, port gpu-metrics) and the
+      // standalone chart's (app.kubernetes.io/name=dcgm-exporter, port metrics), found with the
+      // default selector and port names: only the namespace is given.
+      createSlice("gpu-operator-endpointslice.yaml", ns, operatorExporter.port(), "gpu-node-7");
+      createSlice("dcgm-exporter-chart-endpointslice.yaml", ns, chartExporter.port(), "gpu-node-9");
       try (Collector collector =
               collector(
                   ns + ".",
@@ -600,8 +547,6 @@ class CollectorIT {
                   "true",
                   "--dcgm-namespaces",
                   ns,
-                  "--dcgm-port-name",
-                  "gpu-metrics",
                   "--scrape-interval",
                   "200ms");
           TopicReader<io.schedlens.avro.GpuSample> samples =
@@ -609,22 +554,62 @@ class CollectorIT {
                   broker.bootstrapServers(),
                   topics.gpuSamples.name(),
                   topics.gpuSamples.valueSerde().deserializer())) {
-        var got = samples.readUntil(r -> r.size() >= 8, Duration.ofSeconds(30));
+        var got =
+            samples.readUntil(
+                r ->
+                    r.stream().map(x -> x.value().getNode()).distinct().count() >= 2
+                        && r.size() >= 16,
+                Duration.ofSeconds(30));
         assertThat(got)
-            .hasSizeGreaterThanOrEqualTo(8)
+            .extracting(r -> r.value().getNode())
+            .containsOnly("gpu-node-7", "gpu-node-9");
+        assertThat(got)
+            .extracting(r -> r.value().getTarget())
+            .containsOnly(
+                "http://127.0.0.1:" + operatorExporter.port() + "/metrics",
+                "http://127.0.0.1:" + chartExporter.port() + "/metrics");
+        assertThat(got)
             .allSatisfy(
-                r -> {
-                  assertThat(r.value().getNode()).isEqualTo("gpu-node-7");
-                  assertThat(r.value().getTarget())
-                      .isEqualTo("http://127.0.0.1:" + exporter.port() + "/metrics");
-                  assertThat(r.value().getLabels())
-                      .containsEntry("Hostname", "ip-100-64-171-120.ec2.internal");
-                });
+                r ->
+                    assertThat(r.value().getLabels())
+                        .containsEntry("Hostname", "ip-100-64-171-120.ec2.internal"));
         assertThat(got)
             .extracting(ConsumerRecord::key)
             .contains("gpu-node-7/0", "dynamo-workload/vllm-agg-0-vllmdecodeworker-5fljt");
+        // The ready endpoint of each Service: two targets (the unready one is not scraped).
+        assertThat(gauge(collector, "schedlens_collector_dcgm_targets")).isEqualTo(2.0);
       }
     }
+  }
+
+  /**
+   * One of the recorded EndpointSlice shapes (src/test/resources/discovery) in the given namespace,
+   * its endpoints on loopback at the fake exporter's port.
+   */
+  private static void createSlice(String file, String namespace, int port, String readyNode)
+      throws Exception {
+    EndpointSlice slice;
+    try (var in = CollectorIT.class.getResourceAsStream("/discovery/" + file)) {
+      slice = kube.client.getKubernetesSerialization().unmarshal(in, EndpointSlice.class);
+    }
+    slice.getMetadata().setNamespace(namespace);
+    slice.getMetadata().setUid(null);
+    slice.getMetadata().setOwnerReferences(null);
+    slice.getPorts().get(0).setPort(port);
+    slice.getEndpoints().get(0).setAddresses(List.of("127.0.0.1"));
+    slice.getEndpoints().get(0).setNodeName(readyNode);
+    for (int i = 1; i < slice.getEndpoints().size(); i++) {
+      slice.getEndpoints().get(i).setAddresses(List.of("127.0.0.2"));
+    }
+    kube.client.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create();
+  }
+
+  private static double gauge(Collector collector, String name) {
+    return collector.metrics().registry.scrape().stream()
+        .filter(m -> m.getMetadata().getPrometheusName().equals(name))
+        .flatMap(m -> m.getDataPoints().stream())
+        .mapToDouble(p -> ((GaugeDataPointSnapshot) p).getValue())
+        .sum();
   }
 
   @Test

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -86,6 +87,28 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
   /** Whether the informers have listed all pods. */
   public boolean hasSynced() {
     return informers != null && informers.hasSynced();
+  }
+
+  /**
+   * Pods in phase Running with a GPU request, from the informers' caches; empty until they have
+   * synced (a count from a half-listed cache would say "fewer GPU pods" when it means "not known").
+   */
+  public OptionalInt gpuPodsRunning() {
+    if (!hasSynced()) {
+      return OptionalInt.empty();
+    }
+    int n = 0;
+    for (Pod pod : informers.list()) {
+      if (pod.getStatus() != null
+          && "Running".equals(pod.getStatus().getPhase())
+          && pod.getSpec() != null
+          && PodProjection.gpuRequest(
+                  pod.getSpec().getContainers(), pod.getSpec().getInitContainers())
+              > 0) {
+        n++;
+      }
+    }
+    return OptionalInt.of(n);
   }
 
   @Override
