@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * dcgm-exporter targets discovered from the EndpointSlices of its Service: EndpointSlices carry the
@@ -23,7 +25,9 @@ import java.util.function.Supplier;
  */
 public final class EndpointSliceTargets implements Supplier<List<ScrapeTarget>>, AutoCloseable {
 
-  /** One informer per namespace: discovery never looks cluster-wide. */
+  private static final Logger log = LoggerFactory.getLogger(EndpointSliceTargets.class);
+
+  /** One informer per namespace and selector: discovery never looks cluster-wide. */
   private final List<SharedIndexInformer<EndpointSlice>> informers = new ArrayList<>();
 
   private final List<String> portNames;
@@ -45,6 +49,11 @@ public final class EndpointSliceTargets implements Supplier<List<ScrapeTarget>>,
       throw new IllegalArgumentException(
           "dcgm-exporter discovery needs its namespaces and at least one Service selector");
     }
+    log.info(
+        "dcgm-exporter discovery: Services matching any of {} in namespaces {}, metrics port {}",
+        selectors,
+        namespaces,
+        this.portNames.isEmpty() ? "the first" : "named any of " + this.portNames);
     for (String namespace : namespaces) {
       for (String selector : selectors) {
         informers.add(informer(client, namespace, selector));
