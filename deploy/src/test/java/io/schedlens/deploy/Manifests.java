@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -19,11 +18,11 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The objects one kustomization builds, as fabric8's typed model objects. Custom resources whose
- * Java model is not on the classpath (Strimzi, Prometheus Operator) come as {@link
- * GenericKubernetesResource}; every other kind must bind to its typed class without a single
- * unknown field, so that a misspelt or misplaced field fails here instead of being silently dropped
- * by the API server's defaulting.
+ * The objects the chart renders (or one kustomization builds), as fabric8's typed model objects.
+ * Every Kubernetes kind must bind to its typed class without a single unknown field, so that a
+ * misspelt or misplaced field fails here instead of being silently dropped by the API server. The
+ * operators' custom resources come as {@link GenericKubernetesResource} and are validated against
+ * their own published models and schemas by {@link ChartSchemas}.
  */
 final class Manifests {
 
@@ -36,7 +35,9 @@ final class Manifests {
           "KafkaUser",
           "ServiceMonitor",
           "PodMonitor",
-          "PrometheusRule");
+          "PrometheusRule",
+          "Certificate",
+          "Issuer");
 
   static final ObjectMapper YAML = new YAMLMapper();
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -50,16 +51,29 @@ final class Manifests {
     this.objects = objects;
   }
 
+  /** The objects {@code kubectl kustomize DIR} builds. */
   static Manifests build(String relativeDir) throws IOException, InterruptedException {
-    Path dir = Repository.path(relativeDir);
-    String yaml = Tools.kustomize(dir);
+    return parse(relativeDir, Tools.kustomize(Repository.path(relativeDir)));
+  }
+
+  /** The objects Helm renders for the install. */
+  static Manifests render(Chart.Install install) throws IOException {
+    return parse(install.toString(), Chart.template(install));
+  }
+
+  /** The chart with its defaults and the given values examples. */
+  static Manifests chart(String... examples) throws IOException {
+    return render(Chart.Install.of(examples));
+  }
+
+  static Manifests parse(String what, String yaml) throws IOException {
     List<HasMetadata> objects = new ArrayList<>();
     for (JsonNode doc : documents(yaml)) {
       String kind = doc.path("kind").asText();
       HasMetadata o = KUBE.unmarshal(JSON.writeValueAsString(doc));
       if (!CUSTOM_KINDS.contains(kind) && o instanceof GenericKubernetesResource) {
         throw new AssertionError(
-            relativeDir
+            what
                 + ": "
                 + kind
                 + " "
@@ -68,16 +82,19 @@ final class Manifests {
                 + doc.path("apiVersion").asText()
                 + ")");
       }
-      if (!(o instanceof GenericKubernetesResource)) {
-        List<String> unknown = new ArrayList<>();
-        unknownFields(o, kind + "/" + o.getMetadata().getName(), unknown);
-        if (!unknown.isEmpty()) {
-          throw new AssertionError(relativeDir + ": unknown fields " + unknown);
-        }
+      List<String> problems = new ArrayList<>();
+      if (o instanceof GenericKubernetesResource custom) {
+        problems.addAll(ChartSchemas.validate(custom.getApiVersion(), kind, doc));
+      } else {
+        unknownFields(o, kind + "/" + o.getMetadata().getName(), problems);
+      }
+      if (!problems.isEmpty()) {
+        throw new AssertionError(
+            what + ": " + kind + " " + doc.path("metadata").path("name") + " " + problems);
       }
       objects.add(o);
     }
-    return new Manifests(relativeDir, objects);
+    return new Manifests(what, objects);
   }
 
   static List<JsonNode> documents(String yaml) throws IOException {
@@ -118,10 +135,11 @@ final class Manifests {
   }
 
   /**
-   * Walks the model objects and collects every field fabric8 did not recognise (kept in
-   * additionalProperties). Model classes live in io.fabric8.kubernetes.api.model.
+   * Walks the model objects and collects every field the model did not recognise (kept in
+   * additionalProperties). Model classes live in io.fabric8.kubernetes.api.model and, for Strimzi's
+   * custom resources, io.strimzi.api.kafka.model.
    */
-  private static void unknownFields(Object o, String at, List<String> unknown) {
+  static void unknownFields(Object o, String at, List<String> unknown) {
     if (o == null) {
       return;
     }
@@ -136,7 +154,9 @@ final class Manifests {
       m.forEach((k, v) -> unknownFields(v, at + "." + k, unknown));
       return;
     }
-    if (!o.getClass().getName().startsWith("io.fabric8.kubernetes.api.model")) {
+    String type = o.getClass().getName();
+    if (!type.startsWith("io.fabric8.kubernetes.api.model")
+        && !type.startsWith("io.strimzi.api.kafka.model")) {
       return;
     }
     for (Method g : o.getClass().getMethods()) {

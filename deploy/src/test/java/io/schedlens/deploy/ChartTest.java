@@ -1,0 +1,476 @@
+package io.schedlens.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.marcnuri.helm.LintResult;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.Container;
+import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.EnvVar;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.PodSecurityContext;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodSpecBuilder;
+import io.fabric8.kubernetes.api.model.SecurityContext;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.rbac.Role;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The Helm chart, as Helm renders it: it lints, every rendered object validates against the
+ * versions the chart claims (Kubernetes 1.30 through fabric8's model, Strimzi v1 through Strimzi's
+ * model, the Prometheus Operator's CRD schemas), every pod passes the restricted Pod Security
+ * Standard, and the values do what docs/install.md says they do.
+ */
+class ChartTest {
+
+  private static final KubernetesSerialization KUBE = new KubernetesSerialization();
+
+  /** The defaults, each documented example, and the TLS modes a cluster can have. */
+  static Stream<Arguments> installs() {
+    List<Arguments> all = new ArrayList<>();
+    all.add(Arguments.of(Chart.Install.of()));
+    for (String e : Chart.examples()) {
+      all.add(Arguments.of(Chart.Install.of(e)));
+    }
+    all.add(Arguments.of(Chart.Install.of("production").with("tls.mode", "cert-manager")));
+    all.add(
+        Arguments.of(
+            Chart.Install.of("small")
+                .with("tls.mode", "secret")
+                .with("tls.secretName", "my-tls")
+                .with("pagesIngress.enabled", "true")));
+    return all.stream();
+  }
+
+  static Stream<String> lintedValues() {
+    List<String> all = new ArrayList<>();
+    all.add(null);
+    all.addAll(Chart.examples());
+    return all.stream();
+  }
+
+  @ParameterizedTest(name = "values: {0}")
+  @MethodSource("lintedValues")
+  void shouldLintStrictly(String example, @TempDir Path scratch) throws IOException {
+    LintResult lint = Chart.lint(example, scratch);
+    assertThat(lint.isFailed()).as(String.join("\n", lint.getMessages())).isFalse();
+    assertThat(lint.getMessages())
+        .as("no warnings either")
+        .noneMatch(m -> m.contains("[WARNING]") || m.contains("[ERROR]"));
+  }
+
+  @Test
+  void shouldDocumentEveryExampleThatItRenders() {
+    assertThat(Chart.examples()).contains("small", "production", "external-kafka", "pages-ingress");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("installs")
+  void shouldRenderObjectsThatValidateAndPassTheRestrictedStandard(Chart.Install install)
+      throws IOException {
+    Manifests m = Manifests.render(install);
+    assertThat(m.objects).isNotEmpty();
+    Map<String, PodSpec> pods = podSpecs(m);
+    assertThat(pods)
+        .containsKeys("Deployment/schedlens-collector", "StatefulSet/schedlens-streams");
+    pods.forEach(
+        (what, spec) ->
+            assertThat(PodSecurityStandard.restrictedViolations(spec))
+                .as(install + ": " + what + " under the restricted Pod Security Standard")
+                .isEmpty());
+    for (HasMetadata o : m.objects) {
+      assertThat(o.getMetadata().getLabels())
+          .as(o.getKind() + "/" + o.getMetadata().getName() + " is labelled as part of schedlens")
+          .containsEntry("app.kubernetes.io/part-of", "schedlens")
+          .containsKey("helm.sh/chart");
+    }
+  }
+
+  /**
+   * Every pod the install makes: the workloads' templates, and the pods Strimzi makes from the
+   * Kafka custom resources (brokers, entity operator, Kafka exporter), built from their templates
+   * as Strimzi does: the template's security contexts and Strimzi's volume types (PVC, ConfigMap,
+   * Secret, emptyDir).
+   */
+  static Map<String, PodSpec> podSpecs(Manifests m) {
+    Map<String, PodSpec> pods = new HashMap<>();
+    m.all(Deployment.class)
+        .forEach(d -> pods.put("Deployment/" + name(d), d.getSpec().getTemplate().getSpec()));
+    m.all(StatefulSet.class)
+        .forEach(d -> pods.put("StatefulSet/" + name(d), d.getSpec().getTemplate().getSpec()));
+    m.all(CronJob.class)
+        .forEach(
+            d ->
+                pods.put(
+                    "CronJob/" + name(d),
+                    d.getSpec().getJobTemplate().getSpec().getTemplate().getSpec()));
+    for (GenericKubernetesResource pool : m.custom("KafkaNodePool")) {
+      JsonNode t = Manifests.tree(pool).path("spec").path("template");
+      pods.put(
+          "KafkaNodePool/" + name(pool) + " (broker pods)",
+          strimziPod(t.path("pod"), Map.of("kafka", t.path("kafkaContainer"))));
+    }
+    for (GenericKubernetesResource kafka : m.custom("Kafka")) {
+      JsonNode spec = Manifests.tree(kafka).path("spec");
+      JsonNode eo = spec.path("entityOperator").path("template");
+      pods.put(
+          "Kafka/" + name(kafka) + " (entity operator)",
+          strimziPod(
+              eo.path("pod"),
+              Map.of(
+                  "topic-operator", eo.path("topicOperatorContainer"),
+                  "user-operator", eo.path("userOperatorContainer"))));
+      if (spec.has("kafkaExporter")) {
+        JsonNode ke = spec.path("kafkaExporter").path("template");
+        pods.put(
+            "Kafka/" + name(kafka) + " (Kafka exporter)",
+            strimziPod(ke.path("pod"), Map.of("kafka-exporter", ke.path("container"))));
+      }
+    }
+    return pods;
+  }
+
+  private static PodSpec strimziPod(JsonNode pod, Map<String, JsonNode> containers) {
+    PodSpecBuilder b = new PodSpecBuilder();
+    if (pod.has("securityContext")) {
+      b.withSecurityContext(
+          KUBE.unmarshal(pod.path("securityContext").toString(), PodSecurityContext.class));
+    }
+    containers.forEach(
+        (name, c) ->
+            b.addToContainers(
+                new ContainerBuilder()
+                    .withName(name)
+                    .withSecurityContext(
+                        c.has("securityContext")
+                            ? KUBE.unmarshal(
+                                c.path("securityContext").toString(), SecurityContext.class)
+                            : null)
+                    .build()));
+    return b.addNewVolume()
+        .withName("data")
+        .withNewPersistentVolumeClaim("data", false)
+        .endVolume()
+        .addNewVolume()
+        .withName("config")
+        .withNewConfigMap()
+        .withName("config")
+        .endConfigMap()
+        .endVolume()
+        .addNewVolume()
+        .withName("certs")
+        .withNewSecret()
+        .withSecretName("certs")
+        .endSecret()
+        .endVolume()
+        .addNewVolume()
+        .withName("tmp")
+        .withNewEmptyDir()
+        .endEmptyDir()
+        .endVolume()
+        .build();
+  }
+
+  private static String name(HasMetadata o) {
+    return o.getMetadata().getName();
+  }
+
+  static Map<String, String> env(Container c) {
+    Map<String, String> env = new HashMap<>();
+    c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+    return env;
+  }
+
+  static List<Container> schedlensContainers(Manifests m) {
+    List<Container> all = new ArrayList<>();
+    podSpecs(m).values().stream()
+        .flatMap(p -> p.getContainers().stream())
+        .filter(c -> c.getImage() != null && c.getImage().startsWith("ghcr.io/schedlens/schedlens"))
+        .forEach(all::add);
+    return all;
+  }
+
+  @Test
+  void shouldShipOneVersionForChartImageAndBuild() throws IOException {
+    JsonNode chart = Manifests.YAML.readTree(Chart.dir().resolve("Chart.yaml").toFile());
+    String version = chart.path("version").asText();
+    assertThat(chart.path("appVersion").asText()).isEqualTo(version);
+    assertThat(version).doesNotContain("SNAPSHOT").matches("\\d+\\.\\d+\\.\\d+");
+    Matcher pom =
+        Pattern.compile("<artifactId>schedlens-parent</artifactId>\\s*<version>([^<]+)</version>")
+            .matcher(Files.readString(Repository.path("pom.xml")));
+    assertThat(pom.find()).isTrue();
+    assertThat(pom.group(1)).as("the Maven project version, the image's tag").isEqualTo(version);
+    assertThat(Files.readString(Repository.path("CHANGELOG.md")))
+        .as("CHANGELOG.md says what changed for an operator in " + version)
+        .contains("## " + version);
+    for (Container c : schedlensContainers(Manifests.chart())) {
+      assertThat(c.getImage()).isEqualTo("ghcr.io/schedlens/schedlens:" + version);
+    }
+    for (Container c :
+        schedlensContainers(
+            Manifests.render(
+                Chart.Install.of().with("image.digest", "sha256:" + "a".repeat(64))))) {
+      assertThat(c.getImage()).isEqualTo("ghcr.io/schedlens/schedlens@sha256:" + "a".repeat(64));
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("installs")
+  void shouldKeepTheImagesJvmOptionsAndAddTheHeap(Chart.Install install) throws IOException {
+    for (Container c : schedlensContainers(Manifests.render(install))) {
+      // A variable set on the container replaces the image's: the chart repeats what matters.
+      assertThat(env(c).get("JAVA_TOOL_OPTIONS"))
+          .as(install + " " + c.getName())
+          .contains("-XX:+ExitOnOutOfMemoryError")
+          .containsPattern("-Xmx\\d+[mg]");
+      assertThat(c.getCommand()).as(c.getName() + " keeps the image's entrypoint").isNullOrEmpty();
+    }
+  }
+
+  @Test
+  void shouldFindTheGpuOperatorsAndTheChartsExporterWithTheDefaults() throws IOException {
+    Manifests m = Manifests.chart();
+    Container c =
+        m.one(Deployment.class, "schedlens-collector")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    Map<String, String> env = new HashMap<>();
+    for (EnvVar e : c.getEnv()) {
+      if (e.getName().startsWith("SCHEDLENS_") && e.getValue() != null) {
+        env.put(e.getName(), e.getValue());
+      }
+    }
+    // The collector reads the rendered settings as it would in the pod.
+    CollectorConfig config =
+        CollectorConfig.from(
+            CommandLineSettings.load(CollectorConfig.DEF, List.of("--intake-token", "t"), env));
+    assertThat(config.dcgmServiceSelectors())
+        .contains("app=nvidia-dcgm-exporter", "app.kubernetes.io/name=dcgm-exporter");
+    assertThat(config.getList(CollectorConfig.DCGM_PORT_NAME)).contains("gpu-metrics", "metrics");
+    assertThat(config.getList(CollectorConfig.DCGM_NAMESPACES)).containsExactly("gpu-operator");
+    Role discovery = m.one(Role.class, "schedlens-collector-dcgm-discovery");
+    assertThat(discovery.getMetadata().getNamespace()).isEqualTo("gpu-operator");
+    assertThat(discovery.getRules())
+        .singleElement()
+        .satisfies(
+            r -> {
+              assertThat(r.getResources()).containsExactly("endpointslices");
+              assertThat(r.getVerbs()).containsExactlyInAnyOrder("get", "list", "watch");
+            });
+  }
+
+  @Test
+  void shouldShipTheDashboardsAsConfigMapsForKubePrometheusStacksGrafana() throws IOException {
+    Manifests m = Manifests.chart();
+    try (Stream<Path> files = Files.list(Repository.path("grafana/dashboards"))) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".json")).toList()) {
+        String file = f.getFileName().toString();
+        ConfigMap cm = m.one(ConfigMap.class, "schedlens-dashboard-" + file.replace(".json", ""));
+        assertThat(cm.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        assertThat(Manifests.YAML.readTree(cm.getData().get(file)))
+            .as(file + " unchanged")
+            .isEqualTo(Manifests.YAML.readTree(f.toFile()));
+      }
+    }
+    ConfigMap moved =
+        Manifests.render(Chart.Install.of().with("dashboards.namespace", "monitoring"))
+            .one(ConfigMap.class, "schedlens-dashboard-pipeline-health");
+    assertThat(moved.getMetadata().getNamespace()).isEqualTo("monitoring");
+  }
+
+  @Test
+  void shouldSpellThePrometheusReleaseLabelOnce() throws IOException {
+    Manifests m = Manifests.render(Chart.Install.of().with("prometheusRelease", "prom"));
+    List<GenericKubernetesResource> monitoring = new ArrayList<>();
+    for (String kind : List.of("ServiceMonitor", "PodMonitor", "PrometheusRule")) {
+      monitoring.addAll(m.custom(kind));
+    }
+    assertThat(monitoring).hasSize(4);
+    assertThat(monitoring)
+        .allSatisfy(o -> assertThat(o.getMetadata().getLabels()).containsEntry("release", "prom"));
+  }
+
+  @Test
+  void shouldServeTheIntakeAndApiOverTlsFromCertManager() throws IOException {
+    Manifests m = Manifests.render(Chart.Install.of().with("tls.mode", "cert-manager"));
+    GenericKubernetesResource cert =
+        m.custom("Certificate").stream()
+            .filter(c -> name(c).equals("schedlens-tls"))
+            .findFirst()
+            .orElseThrow();
+    JsonNode spec = Manifests.tree(cert).path("spec");
+    List<String> names = new ArrayList<>();
+    spec.path("dnsNames").forEach(n -> names.add(n.asText()));
+    assertThat(names)
+        .contains(
+            "schedlens-collector.schedlens.svc",
+            "schedlens-streams.schedlens.svc",
+            "*.schedlens-streams-headless.schedlens.svc");
+    assertThat(spec.path("privateKey").path("encoding").asText()).isEqualTo("PKCS8");
+    // No issuer given: the chart bootstraps its own CA, and the serving certificate comes from it.
+    assertThat(spec.path("issuerRef").path("name").asText()).isEqualTo("schedlens-ca");
+    assertThat(m.custom("Issuer")).extracting(ChartTest::name).contains("schedlens-ca");
+    String secret = spec.path("secretName").asText();
+
+    StatefulSet sts = m.one(StatefulSet.class, "schedlens-streams");
+    Container streams = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
+    Map<String, String> env = env(streams);
+    assertThat(env.get("SCHEDLENS_APPLICATION_SERVER"))
+        .as("the instances call each other by the name the certificate covers")
+        .isEqualTo("$(POD_NAME).schedlens-streams-headless.schedlens.svc:9471");
+    assertThat(env)
+        .containsKeys("SCHEDLENS_HTTP_TLS_CERT", "SCHEDLENS_HTTP_TLS_KEY", "SCHEDLENS_HTTP_TLS_CA");
+    Container collector =
+        m.one(Deployment.class, "schedlens-collector")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    for (var pod :
+        List.of(
+            sts.getSpec().getTemplate().getSpec(),
+            m.one(Deployment.class, "schedlens-collector").getSpec().getTemplate().getSpec())) {
+      assertThat(pod.getVolumes())
+          .anyMatch(v -> v.getSecret() != null && secret.equals(v.getSecret().getSecretName()));
+    }
+    for (Container c : List.of(streams, collector)) {
+      String cert1 = env(c).get("SCHEDLENS_HTTP_TLS_CERT");
+      assertThat(c.getVolumeMounts()).anyMatch(v -> cert1.startsWith(v.getMountPath() + "/"));
+      assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+      assertThat(c.getLivenessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+    }
+    assertThat(m.custom("ServiceMonitor"))
+        .allSatisfy(
+            sm ->
+                assertThat(
+                        Manifests.tree(sm)
+                            .path("spec")
+                            .path("endpoints")
+                            .get(0)
+                            .path("scheme")
+                            .asText())
+                    .isEqualTo("https"));
+
+    // With an issuer of the cluster's, no CA of its own.
+    Manifests given =
+        Manifests.render(
+            Chart.Install.of()
+                .with("tls.mode", "cert-manager")
+                .with("tls.issuer.kind", "ClusterIssuer")
+                .with("tls.issuer.name", "corp-ca"));
+    assertThat(given.custom("Issuer")).isEmpty();
+    assertThat(
+            Manifests.tree(given.custom("Certificate").get(0))
+                .path("spec")
+                .path("issuerRef")
+                .path("name")
+                .asText())
+        .isEqualTo("corp-ca");
+  }
+
+  @Test
+  void shouldLeaveTlsOffWhereTheClusterHasNoCertManager() throws IOException {
+    // helm template knows no cluster: auto finds no cert-manager.io/v1 and stays plain.
+    Manifests m = Manifests.chart();
+    assertThat(m.custom("Certificate")).isEmpty();
+    for (Container c : schedlensContainers(m)) {
+      assertThat(env(c)).doesNotContainKey("SCHEDLENS_HTTP_TLS_CERT");
+    }
+  }
+
+  @Test
+  void shouldRunTheExportHourlyAsItsOwnKafkaUser() throws IOException {
+    Manifests m = Manifests.chart("production");
+    CronJob job = m.one(CronJob.class, "schedlens-export");
+    assertThat(job.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
+    PodSpec pod = job.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
+    Container c = pod.getContainers().get(0);
+    assertThat(c.getArgs()).containsExactly("export");
+    assertThat(env(c)).containsEntry("SCHEDLENS_STOP_AT_END", "true");
+    EnvVar jaas =
+        c.getEnv().stream()
+            .filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(jaas.getValueFrom().getSecretKeyRef().getName()).isEqualTo("schedlens-export");
+    String to = env(c).get("SCHEDLENS_TO");
+    assertThat(c.getVolumeMounts()).anyMatch(v -> v.getMountPath().equals(to));
+    assertThat(pod.getVolumes())
+        .anyMatch(
+            v ->
+                v.getPersistentVolumeClaim() != null
+                    && v.getPersistentVolumeClaim().getClaimName().equals("schedlens-warehouse"));
+  }
+
+  @Test
+  void shouldUseAnExistingKafkaWithoutStrimziObjects() throws IOException {
+    Manifests m = Manifests.chart("external-kafka");
+    for (String kind : List.of("Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser", "PodMonitor")) {
+      assertThat(m.custom(kind)).as(kind).isEmpty();
+    }
+    Container c =
+        m.one(StatefulSet.class, "schedlens-streams")
+            .getSpec()
+            .getTemplate()
+            .getSpec()
+            .getContainers()
+            .get(0);
+    assertThat(env(c).get("KAFKA_BOOTSTRAP_SERVERS")).startsWith("kafka-0.kafka.example:9093");
+    assertThat(env(c))
+        .containsEntry("SCHEDLENS_REPLICATION_FACTOR", "3")
+        .doesNotContainKey("SCHEDLENS_TOPICS_CREATE");
+    assertThat(
+            c.getEnv().stream()
+                .filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG"))
+                .findFirst()
+                .orElseThrow()
+                .getValueFrom()
+                .getSecretKeyRef()
+                .getName())
+        .isEqualTo("schedlens-streams-kafka");
+  }
+
+  static Stream<Arguments> badValues() {
+    return Stream.of(
+        Arguments.of("kafka.provider", "confluent", "kafka.provider must be strimzi or external"),
+        Arguments.of("tls.mode", "on", "tls.mode must be auto, cert-manager, secret or off"),
+        Arguments.of("kafka.provider", "external", "kafka.external.bootstrapServers is required"),
+        Arguments.of("export.enabled", "true", "export.enabled writes files"),
+        Arguments.of("dcgm.namespaces", "null", "dcgm.discovery needs dcgm.namespaces"));
+  }
+
+  @ParameterizedTest(name = "{0}={1}")
+  @MethodSource("badValues")
+  void shouldRefuseBadValuesNamingTheValue(String key, String value, String message) {
+    assertThatThrownBy(() -> Chart.template(Chart.Install.of().with(key, value)))
+        .hasMessageContaining(message);
+  }
+}
