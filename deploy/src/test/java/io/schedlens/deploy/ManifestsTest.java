@@ -39,9 +39,15 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every kustomization of deploy/ builds, binds to typed objects and says what it should. */
+/**
+ * What the chart's installs say (and the experiment's kustomizations): the collector only reads,
+ * the streams app runs highly available with state on volumes, the topics are the apps' own, Kafka
+ * is closed to all but each app's own user, the tokens come from Secrets, the probes have a port of
+ * their own, the image runs as it is built.
+ */
 class ManifestsTest {
 
+  /** The experiment's kustomizations (deploy/experiment): example workloads, not the install. */
   static List<String> kustomizations() throws Exception {
     Path deploy = Repository.path("deploy");
     try (Stream<Path> files = Files.walk(deploy)) {
@@ -55,25 +61,26 @@ class ManifestsTest {
   }
 
   @Test
-  void shouldFindEveryBaseAndOverlay() throws Exception {
+  void shouldInstallOnlyThroughTheChartAndKeepTheExperimentAsKustomizations() throws Exception {
     assertThat(kustomizations())
-        .contains(
-            "deploy/base/collector",
-            "deploy/base/streams-app",
-            "deploy/base/kafka",
-            "deploy/base/monitoring",
-            "deploy/overlays/production",
-            "deploy/overlays/small",
-            "deploy/overlays/pages-ingress",
-            "deploy/experiment/base",
-            "deploy/experiment/treatment",
-            "deploy/experiment/control");
+        .containsExactly(
+            "deploy/experiment/base", "deploy/experiment/control", "deploy/experiment/treatment");
   }
 
   @ParameterizedTest
   @MethodSource("kustomizations")
   void shouldBuildAndBindEveryObjectToItsTypedModel(String dir) throws Exception {
-    Manifests m = Manifests.build(dir);
+    checkObjects(Manifests.build(dir));
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "small", "production", "pages-ingress", "external-kafka"})
+  void shouldRenderEveryInstallWithBoundedResources(String example) throws Exception {
+    checkObjects(example.isEmpty() ? Manifests.chart() : Manifests.chart(example));
+  }
+
+  private static void checkObjects(Manifests m) {
+    String dir = m.dir;
     assertThat(m.objects).as(dir).isNotEmpty();
     for (HasMetadata o : m.objects) {
       assertThat(o.getMetadata().getName()).as(dir + " " + o.getKind()).isNotBlank();
@@ -95,7 +102,8 @@ class ManifestsTest {
 
   @Test
   void shouldLetTheCollectorOnlyReadAndNeverSecrets() throws Exception {
-    Manifests m = Manifests.build("deploy/overlays/production");
+    Manifests m =
+        Manifests.render(Chart.Install.of("production").with("experimentNamespaces[0]", "ai-lab"));
     ClusterRole role = m.one(ClusterRole.class, "schedlens-collector");
     role.getRules()
         .forEach(
@@ -150,7 +158,7 @@ class ManifestsTest {
 
   @Test
   void shouldRunTheStreamsAppHighlyAvailableWithStateOnVolumes() throws Exception {
-    Manifests m = Manifests.build("deploy/overlays/production");
+    Manifests m = Manifests.chart("production");
     StatefulSet sts = m.one(StatefulSet.class, "schedlens-streams");
     assertThat(sts.getMetadata().getNamespace()).isEqualTo("schedlens");
     assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
@@ -224,8 +232,8 @@ class ManifestsTest {
 
   @Test
   void shouldCreateTheTopicsWithTheAppsOwnSettingsCoPartitioned() throws Exception {
-    for (String overlay : List.of("deploy/overlays/production", "deploy/overlays/small")) {
-      Manifests m = Manifests.build(overlay);
+    for (String overlay : List.of("production", "small")) {
+      Manifests m = Manifests.chart(overlay);
       Map<String, JsonNode> byName = new HashMap<>();
       for (var t : m.custom("KafkaTopic")) {
         JsonNode spec = Manifests.tree(t).path("spec");
@@ -268,7 +276,7 @@ class ManifestsTest {
   void shouldShipThePlainRulesAsThePrometheusRuleUnchanged() throws Exception {
     JsonNode plain =
         Manifests.YAML.readTree(Repository.path("deploy/prometheus/schedlens-rules.yaml").toFile());
-    Manifests m = Manifests.build("deploy/base/monitoring");
+    Manifests m = Manifests.chart();
     JsonNode resource = Manifests.tree(m.custom("PrometheusRule").get(0)).path("spec");
     assertThat(resource.path("groups")).isEqualTo(plain.path("groups"));
   }
@@ -371,9 +379,9 @@ class ManifestsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  @ValueSource(strings = {"production", "small"})
   void shouldKeepKafkaClosedAndEachAppToItsOwnAcls(String overlay) throws Exception {
-    Manifests m = Manifests.build(overlay);
+    Manifests m = Manifests.chart(overlay);
     JsonNode kafka = Manifests.tree(m.custom("Kafka").get(0)).path("spec").path("kafka");
     assertThat(kafka.path("authorization").path("type").asText()).isEqualTo("simple");
     assertThat(kafka.path("listeners")).isNotEmpty();
@@ -500,9 +508,9 @@ class ManifestsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  @ValueSource(strings = {"production", "small"})
   void shouldRequireTheIntakeAndApiTokensFromSecrets(String overlay) throws Exception {
-    Manifests m = Manifests.build(overlay);
+    Manifests m = Manifests.chart(overlay);
     Container c =
         m.one(Deployment.class, "schedlens-collector")
             .getSpec()
@@ -538,14 +546,16 @@ class ManifestsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  @ValueSource(strings = {"production", "small"})
   void shouldProbeOnAPortOfTheirOwn(String overlay) throws Exception {
-    Manifests m = Manifests.build(overlay);
+    Manifests m = Manifests.chart(overlay);
     for (PodTemplateSpec t : podTemplates(m)) {
       for (Container c : t.getSpec().getContainers()) {
         if (!c.getImage().startsWith("ghcr.io/schedlens/schedlens:")) {
           continue;
         }
+        assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
+        assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
         String port = env(c).get("SCHEDLENS_HTTP_PROBE_PORT");
         assertThat(port).as(c.getName() + " has a probe port").isNotNull();
         assertThat(c.getPorts())
@@ -565,9 +575,9 @@ class ManifestsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"deploy/overlays/production", "deploy/overlays/small"})
+  @ValueSource(strings = {"production", "small"})
   void shouldRunTheImageAsItIsBuilt(String overlay) throws Exception {
-    Manifests m = Manifests.build(overlay);
+    Manifests m = Manifests.chart(overlay);
     for (PodTemplateSpec t : podTemplates(m)) {
       for (Container c : t.getSpec().getContainers()) {
         if (!c.getImage().startsWith("ghcr.io/schedlens/schedlens:")) {
@@ -603,7 +613,7 @@ class ManifestsTest {
 
   @Test
   void shouldLetBrowsersReachTheTimelinePagesThroughTheIngressOverlayOnly() throws Exception {
-    Manifests m = Manifests.build("deploy/overlays/pages-ingress");
+    Manifests m = Manifests.chart("production", "pages-ingress");
     Ingress ingress = m.one(Ingress.class, "schedlens-pages");
     var backend = ingress.getSpec().getRules().get(0).getHttp().getPaths().get(0).getBackend();
     assertThat(backend.getService().getName()).isEqualTo("schedlens-streams");
@@ -625,7 +635,7 @@ class ManifestsTest {
                                                 .getMatchLabels()
                                                 .get("kubernetes.io/metadata.name")))
                     && r.getPorts().stream().anyMatch(p -> p.getPort().getIntVal() == 9471));
-    assertThat(Manifests.build("deploy/overlays/production").all(Ingress.class))
+    assertThat(Manifests.chart("production").all(Ingress.class))
         .as("production opens no way in by itself")
         .isEmpty();
   }

@@ -106,16 +106,15 @@ class PrometheusProofIT {
 
   /**
    * The scrape configuration the Prometheus Operator generates for an endpoint of our
-   * ServiceMonitors (deploy/base/monitoring/servicemonitors.yaml), with the target labels it adds
-   * to every series (namespace, pod, service, endpoint, container; job from the Service's name),
-   * and honor_labels from the endpoint's honorLabels: a static target stands for the endpoint the
+   * ServiceMonitors (as the chart renders them by default), with the target labels it adds to every
+   * series (namespace, pod, service, endpoint, container; job from the Service's name), and
+   * honor_labels from the endpoint's honorLabels: a static target stands for the endpoint the
    * Operator would discover.
    */
   static String asTheOperatorWould(String service, int port) throws Exception {
     JsonNode endpoint =
-        Manifests.documents(
-                Files.readString(Repository.path("deploy/base/monitoring/servicemonitors.yaml")))
-            .stream()
+        Manifests.documents(Chart.template(Chart.Install.of())).stream()
+            .filter(d -> d.path("kind").asText().equals("ServiceMonitor"))
             .filter(d -> d.path("metadata").path("name").asText().equals(service))
             .findFirst()
             .map(d -> d.path("spec").path("endpoints").get(0))

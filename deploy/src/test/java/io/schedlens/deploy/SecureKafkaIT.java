@@ -1,13 +1,13 @@
-package io.schedlens.cli.pipeline;
+package io.schedlens.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
@@ -26,16 +26,17 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.UUID;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ScramCredentialInfo;
 import org.apache.kafka.clients.admin.ScramMechanism;
@@ -59,12 +60,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The deploy/ Kafka security, on a real broker: a SASL_SSL listener with SCRAM-SHA-512 (a
- * certificate made here), Kafka's StandardAuthorizer with the ACLs of deploy/base/kafka/users.yaml,
- * and the collector and the streams app configured with the KAFKA_* environment of their manifests
- * (the JAAS line as Strimzi writes it into the user's Secret, the CA as the PEM the pods mount). A
- * request line goes in through the collector and comes out as a timeline read by the export's user;
- * each user is refused what its ACLs do not give.
+ * The chart's Kafka security, on a real broker: a SASL_SSL listener with SCRAM-SHA-512 (a
+ * certificate made here), Kafka's StandardAuthorizer with the ACLs the chart gives each KafkaUser
+ * (files/kafka-users.yaml), and the collector and the streams app configured with the KAFKA_*
+ * environment the chart renders for them (the JAAS line as Strimzi writes it into the user's
+ * Secret, the CA as the PEM the pods mount). A request line goes in through the collector and comes
+ * out as a timeline read by the export's user; each user is refused what its ACLs do not give.
  */
 class SecureKafkaIT {
 
@@ -108,68 +109,63 @@ class SecureKafkaIT {
     return "pw-of-" + user;
   }
 
-  /** The ACLs of deploy/base/kafka/users.yaml, per user, as Strimzi's user operator sets them. */
+  /** The chart's ACLs (files/kafka-users.yaml), per user, as Strimzi's user operator sets them. */
   static Map<String, List<AclBinding>> users() throws Exception {
     Map<String, List<AclBinding>> out = new LinkedHashMap<>();
-    String yaml = Files.readString(repository().resolve("deploy/base/kafka/users.yaml"));
-    try (var it =
-        YAML.readerFor(JsonNode.class).<JsonNode>readValues(new YAMLFactory().createParser(yaml))) {
-      while (it.hasNext()) {
-        JsonNode u = it.next();
-        String user = u.path("metadata").path("name").asText();
-        List<AclBinding> bindings = new ArrayList<>();
-        for (JsonNode acl : u.path("spec").path("authorization").path("acls")) {
-          JsonNode r = acl.path("resource");
-          ResourcePattern pattern =
-              new ResourcePattern(
-                  switch (r.path("type").asText()) {
-                    case "topic" -> ResourceType.TOPIC;
-                    case "group" -> ResourceType.GROUP;
-                    case "transactionalId" -> ResourceType.TRANSACTIONAL_ID;
-                    case "cluster" -> ResourceType.CLUSTER;
-                    default -> throw new IllegalArgumentException(r.toString());
-                  },
-                  r.path("type").asText().equals("cluster")
-                      ? "kafka-cluster"
-                      : r.path("name").asText(),
-                  r.path("patternType").asText("literal").equals("prefix")
-                      ? PatternType.PREFIXED
-                      : PatternType.LITERAL);
-          for (JsonNode op : acl.path("operations")) {
-            bindings.add(
-                new AclBinding(
-                    pattern,
-                    new AccessControlEntry(
-                        "User:" + user,
-                        "*",
-                        AclOperation.fromString(
-                            op.asText()
-                                .replaceAll("([a-z])([A-Z])", "$1_$2")
-                                .toUpperCase(Locale.ROOT)),
-                        AclPermissionType.ALLOW)));
-          }
+    JsonNode users =
+        YAML.readTree(Repository.path("deploy/helm/schedlens/files/kafka-users.yaml").toFile());
+    for (JsonNode u : users.path("users")) {
+      String user = u.path("name").asText();
+      List<AclBinding> bindings = new ArrayList<>();
+      for (JsonNode acl : u.path("acls")) {
+        JsonNode r = acl.path("resource");
+        ResourcePattern pattern =
+            new ResourcePattern(
+                switch (r.path("type").asText()) {
+                  case "topic" -> ResourceType.TOPIC;
+                  case "group" -> ResourceType.GROUP;
+                  case "transactionalId" -> ResourceType.TRANSACTIONAL_ID;
+                  case "cluster" -> ResourceType.CLUSTER;
+                  default -> throw new IllegalArgumentException(r.toString());
+                },
+                r.path("type").asText().equals("cluster")
+                    ? "kafka-cluster"
+                    : r.path("name").asText(),
+                r.path("patternType").asText("literal").equals("prefix")
+                    ? PatternType.PREFIXED
+                    : PatternType.LITERAL);
+        for (JsonNode op : acl.path("operations")) {
+          bindings.add(
+              new AclBinding(
+                  pattern,
+                  new AccessControlEntry(
+                      "User:" + user,
+                      "*",
+                      AclOperation.fromString(
+                          op.asText()
+                              .replaceAll("([a-z])([A-Z])", "$1_$2")
+                              .toUpperCase(Locale.ROOT)),
+                      AclPermissionType.ALLOW)));
         }
-        out.put(user, bindings);
       }
+      out.put(user, bindings);
     }
     return out;
   }
 
-  static Path repository() {
-    Path d = Path.of("").toAbsolutePath();
-    while (!Files.exists(d.resolve("deploy/base/kafka"))) {
-      d = d.getParent();
-    }
-    return d;
-  }
-
   /**
-   * The KAFKA_* environment of an app's manifest, with what Kubernetes would put there: the JAAS
-   * line of the user's Secret, this broker's SASL_SSL address, the CA this test made.
+   * The KAFKA_* environment of an app's container as the chart renders it by default
+   * (Strimzi-managed Kafka), with what Kubernetes would put there: the JAAS line as Strimzi writes
+   * it into the user's Secret, this broker's SASL_SSL address, the CA this test made.
    */
-  static Map<String, String> manifestEnv(String file, String user, String jaasUser, String pw)
+  static Map<String, String> manifestEnv(String workload, String user, String jaasUser, String pw)
       throws Exception {
-    JsonNode object = YAML.readTree(Files.readString(repository().resolve(file)));
+    JsonNode object =
+        Manifests.documents(Chart.template(Chart.Install.of())).stream()
+            .filter(d -> d.path("kind").asText().matches("Deployment|StatefulSet"))
+            .filter(d -> d.path("metadata").path("name").asText().equals(workload))
+            .findFirst()
+            .orElseThrow();
     JsonNode container =
         object.path("spec").path("template").path("spec").path("containers").get(0);
     Map<String, String> env = new HashMap<>();
@@ -201,8 +197,49 @@ class SecureKafkaIT {
     return env;
   }
 
-  static Map<String, String> manifestEnv(String file, String user) throws Exception {
-    return manifestEnv(file, user, user, password(user));
+  static Map<String, String> manifestEnv(String workload, String user) throws Exception {
+    return manifestEnv(workload, user, user, password(user));
+  }
+
+  /** A serving pod scheduled, running and Ready one second after it was created. */
+  static Pod readyPod(String name, long created) {
+    String t = Instant.ofEpochMilli(created).toString();
+    String ready = Instant.ofEpochMilli(created + 1_000).toString();
+    return new PodBuilder()
+        .withNewMetadata()
+        .withNamespace("ai-lab")
+        .withName(name)
+        .withUid(UUID.randomUUID().toString())
+        .withResourceVersion("100")
+        .withCreationTimestamp(t)
+        .endMetadata()
+        .withNewSpec()
+        .withNodeName("gpu-node-1")
+        .addNewContainer()
+        .withName("server")
+        .endContainer()
+        .endSpec()
+        .withNewStatus()
+        .withPhase("Running")
+        .addNewCondition()
+        .withType("PodScheduled")
+        .withStatus("True")
+        .withLastTransitionTime(t)
+        .endCondition()
+        .addNewCondition()
+        .withType("Ready")
+        .withStatus("True")
+        .withLastTransitionTime(ready)
+        .endCondition()
+        .addNewContainerStatus()
+        .withName("server")
+        .withReady(true)
+        .withNewState()
+        .withNewRunning(t)
+        .endState()
+        .endContainerStatus()
+        .endStatus()
+        .build();
   }
 
   /** Client settings as the apps derive them from that environment (KAFKA_X_Y → x.y). */
@@ -214,10 +251,8 @@ class SecureKafkaIT {
 
   @Test
   void shouldCarryARequestFromTheCollectorToATimelineAsEachAppsOwnUser() throws Exception {
-    Map<String, String> collectorEnv =
-        manifestEnv("deploy/base/collector/deployment.yaml", "schedlens-collector");
-    Map<String, String> streamsEnv =
-        manifestEnv("deploy/base/streams-app/statefulset.yaml", "schedlens-streams");
+    Map<String, String> collectorEnv = manifestEnv("schedlens-collector", "schedlens-collector");
+    Map<String, String> streamsEnv = manifestEnv("schedlens-streams", "schedlens-streams");
     Map<String, String> exportEnv = new HashMap<>(collectorEnv);
     exportEnv.put(
         "KAFKA_SASL_JAAS_CONFIG",
@@ -257,7 +292,7 @@ class SecureKafkaIT {
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> collector.readiness().ready());
       long start = System.currentTimeMillis();
-      Pod pod = ShipperRetriesIT.servingPod("chat-secure", start - 5_000);
+      Pod pod = readyPod("chat-secure", start - 5_000);
       pods.produce(
           List.of(
               new PodProjection(List.of(), List.of())
@@ -320,7 +355,7 @@ class SecureKafkaIT {
   @Test
   void shouldRefuseEachUserWhatItsAclsDoNotGive() throws Exception {
     Map<String, Object> collector =
-        clientSettings(manifestEnv("deploy/base/collector/deployment.yaml", "schedlens-collector"));
+        clientSettings(manifestEnv("schedlens-collector", "schedlens-collector"));
     // The collector may not read what others wrote, nor write the outputs.
     assertThatThrownBy(
             () -> {
@@ -345,7 +380,7 @@ class SecureKafkaIT {
     Map<String, Object> wrong =
         clientSettings(
             manifestEnv(
-                "deploy/base/collector/deployment.yaml",
+                "schedlens-collector",
                 "schedlens-collector",
                 "schedlens-collector",
                 "not-the-password"));
