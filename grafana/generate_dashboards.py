@@ -448,8 +448,8 @@ def pipeline():
     b.add(stat("Running builds", "Version and commit of every process (schedlens_build_info).",
                [target('count by (version, commit) (schedlens_build_info)', "{{version}} {{commit}}",
                        instant=True)]), w=8)
-    # Strimzi's kafkaExporter and the brokers' JMX exporter (deploy/base/kafka): names from the
-    # rules in deploy/base/kafka/kafka-metrics.yaml.
+    # Strimzi's kafkaExporter and the brokers' JMX exporter (the chart's Kafka): names from the
+    # rules in deploy/helm/schedlens/files/kafka-metrics-config.yml.
     b.row("Kafka brokers")
     b.add(stat("Under-replicated partitions", "Partitions with fewer in-sync replicas than replicas: a broker is down or slow.",
                [target("sum(kafka_server_replicamanager_underreplicatedpartitions)", "", instant=True)],

@@ -152,10 +152,6 @@ schedlens-tls
 {{- end -}}
 {{- end }}
 
-{{- define "schedlens.scheme" -}}
-{{- if include "schedlens.tlsSecret" . -}}HTTPS{{- else -}}HTTP{{- end -}}
-{{- end }}
-
 {{/* Settings every app gets when TLS is on: the certificate and key it serves. */}}
 {{- define "schedlens.tlsEnv" -}}
 {{- if include "schedlens.tlsSecret" . }}

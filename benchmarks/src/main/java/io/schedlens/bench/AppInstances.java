@@ -28,7 +28,7 @@ final class AppInstances implements AutoCloseable {
     for (int i = 0; i < instances; i++) {
       Path state = root.resolve("instance-" + i);
       Files.createDirectories(state);
-      // The JVM settings of the deployment (deploy/base/streams-app/statefulset.yaml), the heap
+      // The JVM settings of the deployment (the chart's StatefulSet, deploy/helm/schedlens), the heap
       // fixed from the start so that its resizing does not show in the first windows.
       List<String> cmd =
           new ArrayList<>(List.of(java, "-Xmx" + heap, "-Xms" + heap, "-XX:+UseG1GC"));

@@ -9,7 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README's settings tables are the commands' own definitions, so they cannot go stale. */
+/**
+ * The settings tables of the docs (docs/collector.md, docs/streams-app.md, one page per command)
+ * are the commands' own definitions, so they cannot go stale; the README shows the two commands.
+ */
 class ReadmeTest {
 
   static String readme() throws Exception {
@@ -20,18 +23,35 @@ class ReadmeTest {
     return Files.readString(dir.resolve("README.md"));
   }
 
+  /** The README and every page under docs/, one text. */
+  static String docs() throws Exception {
+    Path dir = Path.of("").toAbsolutePath();
+    while (!Files.exists(dir.resolve("README.md")) || !Files.exists(dir.resolve("schedlens"))) {
+      dir = dir.getParent();
+    }
+    StringBuilder all = new StringBuilder(readme());
+    try (var pages = Files.list(dir.resolve("docs"))) {
+      for (Path p : pages.filter(f -> f.toString().endsWith(".md")).sorted().toList()) {
+        all.append('\n').append(Files.readString(p));
+      }
+    }
+    return all.toString();
+  }
+
   @Test
   void shouldDocumentEveryCollectorSetting() throws Exception {
     String table = CommandLineSettings.markdownTable(CollectorConfig.DEF);
-    assertThat(readme())
-        .as("README's collector table; replace it with:%n%s", table)
+    assertThat(docs())
+        .as("docs/collector.md's settings table; replace it with:%n%s", table)
         .contains(table);
   }
 
   @Test
   void shouldDocumentEveryStreamsSetting() throws Exception {
     String table = CommandLineSettings.markdownTable(StreamsAppConfig.DEF);
-    assertThat(readme()).as("README's streams table; replace it with:%n%s", table).contains(table);
+    assertThat(docs())
+        .as("docs/streams-app.md's settings table; replace it with:%n%s", table)
+        .contains(table);
   }
 
   @Test
@@ -44,12 +64,12 @@ class ReadmeTest {
             io.schedlens.cli.report.ReportCommand.DEF,
             io.schedlens.export.ExportConfig.DEF)) {
       String table = CommandLineSettings.markdownTable(def);
-      assertThat(readme()).as("README's table; replace it with:%n%s", table).contains(table);
+      assertThat(docs()).as("the command's settings table; replace it with:%n%s", table).contains(table);
     }
   }
 
   @Test
   void shouldShowTheTwoCommands() throws Exception {
-    assertThat(readme()).contains("./schedlens demo").contains("mvn -B verify");
+    assertThat(readme()).contains("./schedlens demo").contains("./schedlens selftest");
   }
 }

@@ -84,7 +84,8 @@ class ChartTest {
 
   @Test
   void shouldDocumentEveryExampleThatItRenders() {
-    assertThat(Chart.examples()).contains("small", "production", "external-kafka", "pages-ingress");
+    assertThat(Chart.examples())
+        .contains("small", "production", "external-kafka", "pages-ingress", "export-parquet");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -364,8 +365,9 @@ class ChartTest {
     for (Container c : List.of(streams, collector)) {
       String cert1 = env(c).get("SCHEDLENS_HTTP_TLS_CERT");
       assertThat(c.getVolumeMounts()).anyMatch(v -> cert1.startsWith(v.getMountPath() + "/"));
-      assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
-      assertThat(c.getLivenessProbe().getHttpGet().getScheme()).isEqualTo("HTTPS");
+      // The probes' own port serves plain HTTP whatever the main port does (HttpEndpoint).
+      assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("probes");
+      assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isNotEqualTo("HTTPS");
     }
     assertThat(m.custom("ServiceMonitor"))
         .allSatisfy(
@@ -408,7 +410,7 @@ class ChartTest {
 
   @Test
   void shouldRunTheExportHourlyAsItsOwnKafkaUser() throws IOException {
-    Manifests m = Manifests.chart("production");
+    Manifests m = Manifests.chart("production", "export-parquet");
     CronJob job = m.one(CronJob.class, "schedlens-export");
     assertThat(job.getSpec().getConcurrencyPolicy()).isEqualTo("Forbid");
     PodSpec pod = job.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
