@@ -50,7 +50,7 @@ class PrometheusProofIT {
 
   @BeforeAll
   static void runTheDemoWhilePrometheusScrapes() throws Exception {
-    Tools.require("prometheus", "install the Debian package prometheus (.ci/run does)");
+    Tools.require("prometheus", "install the Debian package prometheus (./schedlens selftest does)");
     int promPort = freePort();
     int streamsPort = freePort();
     int collectorPort = freePort();

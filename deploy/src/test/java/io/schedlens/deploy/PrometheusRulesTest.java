@@ -34,7 +34,7 @@ class PrometheusRulesTest {
 
   @Test
   void shouldPassPromtoolCheck() throws Exception {
-    Tools.require("promtool", "install the Debian package prometheus (.ci/run does)");
+    Tools.require("promtool", "install the Debian package prometheus (./schedlens selftest does)");
     Tools.Run r =
         Tools.run(RULES.getParent(), "promtool", "check", "rules", RULES.getFileName().toString());
     assertThat(r.exit()).as(r.output()).isZero();
@@ -43,7 +43,7 @@ class PrometheusRulesTest {
 
   @Test
   void shouldPassPromtoolUnitTests() throws Exception {
-    Tools.require("promtool", "install the Debian package prometheus (.ci/run does)");
+    Tools.require("promtool", "install the Debian package prometheus (./schedlens selftest does)");
     Tools.Run r =
         Tools.run(TESTS.getParent(), "promtool", "test", "rules", TESTS.getFileName().toString());
     assertThat(r.exit()).as(r.output()).isZero();
@@ -52,7 +52,7 @@ class PrometheusRulesTest {
 
   @Test
   void shouldFailPromtoolUnitTestsWhenAnAlertDoesNotFireAsExpected() throws Exception {
-    Tools.require("promtool", "install the Debian package prometheus (.ci/run does)");
+    Tools.require("promtool", "install the Debian package prometheus (./schedlens selftest does)");
     // The same tests against rules whose storm threshold is raised out of reach: the storm test
     // must fail, which shows that the unit tests can fail.
     Path dir = Files.createTempDirectory("schedlens-rules");

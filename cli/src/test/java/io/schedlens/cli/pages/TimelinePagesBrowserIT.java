@@ -73,7 +73,7 @@ class TimelinePagesBrowserIT {
   void replayAndOpenABrowser() throws Exception {
     assertThat(new File(CHROMIUM))
         .as(
-            "the browser tests need Debian's chromium and chromium-driver (.ci/run installs them:"
+            "the browser tests need Debian's chromium and chromium-driver (./schedlens selftest installs them:"
                 + " apt-get install chromium chromium-driver)")
         .exists();
     assertThat(new File(CHROMEDRIVER)).as("chromedriver of the chromium-driver package").exists();
