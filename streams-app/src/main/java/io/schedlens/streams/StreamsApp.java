@@ -34,6 +34,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
@@ -162,10 +163,7 @@ public final class StreamsApp implements AutoCloseable {
                 + missing
                 + "; create them (deploy/ has KafkaTopic resources), run with --topics-create true, or fix --topic-prefix");
       }
-      found =
-          a.describeTopics(needed.stream().map(Topic::name).toList())
-              .allTopicNames()
-              .get(60, TimeUnit.SECONDS);
+      found = describeWhenKnown(a, needed.stream().map(Topic::name).toList());
     } catch (ConfigException e) {
       throw e;
     } catch (Exception e) {
@@ -199,10 +197,7 @@ public final class StreamsApp implements AutoCloseable {
     int partitions = config.getInt(StreamsAppConfig.TOPICS_PARTITIONS);
     if (!joinedExisting.isEmpty()) {
       partitions =
-          admin
-              .describeTopics(List.of(joinedExisting.get(0)))
-              .allTopicNames()
-              .get(60, TimeUnit.SECONDS)
+          describeWhenKnown(admin, List.of(joinedExisting.get(0)))
               .get(joinedExisting.get(0))
               .partitions()
               .size();
@@ -223,6 +218,27 @@ public final class StreamsApp implements AutoCloseable {
       // Another instance created them at the same moment: fine.
     }
     log.info("created topics {} with {} partitions", missing, partitions);
+  }
+
+  /**
+   * The topics' descriptions. A topic created a moment ago (by this app, another instance or an
+   * operator) may not be in the answering broker's metadata yet, which answers "unknown topic":
+   * asked again until it is, for up to 30 s, instead of failing the start.
+   */
+  private static Map<String, TopicDescription> describeWhenKnown(Admin admin, List<String> names)
+      throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (true) {
+      try {
+        return admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)
+            || System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(200);
+      }
+    }
   }
 
   private static List<Topic<String, ?>> joinedTopics(Topics topics) {
