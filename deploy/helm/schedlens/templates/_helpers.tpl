@@ -154,12 +154,10 @@ schedlens-tls
 
 {{/* Settings every app gets when TLS is on: the certificate and key it serves. */}}
 {{- define "schedlens.tlsEnv" -}}
-{{- if include "schedlens.tlsSecret" . }}
 - name: SCHEDLENS_HTTP_TLS_CERT
   value: /etc/schedlens/tls/tls.crt
 - name: SCHEDLENS_HTTP_TLS_KEY
   value: /etc/schedlens/tls/tls.key
-{{- end }}
 {{- end }}
 
 {{- define "schedlens.validate" -}}

@@ -17,10 +17,7 @@ import io.strimzi.crdgenerator.annotations.RequiredInVersions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -111,54 +108,21 @@ final class ChartSchemas {
    * Version ranges are Strimzi's: {@code v1+}, {@code v1beta2+}, {@code v1beta2} or {@code
    * v1alpha1-v1beta2}.
    */
-  private static void versionedFields(Object o, String at, List<String> problems) {
-    if (o == null) {
-      return;
-    }
-    if (o instanceof Collection<?> c) {
-      int i = 0;
-      for (Object e : c) {
-        versionedFields(e, at + "[" + i++ + "]", problems);
-      }
-      return;
-    }
-    if (o instanceof Map<?, ?> m) {
-      m.forEach((k, v) -> versionedFields(v, at + "." + k, problems));
-      return;
-    }
-    if (!o.getClass().getName().startsWith("io.strimzi.api.kafka.model")) {
-      return;
-    }
-    for (Method g : o.getClass().getMethods()) {
-      if (g.getParameterCount() != 0
-          || Modifier.isStatic(g.getModifiers())
-          || !(g.getName().startsWith("get") || g.getName().startsWith("is"))
-          || g.getName().equals("getClass")
-          || g.getName().equals("getAdditionalProperties")) {
-        continue;
-      }
-      Object v;
-      try {
-        v = g.invoke(o);
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        continue;
-      }
-      String field = at + "." + property(g.getName());
-      RequiredInVersions required = g.getAnnotation(RequiredInVersions.class);
-      if (required != null && inRange(required.value(), STRIMZI_VERSION) && v == null) {
-        problems.add(field + " is required in " + STRIMZI_VERSION);
-      }
-      PresentInVersions present = g.getAnnotation(PresentInVersions.class);
-      if (present != null && !inRange(present.value(), STRIMZI_VERSION) && v != null) {
-        problems.add(field + " is not in " + STRIMZI_VERSION + " (only " + present.value() + ")");
-      }
-      versionedFields(v, field, problems);
-    }
-  }
-
-  private static String property(String getter) {
-    String s = getter.startsWith("is") ? getter.substring(2) : getter.substring(3);
-    return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+  private static void versionedFields(Object model, String at, List<String> problems) {
+    ModelWalk.walk(
+        model,
+        at,
+        (getter, value, field) -> {
+          RequiredInVersions required = getter.getAnnotation(RequiredInVersions.class);
+          if (required != null && inRange(required.value(), STRIMZI_VERSION) && value == null) {
+            problems.add(field + " is required in " + STRIMZI_VERSION);
+          }
+          PresentInVersions present = getter.getAnnotation(PresentInVersions.class);
+          if (present != null && !inRange(present.value(), STRIMZI_VERSION) && value != null) {
+            problems.add(
+                field + " is not in " + STRIMZI_VERSION + " (only " + present.value() + ")");
+          }
+        });
   }
 
   /** Whether {@code version} lies in a Strimzi version range. */

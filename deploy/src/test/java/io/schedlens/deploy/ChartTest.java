@@ -199,12 +199,6 @@ class ChartTest {
     return o.getMetadata().getName();
   }
 
-  static Map<String, String> env(Container c) {
-    Map<String, String> env = new HashMap<>();
-    c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
-    return env;
-  }
-
   static List<Container> schedlensContainers(Manifests m) {
     List<Container> all = new ArrayList<>();
     podSpecs(m).values().stream()
@@ -244,7 +238,7 @@ class ChartTest {
   void shouldKeepTheImagesJvmOptionsAndAddTheHeap(Chart.Install install) throws IOException {
     for (Container c : schedlensContainers(Manifests.render(install))) {
       // A variable set on the container replaces the image's: the chart repeats what matters.
-      assertThat(env(c).get("JAVA_TOOL_OPTIONS"))
+      assertThat(Manifests.env(c).get("JAVA_TOOL_OPTIONS"))
           .as(install + " " + c.getName())
           .contains("-XX:+ExitOnOutOfMemoryError")
           .containsPattern("-Xmx\\d+[mg]");
@@ -255,13 +249,7 @@ class ChartTest {
   @Test
   void shouldFindTheGpuOperatorsAndTheChartsExporterWithTheDefaults() throws IOException {
     Manifests m = Manifests.chart();
-    Container c =
-        m.one(Deployment.class, "schedlens-collector")
-            .getSpec()
-            .getTemplate()
-            .getSpec()
-            .getContainers()
-            .get(0);
+    Container c = m.container("schedlens-collector");
     Map<String, String> env = new HashMap<>();
     for (EnvVar e : c.getEnv()) {
       if (e.getName().startsWith("SCHEDLENS_") && e.getValue() != null) {
@@ -342,19 +330,13 @@ class ChartTest {
 
     StatefulSet sts = m.one(StatefulSet.class, "schedlens-streams");
     Container streams = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
-    Map<String, String> env = env(streams);
+    Map<String, String> env = Manifests.env(streams);
     assertThat(env.get("SCHEDLENS_APPLICATION_SERVER"))
         .as("the instances call each other by the name the certificate covers")
         .isEqualTo("$(POD_NAME).schedlens-streams-headless.schedlens.svc:9471");
     assertThat(env)
         .containsKeys("SCHEDLENS_HTTP_TLS_CERT", "SCHEDLENS_HTTP_TLS_KEY", "SCHEDLENS_HTTP_TLS_CA");
-    Container collector =
-        m.one(Deployment.class, "schedlens-collector")
-            .getSpec()
-            .getTemplate()
-            .getSpec()
-            .getContainers()
-            .get(0);
+    Container collector = m.container("schedlens-collector");
     for (var pod :
         List.of(
             sts.getSpec().getTemplate().getSpec(),
@@ -363,23 +345,20 @@ class ChartTest {
           .anyMatch(v -> v.getSecret() != null && secret.equals(v.getSecret().getSecretName()));
     }
     for (Container c : List.of(streams, collector)) {
-      String cert1 = env(c).get("SCHEDLENS_HTTP_TLS_CERT");
+      String cert1 = Manifests.env(c).get("SCHEDLENS_HTTP_TLS_CERT");
       assertThat(c.getVolumeMounts()).anyMatch(v -> cert1.startsWith(v.getMountPath() + "/"));
       // The probes' own port serves plain HTTP whatever the main port does (HttpEndpoint).
       assertThat(c.getReadinessProbe().getHttpGet().getPort().getStrVal()).isEqualTo("probes");
       assertThat(c.getReadinessProbe().getHttpGet().getScheme()).isNotEqualTo("HTTPS");
     }
-    assertThat(m.custom("ServiceMonitor"))
-        .allSatisfy(
-            sm ->
-                assertThat(
-                        Manifests.tree(sm)
-                            .path("spec")
-                            .path("endpoints")
-                            .get(0)
-                            .path("scheme")
-                            .asText())
-                    .isEqualTo("https"));
+    for (GenericKubernetesResource sm : m.custom("ServiceMonitor")) {
+      JsonNode endpoint = Manifests.tree(sm).path("spec").path("endpoints").get(0);
+      assertThat(endpoint.path("scheme").asText()).isEqualTo("https");
+      JsonNode tls = endpoint.path("tlsConfig");
+      assertThat(tls.has("insecureSkipVerify")).as("Prometheus verifies the certificate").isFalse();
+      assertThat(names).contains(tls.path("serverName").asText());
+      assertThat(tls.path("ca").path("secret").path("name").asText()).isEqualTo(secret);
+    }
 
     // With an issuer of the cluster's, no CA of its own.
     Manifests given =
@@ -404,7 +383,7 @@ class ChartTest {
     Manifests m = Manifests.chart();
     assertThat(m.custom("Certificate")).isEmpty();
     for (Container c : schedlensContainers(m)) {
-      assertThat(env(c)).doesNotContainKey("SCHEDLENS_HTTP_TLS_CERT");
+      assertThat(Manifests.env(c)).doesNotContainKey("SCHEDLENS_HTTP_TLS_CERT");
     }
   }
 
@@ -416,14 +395,14 @@ class ChartTest {
     PodSpec pod = job.getSpec().getJobTemplate().getSpec().getTemplate().getSpec();
     Container c = pod.getContainers().get(0);
     assertThat(c.getArgs()).containsExactly("export");
-    assertThat(env(c)).containsEntry("SCHEDLENS_STOP_AT_END", "true");
+    assertThat(Manifests.env(c)).containsEntry("SCHEDLENS_STOP_AT_END", "true");
     EnvVar jaas =
         c.getEnv().stream()
             .filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG"))
             .findFirst()
             .orElseThrow();
     assertThat(jaas.getValueFrom().getSecretKeyRef().getName()).isEqualTo("schedlens-export");
-    String to = env(c).get("SCHEDLENS_TO");
+    String to = Manifests.env(c).get("SCHEDLENS_TO");
     assertThat(c.getVolumeMounts()).anyMatch(v -> v.getMountPath().equals(to));
     assertThat(pod.getVolumes())
         .anyMatch(
@@ -438,15 +417,10 @@ class ChartTest {
     for (String kind : List.of("Kafka", "KafkaNodePool", "KafkaTopic", "KafkaUser", "PodMonitor")) {
       assertThat(m.custom(kind)).as(kind).isEmpty();
     }
-    Container c =
-        m.one(StatefulSet.class, "schedlens-streams")
-            .getSpec()
-            .getTemplate()
-            .getSpec()
-            .getContainers()
-            .get(0);
-    assertThat(env(c).get("KAFKA_BOOTSTRAP_SERVERS")).startsWith("kafka-0.kafka.example:9093");
-    assertThat(env(c))
+    Container c = m.container("schedlens-streams");
+    assertThat(Manifests.env(c).get("KAFKA_BOOTSTRAP_SERVERS"))
+        .startsWith("kafka-0.kafka.example:9093");
+    assertThat(Manifests.env(c))
         .containsEntry("SCHEDLENS_REPLICATION_FACTOR", "3")
         .doesNotContainKey("SCHEDLENS_TOPICS_CREATE");
     assertThat(

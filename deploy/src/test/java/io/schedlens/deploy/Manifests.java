@@ -5,14 +5,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.io.IOException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -129,60 +130,47 @@ final class Manifests {
         .toList();
   }
 
+  /** The first container of the Deployment or StatefulSet of that name. */
+  Container container(String workload) {
+    for (Deployment d : all(Deployment.class)) {
+      if (d.getMetadata().getName().equals(workload)) {
+        return d.getSpec().getTemplate().getSpec().getContainers().get(0);
+      }
+    }
+    return one(StatefulSet.class, workload)
+        .getSpec()
+        .getTemplate()
+        .getSpec()
+        .getContainers()
+        .get(0);
+  }
+
+  /** A container's environment variables that have a value (not those from a Secret). */
+  static Map<String, String> env(Container c) {
+    Map<String, String> env = new HashMap<>();
+    c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
+    return env;
+  }
+
   /** A custom resource as a JSON tree, for field checks. */
   static ObjectNode tree(GenericKubernetesResource r) {
     return JSON.valueToTree(r);
   }
 
   /**
-   * Walks the model objects and collects every field the model did not recognise (kept in
-   * additionalProperties). Model classes live in io.fabric8.kubernetes.api.model and, for Strimzi's
-   * custom resources, io.strimzi.api.kafka.model.
+   * Every field the model did not recognise (kept in additionalProperties): a misspelt or misplaced
+   * field, which the API server would drop or refuse.
    */
   static void unknownFields(Object o, String at, List<String> unknown) {
-    if (o == null) {
-      return;
-    }
-    if (o instanceof Collection<?> c) {
-      int i = 0;
-      for (Object e : c) {
-        unknownFields(e, at + "[" + i++ + "]", unknown);
-      }
-      return;
-    }
-    if (o instanceof Map<?, ?> m) {
-      m.forEach((k, v) -> unknownFields(v, at + "." + k, unknown));
-      return;
-    }
-    String type = o.getClass().getName();
-    if (!type.startsWith("io.fabric8.kubernetes.api.model")
-        && !type.startsWith("io.strimzi.api.kafka.model")) {
-      return;
-    }
-    for (Method g : o.getClass().getMethods()) {
-      if (g.getParameterCount() != 0
-          || Modifier.isStatic(g.getModifiers())
-          || !g.getName().startsWith("get")
-          || g.getName().equals("getClass")) {
-        continue;
-      }
-      Object v;
-      try {
-        v = g.invoke(o);
-      } catch (ReflectiveOperationException | RuntimeException e) {
-        continue;
-      }
-      if (g.getName().equals("getAdditionalProperties")) {
-        if (v instanceof Map<?, ?> extra && !extra.isEmpty()) {
-          unknown.add(at + " " + extra.keySet());
-        }
-        continue;
-      }
-      unknownFields(v, at + "." + decapitalise(g.getName().substring(3)), unknown);
-    }
-  }
-
-  private static String decapitalise(String s) {
-    return s.isEmpty() ? s : Character.toLowerCase(s.charAt(0)) + s.substring(1);
+    ModelWalk.walk(
+        o,
+        at,
+        (getter, value, path) -> {
+          if (getter.getName().equals("getAdditionalProperties")
+              && value instanceof Map<?, ?> extra
+              && !extra.isEmpty()) {
+            unknown.add(path.substring(0, path.lastIndexOf('.')) + " " + extra.keySet());
+          }
+        });
   }
 }

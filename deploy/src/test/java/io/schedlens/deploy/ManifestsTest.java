@@ -113,14 +113,7 @@ class ManifestsTest {
             });
     // EndpointSlices and experiment ConfigMaps: read-only, each in the namespaces the collector is
     // told to look in, bound to its ServiceAccount.
-    Map<String, String> env =
-        env(
-            m.one(Deployment.class, "schedlens-collector")
-                .getSpec()
-                .getTemplate()
-                .getSpec()
-                .getContainers()
-                .get(0));
+    Map<String, String> env = Manifests.env(m.container("schedlens-collector"));
     Map<String, String> wanted =
         Map.of(
             "endpointslices", env.get("SCHEDLENS_DCGM_NAMESPACES"),
@@ -163,7 +156,7 @@ class ManifestsTest {
     assertThat(sts.getMetadata().getNamespace()).isEqualTo("schedlens");
     assertThat(sts.getSpec().getReplicas()).isEqualTo(3);
     Container c = sts.getSpec().getTemplate().getSpec().getContainers().get(0);
-    Map<String, String> env = env(c);
+    Map<String, String> env = Manifests.env(c);
     assertThat(Integer.parseInt(env.get("SCHEDLENS_NUM_STANDBY_REPLICAS")))
         .isGreaterThanOrEqualTo(1);
     assertThat(env).containsEntry("SCHEDLENS_TOPICS_CREATE", "false");
@@ -472,16 +465,16 @@ class ManifestsTest {
     apps.forEach(
         (user, t) -> {
           Container c = t.getSpec().getContainers().get(0);
-          assertThat(env(c)).containsEntry("KAFKA_SECURITY_PROTOCOL", "SASL_SSL");
-          assertThat(env(c)).containsEntry("KAFKA_SASL_MECHANISM", "SCRAM-SHA-512");
-          assertThat(env(c).get("KAFKA_BOOTSTRAP_SERVERS")).endsWith(":9093");
+          assertThat(Manifests.env(c)).containsEntry("KAFKA_SECURITY_PROTOCOL", "SASL_SSL");
+          assertThat(Manifests.env(c)).containsEntry("KAFKA_SASL_MECHANISM", "SCRAM-SHA-512");
+          assertThat(Manifests.env(c).get("KAFKA_BOOTSTRAP_SERVERS")).endsWith(":9093");
           EnvVar jaas =
               c.getEnv().stream()
                   .filter(e -> e.getName().equals("KAFKA_SASL_JAAS_CONFIG"))
                   .findFirst()
                   .orElseThrow();
           assertThat(jaas.getValueFrom().getSecretKeyRef().getName()).isEqualTo(user);
-          String truststore = env(c).get("KAFKA_SSL_TRUSTSTORE_LOCATION");
+          String truststore = Manifests.env(c).get("KAFKA_SSL_TRUSTSTORE_LOCATION");
           String mount =
               c.getVolumeMounts().stream()
                   .filter(v -> truststore.startsWith(v.getMountPath() + "/"))
@@ -511,13 +504,7 @@ class ManifestsTest {
   @ValueSource(strings = {"production", "small"})
   void shouldRequireTheIntakeAndApiTokensFromSecrets(String overlay) throws Exception {
     Manifests m = Manifests.chart(overlay);
-    Container c =
-        m.one(Deployment.class, "schedlens-collector")
-            .getSpec()
-            .getTemplate()
-            .getSpec()
-            .getContainers()
-            .get(0);
+    Container c = m.container("schedlens-collector");
     EnvVar token =
         c.getEnv().stream()
             .filter(e -> e.getName().equals("SCHEDLENS_INTAKE_TOKEN"))
@@ -526,15 +513,9 @@ class ManifestsTest {
     assertThat(token.getValueFrom().getSecretKeyRef().getOptional())
         .as("a missing Secret must stop the pod, not turn authentication off")
         .isNotEqualTo(Boolean.TRUE);
-    assertThat(env(c)).doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
+    assertThat(Manifests.env(c)).doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
 
-    Container streams =
-        m.one(StatefulSet.class, "schedlens-streams")
-            .getSpec()
-            .getTemplate()
-            .getSpec()
-            .getContainers()
-            .get(0);
+    Container streams = m.container("schedlens-streams");
     EnvVar api =
         streams.getEnv().stream()
             .filter(e -> e.getName().equals("SCHEDLENS_API_TOKEN"))
@@ -542,7 +523,7 @@ class ManifestsTest {
             .orElseThrow();
     assertThat(api.getValueFrom().getSecretKeyRef().getName()).isEqualTo("schedlens-api-token");
     assertThat(api.getValueFrom().getSecretKeyRef().getOptional()).isNotEqualTo(Boolean.TRUE);
-    assertThat(env(streams)).doesNotContainEntry("SCHEDLENS_API_AUTH", "none");
+    assertThat(Manifests.env(streams)).doesNotContainEntry("SCHEDLENS_API_AUTH", "none");
   }
 
   @ParameterizedTest
@@ -556,7 +537,7 @@ class ManifestsTest {
         }
         assertThat(c.getReadinessProbe().getHttpGet().getPath()).isEqualTo("/readyz");
         assertThat(c.getLivenessProbe().getHttpGet().getPath()).isEqualTo("/healthz");
-        String port = env(c).get("SCHEDLENS_HTTP_PROBE_PORT");
+        String port = Manifests.env(c).get("SCHEDLENS_HTTP_PROBE_PORT");
         assertThat(port).as(c.getName() + " has a probe port").isNotNull();
         assertThat(c.getPorts())
             .anySatisfy(
@@ -585,8 +566,8 @@ class ManifestsTest {
         }
         // The image (cli/pom.xml, Jib) runs java directly: the JVM reads JAVA_TOOL_OPTIONS, and
         // nothing reads the launcher's JAVA_OPTS.
-        assertThat(env(c)).as(c.getName()).doesNotContainKey("JAVA_OPTS");
-        assertThat(env(c)).as(c.getName()).containsKey("JAVA_TOOL_OPTIONS");
+        assertThat(Manifests.env(c)).as(c.getName()).doesNotContainKey("JAVA_OPTS");
+        assertThat(Manifests.env(c)).as(c.getName()).containsKey("JAVA_TOOL_OPTIONS");
         assertThat(c.getCommand())
             .as(c.getName() + " keeps the image's entrypoint")
             .isNullOrEmpty();
@@ -603,12 +584,6 @@ class ManifestsTest {
     m.all(StatefulSet.class).forEach(d -> t.add(d.getSpec().getTemplate()));
     m.all(Job.class).forEach(d -> t.add(d.getSpec().getTemplate()));
     return t;
-  }
-
-  static Map<String, String> env(Container c) {
-    Map<String, String> env = new HashMap<>();
-    c.getEnv().forEach(e -> env.put(e.getName(), e.getValue()));
-    return env;
   }
 
   @Test

@@ -50,7 +50,8 @@ class PrometheusProofIT {
 
   @BeforeAll
   static void runTheDemoWhilePrometheusScrapes() throws Exception {
-    Tools.require("prometheus", "install the Debian package prometheus (./schedlens selftest does)");
+    Tools.require(
+        "prometheus", "install the Debian package prometheus (./schedlens selftest does)");
     int promPort = freePort();
     int streamsPort = freePort();
     int collectorPort = freePort();
