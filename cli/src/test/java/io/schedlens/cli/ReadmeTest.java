@@ -64,7 +64,9 @@ class ReadmeTest {
             io.schedlens.cli.report.ReportCommand.DEF,
             io.schedlens.export.ExportConfig.DEF)) {
       String table = CommandLineSettings.markdownTable(def);
-      assertThat(docs()).as("the command's settings table; replace it with:%n%s", table).contains(table);
+      assertThat(docs())
+          .as("the command's settings table; replace it with:%n%s", table)
+          .contains(table);
     }
   }
 

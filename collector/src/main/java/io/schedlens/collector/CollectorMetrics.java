@@ -24,6 +24,7 @@ public final class CollectorMetrics {
   public final Counter recordsProduced;
   public final Counter recordsFailed;
   public final Counter recordsRetried;
+  public final Counter sendWaits;
   public final Counter deadLetters;
   public final Counter bufferOverflows;
   public final Counter kubernetesChanges;
@@ -65,6 +66,14 @@ public final class CollectorMetrics {
             .name("schedlens_collector_records_retried_total")
             .help(
                 "Records Kafka did not take yet (retriable error) and that were queued again, by topic.")
+            .labelNames("topic")
+            .register(registry);
+    sendWaits =
+        Counter.builder()
+            .name("schedlens_collector_send_waits_total")
+            .help(
+                "Times the send pump waited in vain for a topic's partitions (the topic missing, not"
+                    + " visible to this user, or Kafka away) and kept the record to try again, by topic.")
             .labelNames("topic")
             .register(registry);
     deadLetters =

@@ -26,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import java.util.zip.GZIPOutputStream;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
@@ -262,6 +264,73 @@ class CollectorHttpIT {
         assertThat(writer.isAlive()).as("the server stopped reading").isFalse();
         assertThat(sent.get()).as("bytes the server let in").isLessThan(32L << 20);
       }
+    }
+  }
+
+  @Test
+  void shouldRefuseForGoodABatchLargerThanTheWholeSendBuffer() throws Exception {
+    String prefix = "huge-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c = collector(prefix, "--buffer-records", "100")) {
+      String batch =
+          IntStream.range(0, 150)
+              .mapToObj(i -> line("chat-" + i, 200, 1))
+              .collect(Collectors.joining("\n"));
+      HttpResponse<String> r = post(c, utf8(batch));
+      // A 503 would have the shipper send it again and again: it can never fit.
+      assertThat(r.statusCode()).isEqualTo(413);
+      assertThat(r.body())
+          .contains("150 records are over the send buffer's 100 (buffer.records)")
+          .contains("smaller batches");
+      String small =
+          IntStream.range(0, 50)
+              .mapToObj(i -> line("chat-" + i, 200, 1))
+              .collect(Collectors.joining("\n"));
+      assertThat(post(c, utf8(small)).statusCode()).isEqualTo(202);
+    }
+  }
+
+  @Test
+  void shouldCountTheWaitsForATopicThatIsMissingWhileKafkaIsReachable() throws Exception {
+    String prefix = "missing-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    // No topics created (and the broker creates none by itself): the pump waits for the
+    // requests topic's partitions, keeps the line, and says so by topic.
+    try (Collector c =
+        Collector.start(
+            CollectorConfig.from(
+                CommandLineSettings.load(
+                    CollectorConfig.DEF,
+                    List.of(
+                        "--kubernetes-enabled",
+                        "false",
+                        "--topic-prefix",
+                        prefix,
+                        "--http-port",
+                        "0",
+                        "--intake-auth",
+                        "none",
+                        "--intake-ack-timeout",
+                        "1s"),
+                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
+            null,
+            Clock.systemUTC())) {
+      post(c, utf8(line("chat-0", 200, 1)));
+      // The pump waits on the first record it holds (a progress mark of any input topic, or the
+      // line): every record behind it waits too.
+      Topics topics = Topics.withPrefix(prefix);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () ->
+                  topics.all().stream()
+                          .mapToDouble(t -> c.metrics().sendWaits.labelValues(t.name()).get())
+                          .sum()
+                      >= 2);
+      assertThat(c.metrics().recordsProduced.labelValues(prefix + "requests").get()).isZero();
+      // Kept, not dropped: once the topics exist the line goes out.
+      broker.createTopics(topics.newTopics(1, (short) 1));
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> c.metrics().recordsProduced.labelValues(prefix + "requests").get() >= 1);
     }
   }
 

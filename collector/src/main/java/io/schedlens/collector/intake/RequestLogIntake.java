@@ -38,9 +38,10 @@ import java.util.zip.GZIPInputStream;
  * (rejected lines go to the dead-letter topic with a reason, and each is listed with its line
  * number and why: a line whose time or latency is out of range is rejected on its own, its
  * neighbours accepted); 400 when no line was usable; 401 without the configured bearer token; 413
- * for a body over the limit; 503 with {@code Retry-After} when Kafka is unreachable or the send
- * buffer is full, before taking any line, so that the shipper retries. Once the lines are in the
- * send buffer the answer is 202 even if Kafka is slower than {@code intake.ack.timeout} (with
+ * for a body over the limit, or a batch larger than the whole send buffer (which a 503 would have
+ * the shipper send again forever); 503 with {@code Retry-After} when Kafka is unreachable or the
+ * send buffer is full, before taking any line, so that the shipper retries. Once the lines are in
+ * the send buffer the answer is 202 even if Kafka is slower than {@code intake.ack.timeout} (with
  * {@code "delivered": false}): the collector delivers them, and a retry would count them twice.
  */
 public final class RequestLogIntake implements HttpHandler {
@@ -140,6 +141,17 @@ public final class RequestLogIntake implements HttpHandler {
       out.add(
           records.deadLetter(
               SOURCE, r.reason, "line " + r.line + ": " + r.detail, r.raw, null, now, ack));
+    }
+    String tooLarge = sink.neverFits(out);
+    if (tooLarge != null) {
+      return error(
+          exchange,
+          413,
+          "a batch of "
+              + out.size()
+              + " lines can never be taken whole: "
+              + tooLarge
+              + "; send it in smaller batches");
     }
     if (!sink.offerAll(Records.REQUESTS, out)) {
       return unavailable(exchange, "send buffer full");

@@ -194,6 +194,25 @@ public final class KafkaSink implements AutoCloseable {
   }
 
   /**
+   * Why the batch could never be taken whole, however empty the buffer (it is over the buffer's
+   * whole capacity in records or bytes), or null when it could: such a batch must be refused for
+   * good (a 413), since refusing it for now (a 503) would have its sender retry it forever.
+   */
+  public String neverFits(List<Outgoing> records) {
+    if (records.size() > capacity) {
+      return records.size()
+          + " records are over the send buffer's "
+          + capacity
+          + " (buffer.records)";
+    }
+    long bytes = records.stream().mapToLong(KafkaSink::bytesOf).sum();
+    if (bytes > capacityBytes) {
+      return bytes + " bytes are over the send buffer's " + capacityBytes + " (buffer.bytes)";
+    }
+    return null;
+  }
+
+  /**
    * Whether the buffer is more than 90 % full, in records or in bytes: time to push back on
    * optional work (the intake answers 503 before it takes a line).
    */
@@ -280,11 +299,14 @@ public final class KafkaSink implements AutoCloseable {
           return;
         }
       } catch (TimeoutException e) {
-        // Kafka is away (no metadata, or the producer's own buffer is full): keep the record and
-        // try again; the buffer behind us absorbs the sources meanwhile.
+        // Kafka is away, or the topic is missing or hidden from this user (no metadata), or the
+        // producer's own buffer is full: keep the record and try again; the buffer behind us
+        // absorbs the sources meanwhile. Counted by topic: with Kafka reachable, a topic that
+        // keeps the pump waiting is missing (alert SchedlensCollectorTopicNotWritable).
         if (!running.get()) {
           return;
         }
+        metrics.sendWaits.labelValues(pending.topic()).inc();
       } catch (KafkaException e) {
         log.error("Kafka refused a record for {} for good: {}", pending.topic(), e.toString());
         metrics.recordsFailed.labelValues(pending.topic(), e.getClass().getSimpleName()).inc();
