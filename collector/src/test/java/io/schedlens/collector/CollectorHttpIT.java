@@ -313,7 +313,8 @@ class CollectorHttpIT {
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
             null,
             Clock.systemUTC())) {
-      post(c, utf8(line("chat-0", 200, 1)));
+      await().atMost(Duration.ofSeconds(20)).until(() -> c.readiness().ready());
+      assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode()).isEqualTo(202);
       // The pump waits on the first record it holds (a progress mark of any input topic, or the
       // line): every record behind it waits too.
       Topics topics = Topics.withPrefix(prefix);
