@@ -279,7 +279,7 @@ class CollectorHttpIT {
       // A 503 would have the shipper send it again and again: it can never fit.
       assertThat(r.statusCode()).isEqualTo(413);
       assertThat(r.body())
-          .contains("150 records are over the send buffer's 100 (buffer.records)")
+          .contains("larger than the whole send buffer, 100 records (buffer.records)")
           .contains("smaller batches");
       String small =
           IntStream.range(0, 50)

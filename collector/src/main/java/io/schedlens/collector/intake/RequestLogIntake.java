@@ -142,19 +142,21 @@ public final class RequestLogIntake implements HttpHandler {
           records.deadLetter(
               SOURCE, r.reason, "line " + r.line + ": " + r.detail, r.raw, null, now, ack));
     }
-    String tooLarge = sink.neverFits(out);
-    if (tooLarge != null) {
-      return error(
-          exchange,
-          413,
-          "a batch of "
-              + out.size()
-              + " lines can never be taken whole: "
-              + tooLarge
-              + "; send it in smaller batches");
-    }
-    if (!sink.offerAll(Records.REQUESTS, out)) {
-      return unavailable(exchange, "send buffer full");
+    switch (sink.offerBatch(Records.REQUESTS, out)) {
+      case NEVER -> {
+        return error(
+            exchange,
+            413,
+            "a batch of "
+                + out.size()
+                + " lines is larger than the whole send buffer, "
+                + sink.capacity()
+                + ": send it in smaller batches");
+      }
+      case FULL -> {
+        return unavailable(exchange, "send buffer full");
+      }
+      case TAKEN -> {}
     }
     // From here on the lines are the collector's to deliver: the producer retries until Kafka
     // takes them. Asking the shipper to send them again (a 503) would count them twice.

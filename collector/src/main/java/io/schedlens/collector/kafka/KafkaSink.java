@@ -176,40 +176,47 @@ public final class KafkaSink implements AutoCloseable {
 
   /** Queues all records or none; false (and counted) when they do not all fit. */
   public boolean offerAll(String source, List<Outgoing> records) {
+    return offerBatch(source, records) == Offer.TAKEN;
+  }
+
+  /** What became of a batch offered whole. */
+  public enum Offer {
+    /** In the buffer, all of it. */
+    TAKEN,
+    /** None of it: the buffer has no room now; offer it again later. */
+    FULL,
+    /**
+     * None of it, ever: it is larger than the whole buffer in records or bytes, so offering it
+     * again cannot help (the intake's 413, where a 503 would have the shipper retry forever).
+     */
+    NEVER
+  }
+
+  /** Takes all the records or none, and says which and why. */
+  public Offer offerBatch(String source, List<Outgoing> records) {
     if (records.isEmpty()) {
-      return true;
+      return Offer.TAKEN;
+    }
+    long bytes = records.stream().mapToLong(KafkaSink::bytesOf).sum();
+    if (records.size() > capacity || bytes > capacityBytes) {
+      return Offer.NEVER;
     }
     if (!running.get() || !room.tryAcquire(records.size())) {
       overflow(source, records.size());
-      return false;
+      return Offer.FULL;
     }
-    long bytes = records.stream().mapToLong(KafkaSink::bytesOf).sum();
     if (!takeBytes(bytes)) {
       room.release(records.size());
       overflow(source, records.size());
-      return false;
+      return Offer.FULL;
     }
     queue.addAll(records);
-    return true;
+    return Offer.TAKEN;
   }
 
-  /**
-   * Why the batch could never be taken whole, however empty the buffer (it is over the buffer's
-   * whole capacity in records or bytes), or null when it could: such a batch must be refused for
-   * good (a 413), since refusing it for now (a 503) would have its sender retry it forever.
-   */
-  public String neverFits(List<Outgoing> records) {
-    if (records.size() > capacity) {
-      return records.size()
-          + " records are over the send buffer's "
-          + capacity
-          + " (buffer.records)";
-    }
-    long bytes = records.stream().mapToLong(KafkaSink::bytesOf).sum();
-    if (bytes > capacityBytes) {
-      return bytes + " bytes are over the send buffer's " + capacityBytes + " (buffer.bytes)";
-    }
-    return null;
+  /** The buffer's whole capacity, as its settings name it. */
+  public String capacity() {
+    return capacity + " records (buffer.records) and " + capacityBytes + " bytes (buffer.bytes)";
   }
 
   /**
