@@ -28,8 +28,8 @@ final class AppInstances implements AutoCloseable {
     for (int i = 0; i < instances; i++) {
       Path state = root.resolve("instance-" + i);
       Files.createDirectories(state);
-      // The JVM settings of the deployment (the chart's StatefulSet, deploy/helm/schedlens), the heap
-      // fixed from the start so that its resizing does not show in the first windows.
+      // The JVM settings of the chart's StatefulSet (deploy/helm/schedlens), the heap fixed from
+      // the start so that its resizing does not show in the first windows.
       List<String> cmd =
           new ArrayList<>(List.of(java, "-Xmx" + heap, "-Xms" + heap, "-XX:+UseG1GC"));
       // e.g. a flight recording: SCHEDLENS_LOAD_JAVA_OPTS=-XX:StartFlightRecording=filename=app.jfr
