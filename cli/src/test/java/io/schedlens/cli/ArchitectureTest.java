@@ -27,17 +27,38 @@ class ArchitectureTest {
   }
 
   @Test
-  void shouldKeepTheTimelineLogicFreeOfKafkaStreamsAndKubernetesClients() {
+  void shouldKeepTheTimelineLogicFreeOfKafkaAndKubernetesClients() {
     ArchRule rule =
         noClasses()
             .that()
-            .resideInAnyPackage(
-                "io.schedlens.streams.timeline..", "io.schedlens.simulator.cluster..")
+            .resideInAnyPackage("io.schedlens.timeline..", "io.schedlens.simulator.cluster..")
             .should()
             .dependOnClassesThat()
-            .resideInAnyPackage("org.apache.kafka.streams..", "io.fabric8.kubernetes.client..")
+            .resideInAnyPackage("org.apache.kafka..", "io.fabric8.kubernetes.client..")
             .because("timeline and scheduling logic are pure functions, tested without Kafka");
     rule.check(main);
+  }
+
+  @Test
+  void shouldLayerTheStreamsAppsThreeModules() {
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.timeline..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.schedlens.serving..", "io.schedlens.streams..")
+        .because("the timeline logic is the bottom layer: the topology and serving use it")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.serving..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.schedlens.streams..")
+        .because(
+            "the serving side reads the published stores; it does not build or know the topology,"
+                + " so the pages over files run without it")
+        .check(main);
   }
 
   @Test
@@ -66,11 +87,16 @@ class ArchitectureTest {
         .resideInAPackage("io.schedlens.collector..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.schedlens.streams..", "io.schedlens.simulator..")
+        .resideInAnyPackage(
+            "io.schedlens.streams..",
+            "io.schedlens.serving..",
+            "io.schedlens.timeline..",
+            "io.schedlens.simulator..")
         .check(main);
     noClasses()
         .that()
-        .resideInAPackage("io.schedlens.streams..")
+        .resideInAnyPackage(
+            "io.schedlens.streams..", "io.schedlens.serving..", "io.schedlens.timeline..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage("io.schedlens.collector..", "io.schedlens.simulator..")
@@ -87,6 +113,8 @@ class ArchitectureTest {
         .resideInAnyPackage(
             "io.schedlens.collector..",
             "io.schedlens.streams..",
+            "io.schedlens.serving..",
+            "io.schedlens.timeline..",
             "io.schedlens.simulator..",
             "io.schedlens.export..",
             "io.schedlens.report..",

@@ -9,9 +9,9 @@ import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.schedlens.collector.CollectorMetrics;
-import io.schedlens.streams.api.TimelineApi;
+import io.schedlens.serving.api.TimelineFilters;
+import io.schedlens.serving.pages.TimelinePages;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.pages.TimelinePages;
 import java.net.URI;
 import java.util.HashSet;
 import java.util.List;
@@ -138,8 +138,8 @@ class DashboardsTest {
           assertThat(url).matches("\\$\\{api_url}/api/(pods|workloads)\\?.*");
           understood =
               url.contains("/api/pods?")
-                  ? TimelineApi.LIST_PARAMETERS
-                  : TimelineApi.WORKLOAD_LIST_PARAMETERS;
+                  ? TimelineFilters.LIST_PARAMETERS
+                  : TimelineFilters.WORKLOAD_LIST_PARAMETERS;
         }
         if (!url.contains("?")) {
           continue;

@@ -5,13 +5,15 @@ import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.api.TimelineApi;
+import io.schedlens.serving.api.LocalStores;
+import io.schedlens.serving.api.TimelineApi;
+import io.schedlens.serving.api.TimelineQueries;
+import io.schedlens.serving.gauges.PendingGauges;
+import io.schedlens.serving.gauges.WorkloadGauges;
+import io.schedlens.serving.pages.LivePageSource;
+import io.schedlens.serving.pages.TimelinePages;
 import io.schedlens.streams.metrics.ConsumerLag;
-import io.schedlens.streams.metrics.PendingGauges;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.metrics.WorkloadGauges;
-import io.schedlens.streams.pages.LivePageSource;
-import io.schedlens.streams.pages.TimelinePages;
 import io.schedlens.streams.topology.DeadLetterHandlers;
 import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.streams.topology.TopologySettings;
@@ -102,14 +104,15 @@ public final class StreamsApp implements AutoCloseable {
         });
     String self = props.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG);
     SSLContext tls = config.httpTls();
-    TimelineApi api =
-        new TimelineApi(
-            streams, self, partitions, config.apiToken(), tls != null, config.httpTlsTrust());
-    PendingGauges gauges = new PendingGauges(api::localTimelines);
+    LocalStores stores = new LocalStores(streams, self, partitions);
+    TimelineQueries queries =
+        new TimelineQueries(stores, config.apiToken(), tls != null, config.httpTlsTrust());
+    TimelineApi api = new TimelineApi(queries, config.apiToken());
+    PendingGauges gauges = new PendingGauges(stores::timelines);
     TimelinePages pages =
-        new TimelinePages(new LivePageSource(api, gauges::eventNow), config.apiToken());
+        new TimelinePages(new LivePageSource(queries, gauges::eventNow), config.apiToken());
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
-    WorkloadGauges workloadGauges = new WorkloadGauges(api::localWorkloads);
+    WorkloadGauges workloadGauges = new WorkloadGauges(stores::workloads);
     metrics.registerWorkloadGauges(
         workloadGauges::interrupted, workloadGauges::interruptionAge, workloadGauges::degraded);
     metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);

@@ -6,7 +6,7 @@ import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.HttpTls;
-import io.schedlens.streams.timeline.TimelineSettings;
+import io.schedlens.timeline.TimelineSettings;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

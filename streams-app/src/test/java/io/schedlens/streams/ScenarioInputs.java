@@ -1,6 +1,6 @@
 package io.schedlens.streams;
 
-import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.testsupport.Inputs.at;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
@@ -9,8 +9,8 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.timeline.Inputs;
 import io.schedlens.testsupport.InputProducer;
+import io.schedlens.testsupport.Inputs;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.schedlens.streams;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.WorkloadObservation;
-import io.schedlens.streams.timeline.Inputs;
 import io.schedlens.testsupport.InputProducer;
+import io.schedlens.testsupport.Inputs;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

@@ -2,8 +2,8 @@ package io.schedlens.cli.common;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.schedlens.common.http.HttpEndpoint;
-import io.schedlens.streams.pages.FilePageSource;
-import io.schedlens.streams.pages.TimelinePages;
+import io.schedlens.serving.pages.FilePageSource;
+import io.schedlens.serving.pages.TimelinePages;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;

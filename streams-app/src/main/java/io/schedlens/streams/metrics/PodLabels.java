@@ -2,8 +2,8 @@ package io.schedlens.streams.metrics;
 
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
-import io.schedlens.streams.timeline.TimelineSettings;
-import io.schedlens.streams.timeline.Workloads;
+import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.timeline.Workloads;
 
 /**
  * The labels every per-pod and per-workload figure carries (docs/design.md section 5): bounded ones

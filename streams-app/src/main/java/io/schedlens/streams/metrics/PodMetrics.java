@@ -3,8 +3,8 @@ package io.schedlens.streams.metrics;
 import io.prometheus.metrics.core.metrics.Histogram;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.internal.TimelineState;
-import io.schedlens.streams.timeline.TimelineSettings;
-import io.schedlens.streams.timeline.TimelineView;
+import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.timeline.TimelineView;
 import java.util.ArrayList;
 import java.util.List;
 

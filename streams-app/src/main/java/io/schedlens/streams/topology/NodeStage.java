@@ -8,7 +8,7 @@ import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.PodName;
-import io.schedlens.streams.timeline.PreemptorInference;
+import io.schedlens.timeline.PreemptorInference;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;

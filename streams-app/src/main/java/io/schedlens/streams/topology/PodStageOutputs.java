@@ -9,8 +9,8 @@ import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.FactsToTell;
-import io.schedlens.streams.timeline.Outbound;
+import io.schedlens.timeline.FactsToTell;
+import io.schedlens.timeline.Outbound;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 

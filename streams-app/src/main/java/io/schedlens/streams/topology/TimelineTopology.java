@@ -12,6 +12,7 @@ import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.InputDeserializer;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
+import io.schedlens.serving.api.PublishedStores;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
@@ -60,8 +61,8 @@ public final class TimelineTopology {
   public static final String WORKLOAD_SECONDS_STORE = "workload-seconds";
   public static final String NODES_STORE = "nodes";
   public static final String NODE_TIMERS_STORE = "node-timers";
-  public static final String PUBLISHED_STORE = "published-timelines";
-  public static final String PUBLISHED_WORKLOADS_STORE = "published-workloads";
+  public static final String PUBLISHED_STORE = PublishedStores.TIMELINES;
+  public static final String PUBLISHED_WORKLOADS_STORE = PublishedStores.WORKLOADS;
 
   static final String PODS_TO_POD_SINK = "pods-to-pod-sink";
   static final String PODS_TO_WORKLOAD_SINK = "pods-to-workload-sink";

@@ -1,6 +1,6 @@
 package io.schedlens.streams.topology;
 
-import io.schedlens.streams.timeline.TimelineSettings;
+import io.schedlens.timeline.TimelineSettings;
 import java.time.Duration;
 
 /**

@@ -1,7 +1,7 @@
 package io.schedlens.streams.topology;
 
 import io.schedlens.avro.internal.InputSecond;
-import io.schedlens.streams.timeline.InputSeconds;
+import io.schedlens.timeline.InputSeconds;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

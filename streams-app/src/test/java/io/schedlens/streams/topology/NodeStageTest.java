@@ -1,6 +1,6 @@
 package io.schedlens.streams.topology;
 
-import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.PodRef;

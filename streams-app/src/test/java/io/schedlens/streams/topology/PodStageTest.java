@@ -1,6 +1,6 @@
 package io.schedlens.streams.topology;
 
-import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.ChangeType;
@@ -16,7 +16,7 @@ import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.Inputs;
+import io.schedlens.testsupport.Inputs;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;

@@ -14,7 +14,7 @@ import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.Inputs;
+import io.schedlens.testsupport.Inputs;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

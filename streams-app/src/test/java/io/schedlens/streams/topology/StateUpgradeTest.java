@@ -1,6 +1,6 @@
 package io.schedlens.streams.topology;
 
-import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.ChangeType;
@@ -13,9 +13,9 @@ import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.SchemaHistory;
 import io.schedlens.schemas.SchemaMigrations;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.Inputs;
-import io.schedlens.streams.timeline.TimelineReducer;
-import io.schedlens.streams.timeline.TimelineView;
+import io.schedlens.testsupport.Inputs;
+import io.schedlens.timeline.TimelineReducer;
+import io.schedlens.timeline.TimelineView;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -1,7 +1,7 @@
 package io.schedlens.streams.topology;
 
-import static io.schedlens.streams.timeline.Inputs.at;
-import static io.schedlens.streams.timeline.Inputs.sec;
+import static io.schedlens.testsupport.Inputs.at;
+import static io.schedlens.testsupport.Inputs.sec;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
@@ -17,9 +17,9 @@ import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.Inputs;
-import io.schedlens.streams.timeline.TimelineReducerTest;
-import io.schedlens.streams.timeline.TimelineSettings;
+import io.schedlens.testsupport.Inputs;
+import io.schedlens.testsupport.PodLives;
+import io.schedlens.timeline.TimelineSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,9 +90,9 @@ class TimelineTopologyTest {
   }
 
   static List<Object> scenario() {
-    List<Object> in = new ArrayList<>(TimelineReducerTest.interactiveLife());
-    in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
-    in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-2", "asr-batch-x2", "u-chat-0"));
+    List<Object> in = new ArrayList<>(PodLives.interactiveLife());
+    in.addAll(PodLives.preemptedJobLife("u-asr-1", "asr-batch-x1", "u-chat-0"));
+    in.addAll(PodLives.preemptedJobLife("u-asr-2", "asr-batch-x2", "u-chat-0"));
     // The preemptor goes away too, so that every pod gets a final timeline.
     Inputs.Pod chat =
         new Inputs.Pod(
@@ -337,9 +337,9 @@ class TimelineTopologyTest {
   @Test
   void shouldFlagAJobPreemptedThreeTimesAsAStarvingWorkload() {
     start();
-    List<Object> in = new ArrayList<>(TimelineReducerTest.interactiveLife());
+    List<Object> in = new ArrayList<>(PodLives.interactiveLife());
     for (int i = 1; i <= 3; i++) {
-      in.addAll(TimelineReducerTest.preemptedJobLife("u-asr-" + i, "asr-batch-x" + i, "u-chat-0"));
+      in.addAll(PodLives.preemptedJobLife("u-asr-" + i, "asr-batch-x" + i, "u-chat-0"));
     }
     in.sort(Comparator.comparingLong(TimelineTopologyTest::timestampOf));
     pipeAll(in);

@@ -1,6 +1,6 @@
 package io.schedlens.streams.topology;
 
-import static io.schedlens.streams.timeline.Inputs.at;
+import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.DeadLetter;
@@ -16,7 +16,7 @@ import io.schedlens.base.Outcome;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.timeline.Workloads;
+import io.schedlens.timeline.Workloads;
 import java.util.List;
 import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.Test;

@@ -1,0 +1,319 @@
+package io.schedlens.serving.pages;
+
+import com.sun.net.httpserver.HttpExchange;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.common.http.BearerToken;
+import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.serving.api.ApiUnavailable;
+import io.schedlens.serving.api.ListPaging;
+import io.schedlens.serving.api.Listing;
+import io.schedlens.serving.api.TimelineFilters;
+import java.io.IOException;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.apache.kafka.streams.errors.InvalidStateStoreException;
+
+/**
+ * The HTML pages for people (the HTTP adapter; the pages themselves are pure): {@code /} the
+ * on-call index, {@code /pods/{uid}} a pod's timeline, {@code /pods/{namespace}/{name}} the pod of
+ * that name (a choice when the name was reused), {@code /workloads/{namespace}/{kind}/{name}}.
+ *
+ * <p>Behind the same bearer token as {@code /api} when one is set: a browser that cannot send the
+ * header opens any page once with {@code ?token=...}; the page then sets it as an HttpOnly,
+ * SameSite=Strict cookie and drops it from the address.
+ */
+public final class TimelinePages {
+
+  static final String COOKIE = "schedlens_token";
+
+  /** The index's filters, as query parameters (what the dashboards' links may pass). */
+  public static final Set<String> INDEX_FILTERS = Set.copyOf(IndexPage.FILTERS);
+
+  private static final long PREEMPTION_WINDOW_MS = Duration.ofHours(6).toMillis();
+  private static final int RELATED_MAX = 50;
+
+  /** Rows of each list of the index at most (the count says how many match in all). */
+  static final int LIST_MAX = 500;
+
+  private final PageSource source;
+  private final byte[] token;
+
+  /**
+   * @param token the bearer token the pages require, or null (none)
+   */
+  public TimelinePages(PageSource source, String token) {
+    this.source = source;
+    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+  }
+
+  public void handle(HttpExchange exchange) throws IOException {
+    Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
+    if (token != null && !authorized(exchange, query)) {
+      return;
+    }
+    if (!exchange.getRequestMethod().equals("GET")) {
+      html(exchange, 405, Html.problem("Method not allowed", "The pages answer GET only."));
+      return;
+    }
+    String[] parts = segments(exchange.getRequestURI().getRawPath());
+    try {
+      if (parts.length == 0) {
+        html(exchange, 200, index(query));
+      } else if (parts[0].equals("pods") && parts.length == 2) {
+        pod(exchange, parts[1]);
+      } else if (parts[0].equals("pods") && parts.length == 3) {
+        podNamed(exchange, parts[1], parts[2]);
+      } else if (parts[0].equals("workloads") && parts.length == 4) {
+        workload(exchange, parts[1], parts[2], parts[3]);
+      } else {
+        html(
+            exchange,
+            404,
+            Html.problem(
+                "No such page",
+                "Pages: / (the index), /pods/{uid}, /pods/{namespace}/{name},"
+                    + " /workloads/{namespace}/{kind}/{name}."));
+      }
+    } catch (ApiUnavailable | InvalidStateStoreException e) {
+      exchange.getResponseHeaders().set("Retry-After", "5");
+      html(
+          exchange,
+          503,
+          Html.problem(
+              "Not available right now",
+              "The answer would be partial, so there is none: "
+                  + e.getMessage()
+                  + ". State is being restored or an instance is moving; reload in a few"
+                  + " seconds."));
+    } catch (IllegalArgumentException e) {
+      html(exchange, 400, Html.problem("Bad request", e.getMessage()));
+    }
+  }
+
+  String index(Map<String, String> query) throws IOException {
+    Map<String, String> filters = new LinkedHashMap<>();
+    for (String k : IndexPage.FILTERS) {
+      String v = query.get(k);
+      if (v != null && !v.isBlank()) {
+        filters.put(k, v.strip());
+      }
+    }
+    Map<String, String> workloadFilters = new HashMap<>();
+    if (filters.containsKey("namespace")) {
+      workloadFilters.put("namespace", filters.get("namespace"));
+    }
+    if (filters.containsKey("arm")) {
+      workloadFilters.put("arm", filters.get("arm"));
+    }
+    workloadFilters.put("interrupted", "true");
+    List<WorkloadTimeline> interrupted =
+        new ArrayList<>(source.workloads(workloadFilters, ListPaging.MAX_LIMIT).items());
+    if (filters.containsKey("priorityClass")) {
+      interrupted.removeIf(w -> !filters.get("priorityClass").equals(w.getPriorityClass()));
+    }
+    long window = preemptionWindow(query.get("hours"));
+    long now = source.now();
+    Map<String, String> recent = new HashMap<>(filters);
+    recent.put("preemptedSince", String.valueOf(now - window));
+    return IndexPage.render(
+        new IndexPage.Data(
+            source.pods("pending", filters, LIST_MAX),
+            source.pods("starving", filters, LIST_MAX),
+            source.pods("preempted", recent, LIST_MAX),
+            interrupted,
+            filters,
+            now,
+            window));
+  }
+
+  /** {@code ?hours=N}: how far back the index lists preemptions (default 6 hours). */
+  static long preemptionWindow(String hours) {
+    if (hours == null || hours.isBlank()) {
+      return PREEMPTION_WINDOW_MS;
+    }
+    try {
+      long h = Long.parseLong(hours.strip());
+      if (h >= 1 && h <= 24L * 366) {
+        return Duration.ofHours(h).toMillis();
+      }
+    } catch (NumberFormatException e) {
+      // said below
+    }
+    throw new IllegalArgumentException(
+        "hours must be a whole number of hours from 1 to 8784 (a year), not '" + hours + "'");
+  }
+
+  private void pod(HttpExchange exchange, String rawUid) throws IOException {
+    String uid = decode(rawUid);
+    Optional<PodTimeline> t = source.pod(uid);
+    if (t.isEmpty()) {
+      html(
+          exchange,
+          404,
+          Html.problem(
+              "No timeline for pod UID " + uid,
+              "Unknown, or gone longer than api.final.retention. By name:"
+                  + " /pods/{namespace}/{name}."));
+      return;
+    }
+    html(exchange, 200, podPage(t.get()));
+  }
+
+  /** The page of a pod, with its preemptor and victims looked up. */
+  public String podPage(PodTimeline t) throws IOException {
+    Map<String, PodTimeline> related = new HashMap<>();
+    if (t.getPreemptor() != null && t.getPreemptor().getUid() != null) {
+      source.pod(t.getPreemptor().getUid()).ifPresent(p -> related.put(p.getUid(), p));
+    }
+    for (String v : t.getVictims().subList(0, Math.min(RELATED_MAX, t.getVictims().size()))) {
+      source.pod(v).ifPresent(p -> related.put(p.getUid(), p));
+    }
+    return PodPage.render(t, related, source.now());
+  }
+
+  private void podNamed(HttpExchange exchange, String namespace, String name) throws IOException {
+    String ns = decode(namespace);
+    String n = decode(name);
+    List<PodTimeline> found =
+        source.pods("all", Map.of("namespace", ns, "name", n), RELATED_MAX).items();
+    if (found.size() == 1) {
+      html(exchange, 200, podPage(found.get(0)));
+      return;
+    }
+    if (found.isEmpty()) {
+      html(
+          exchange,
+          404,
+          Html.problem(
+              "No pod " + ns + "/" + n,
+              "No timeline of a pod of that name is held (unknown, or gone longer than"
+                  + " api.final.retention)."));
+      return;
+    }
+    StringBuilder b =
+        new StringBuilder("<h1>")
+            .append(Html.esc(ns + "/" + n))
+            .append(": the name was used by ")
+            .append(found.size())
+            .append(
+                " pods</h1><table id=\"choices\"><thead><tr><th scope=\"col\">UID</th>"
+                    + "<th scope=\"col\">created</th><th scope=\"col\">ended</th>"
+                    + "<th scope=\"col\">outcome</th></tr></thead><tbody>");
+    for (PodTimeline p : found) {
+      b.append("<tr><td>")
+          .append(Html.link(Html.podHref(p.getUid()), p.getUid()))
+          .append("</td><td>")
+          .append(Html.time(p.getCreatedAt()))
+          .append("</td><td>")
+          .append(Html.time(p.getTerminatedAt()))
+          .append("</td><td>")
+          .append(Html.esc(p.getOutcome()))
+          .append("</td></tr>");
+    }
+    b.append("</tbody></table>");
+    html(exchange, 200, Html.page(ns + "/" + n, b.toString()));
+  }
+
+  private void workload(HttpExchange exchange, String namespace, String kind, String name)
+      throws IOException {
+    String ns = decode(namespace);
+    String k = decode(kind);
+    String n = decode(name);
+    Optional<WorkloadTimeline> w = source.workload(ns, k, n);
+    if (w.isEmpty()) {
+      html(
+          exchange,
+          404,
+          Html.problem(
+              "No timeline for workload " + ns + "/" + k + "/" + n,
+              "The kind is Deployment, StatefulSet, Job, DaemonSet or Pod, spelt as Kubernetes"
+                  + " does; none of its pods seen yet?"));
+      return;
+    }
+    Listing<PodTimeline> pods =
+        source.pods(
+            "all",
+            Map.of("namespace", ns, "workloadKind", k, "workloadName", n),
+            ListPaging.MAX_LIMIT);
+    html(exchange, 200, WorkloadPage.render(w.get(), pods, source.now()));
+  }
+
+  private boolean authorized(HttpExchange exchange, Map<String, String> query) throws IOException {
+    if (BearerToken.authorizes(exchange.getRequestHeaders().getFirst("Authorization"), token)) {
+      return true;
+    }
+    String fromQuery = query.get("token");
+    if (fromQuery != null && BearerToken.authorizes("Bearer " + fromQuery, token)) {
+      exchange
+          .getResponseHeaders()
+          .add("Set-Cookie", COOKIE + "=" + fromQuery + "; Path=/; HttpOnly; SameSite=Strict");
+      // Back to the same page, its other parameters kept, the token dropped from the address.
+      StringBuilder rest = new StringBuilder();
+      String raw = exchange.getRequestURI().getRawQuery();
+      for (String pair : raw == null ? new String[0] : raw.split("&")) {
+        if (!pair.isEmpty() && !pair.startsWith("token=")) {
+          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
+        }
+      }
+      exchange.getResponseHeaders().set("Location", exchange.getRequestURI().getRawPath() + rest);
+      exchange.sendResponseHeaders(303, -1);
+      exchange.close();
+      return false;
+    }
+    for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
+      for (String c : header.split(";")) {
+        String[] kv = c.strip().split("=", 2);
+        if (kv.length == 2
+            && kv[0].equals(COOKIE)
+            && BearerToken.authorizes("Bearer " + kv[1], token)) {
+          return true;
+        }
+      }
+    }
+    exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
+    html(
+        exchange,
+        401,
+        Html.problem(
+            "A token is needed",
+            "These pages are behind the API's bearer token: open this address once with"
+                + " ?token=<token> (it is then kept as a cookie), or send"
+                + " 'Authorization: Bearer <token>' from an authenticating proxy."));
+    return false;
+  }
+
+  private static String[] segments(String rawPath) {
+    String p = rawPath == null ? "/" : rawPath;
+    while (p.startsWith("/")) {
+      p = p.substring(1);
+    }
+    while (p.endsWith("/")) {
+      p = p.substring(0, p.length() - 1);
+    }
+    return p.isEmpty() ? new String[0] : p.split("/", -1);
+  }
+
+  private static String decode(String s) {
+    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+  }
+
+  private static void html(HttpExchange exchange, int status, String body) throws IOException {
+    exchange.getResponseHeaders().set("Cache-Control", "no-store");
+    exchange.getResponseHeaders().set("X-Content-Type-Options", "nosniff");
+    exchange
+        .getResponseHeaders()
+        .set(
+            "Content-Security-Policy",
+            "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'");
+    HttpEndpoint.respond(exchange, status, "text/html", body); // adds the charset
+  }
+}

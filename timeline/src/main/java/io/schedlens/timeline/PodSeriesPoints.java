@@ -1,0 +1,198 @@
+package io.schedlens.timeline;
+
+import io.schedlens.avro.PodPoint;
+import io.schedlens.avro.PodSeries;
+import io.schedlens.avro.internal.GpuReading;
+import io.schedlens.avro.internal.InputSecond;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.avro.generic.GenericData;
+
+/**
+ * A pod's GPU utilisation and requests over its life, bounded: at most {@link #MAX_POINTS} points
+ * of {@code stepMs} each, where {@code stepMs} is {@link #BASE_STEP_MS} × 2^k, the smallest such
+ * step at which every input from the first to the last fits into {@link #MAX_POINTS} aligned steps.
+ * A longer life doubles the step and adds each pair of neighbours into one point. An hour of a pod
+ * is 60 points of 1 minute, a week 40 points of 4.3 hours.
+ *
+ * <p>The same inputs in any order give the same series: steps are aligned to the epoch (a point at
+ * step 2w is exactly two points at step w), every field of a point is a sum (of integers, or of
+ * histogram counts), and the step depends only on the earliest and latest input time, which do not
+ * depend on the order.
+ */
+public final class PodSeriesPoints {
+
+  /**
+   * One minute: a DCGM scrape is every 15 to 30 s and a chart of a pod's life needs no finer step;
+   * a finer one cost a busy pod's state 1.9 KB more (a point and its latency bins every 15 s).
+   */
+  public static final long BASE_STEP_MS = 60_000;
+
+  public static final int MAX_POINTS = 64;
+
+  private PodSeriesPoints() {}
+
+  /**
+   * Adds one second of a pod's inputs: its GPU readings by their sample time with the span each
+   * stands for, its requests at the second, {@code breaches} of them over their SLO. {@code
+   * classSloMs} is the pod's priority class's SLO (or null); the second's own services' SLO comes
+   * with it.
+   */
+  static PodSeries add(
+      PodSeries series,
+      InputSecond in,
+      long breaches,
+      Double classSloMs,
+      TimelineSettings settings) {
+    PodSeries s = series;
+    for (GpuReading r : in.getGpu()) {
+      s = addSample(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
+    }
+    if (in.getRequests() > 0) {
+      s =
+          addRequests(
+              s,
+              in.getSecond(),
+              in.getRequests(),
+              in.getErrors(),
+              breaches,
+              in.getLatencies(),
+              in.getServiceSloMs(),
+              in.getClassLatencies().isEmpty() ? null : classSloMs);
+    }
+    return s;
+  }
+
+  /** Adds one GPU sample at {@code t} of utilisation {@code util} standing for {@code spanMs}. */
+  static PodSeries addSample(PodSeries series, long t, double util, long spanMs) {
+    return addPoint(
+        orEmpty(series), t, GpuBusy.busyMicros(util, spanMs), spanMs * 1000L, 0, 0, 0, List.of());
+  }
+
+  /**
+   * Adds requests at {@code t}, {@code breaches} of them over the SLO; {@code serviceSloMs} and
+   * {@code classSloMs} are the SLOs some of them were judged against (null: none was).
+   */
+  static PodSeries addRequests(
+      PodSeries series,
+      long t,
+      long requests,
+      long errors,
+      long breaches,
+      List<Double> latencies,
+      Double serviceSloMs,
+      Double classSloMs) {
+    PodSeries s = addPoint(orEmpty(series), t, 0, 0, requests, errors, breaches, latencies);
+    s.setSloMs(slo(s.getSloMs(), serviceSloMs, classSloMs));
+    return s;
+  }
+
+  private static PodSeries orEmpty(PodSeries s) {
+    return s == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : s;
+  }
+
+  /**
+   * The smallest SLO any of the pod's requests was judged against: the line the page draws. A
+   * minimum, so that it does not depend on which requests came first.
+   */
+  private static Double slo(Double current, Double service, Double classSlo) {
+    Double best = current;
+    for (Double x : new Double[] {service, classSlo}) {
+      if (x != null && (best == null || x < best)) {
+        best = x;
+      }
+    }
+    return best;
+  }
+
+  /**
+   * Adds to the point of {@code t}, in place: the series belongs to the pod's state (a published
+   * timeline that shares it is serialized when it is forwarded, before the next input), and a busy
+   * pod's series takes a second of inputs at a time, so copying its points each time would cost
+   * more than the rest of applying them.
+   */
+  private static PodSeries addPoint(
+      PodSeries s,
+      long t,
+      long busy,
+      long sampled,
+      long requests,
+      long errors,
+      long breaches,
+      List<Double> latencies) {
+    List<PodPoint> points = s.getPoints();
+    long step = s.getStepMs();
+    // Grow the step until the new time fits with the points there are.
+    while (!points.isEmpty()) {
+      long first = Math.min(points.get(0).getAt(), align(t, step));
+      long last = Math.max(points.get(points.size() - 1).getAt(), align(t, step));
+      if ((last - first) / step < MAX_POINTS) {
+        break;
+      }
+      step *= 2;
+      points = regroup(points, step);
+    }
+    s.setStepMs(step);
+    s.setPoints(points);
+    long at = align(t, step);
+    int i = points.size();
+    while (i > 0 && points.get(i - 1).getAt() > at) {
+      i--; // inputs mostly come in time order: the point is the last one, or a new last one
+    }
+    PodPoint p;
+    if (i > 0 && points.get(i - 1).getAt() == at) {
+      p = points.get(i - 1);
+      p.setBusyMicros(p.getBusyMicros() + busy);
+      p.setSampledMicros(p.getSampledMicros() + sampled);
+      p.setRequests(p.getRequests() + requests);
+      p.setErrors(p.getErrors() + errors);
+      p.setSloBreaches(p.getSloBreaches() + breaches);
+    } else {
+      p = new PodPoint(at, busy, sampled, requests, errors, breaches, new ArrayList<>());
+      points.add(i, p);
+    }
+    if (!latencies.isEmpty()) {
+      if (!(p.getLatency() instanceof ArrayList || p.getLatency() instanceof GenericData.Array)) {
+        p.setLatency(new ArrayList<>(p.getLatency())); // an immutable list: the schema default
+      }
+      LatencyBins.addTo(p.getLatency(), latencies);
+    }
+    return s;
+  }
+
+  /** Points (in time order) added into the aligned steps of {@code step}. */
+  static List<PodPoint> regroup(List<PodPoint> points, long step) {
+    List<PodPoint> out = new ArrayList<>();
+    for (PodPoint p : points) {
+      long at = align(p.getAt(), step);
+      PodPoint last = out.isEmpty() ? null : out.get(out.size() - 1);
+      if (last != null && last.getAt() == at) {
+        out.set(
+            out.size() - 1,
+            new PodPoint(
+                at,
+                last.getBusyMicros() + p.getBusyMicros(),
+                last.getSampledMicros() + p.getSampledMicros(),
+                last.getRequests() + p.getRequests(),
+                last.getErrors() + p.getErrors(),
+                last.getSloBreaches() + p.getSloBreaches(),
+                LatencyBins.merge(last.getLatency(), p.getLatency())));
+      } else {
+        out.add(
+            new PodPoint(
+                at,
+                p.getBusyMicros(),
+                p.getSampledMicros(),
+                p.getRequests(),
+                p.getErrors(),
+                p.getSloBreaches(),
+                p.getLatency()));
+      }
+    }
+    return out;
+  }
+
+  static long align(long t, long step) {
+    return Math.floorDiv(t, step) * step;
+  }
+}

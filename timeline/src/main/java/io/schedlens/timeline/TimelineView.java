@@ -1,0 +1,347 @@
+package io.schedlens.timeline;
+
+import com.datadoghq.sketch.ddsketch.DDSketch;
+import io.schedlens.avro.Disruption;
+import io.schedlens.avro.PodRef;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.Preemption;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.base.DisruptionCause;
+import io.schedlens.base.Outcome;
+import java.util.ArrayList;
+import java.util.TreeMap;
+
+/**
+ * Derives the published {@link PodTimeline} from a pod's state, with every number of docs/design.md
+ * section 4. Pure. A duration is null, never 0, when one of its ends is unknown.
+ */
+public final class TimelineView {
+
+  public static final String SUCCEEDED = Outcome.SUCCEEDED.wire();
+  public static final String FAILED = Outcome.FAILED.wire();
+  public static final String PREEMPTED = Outcome.PREEMPTED.wire();
+  public static final String EVICTED = Outcome.EVICTED.wire();
+  public static final String DELETED = Outcome.DELETED.wire();
+  public static final String RUNNING = Outcome.RUNNING.wire();
+  public static final String PENDING = Outcome.PENDING.wire();
+
+  private final TimelineSettings settings;
+
+  public TimelineView(TimelineSettings settings) {
+    this.settings = settings;
+  }
+
+  /**
+   * When the pod was scheduled: the Scheduled event (microseconds) or the PodScheduled condition.
+   */
+  public static Long scheduledAt(TimelineState s) {
+    return s.getLifecycle().getScheduledEventAt() != null
+        ? s.getLifecycle().getScheduledEventAt()
+        : s.getLifecycle().getScheduledConditionAt();
+  }
+
+  /**
+   * When the pod stopped: its containers' last finish once it is terminal or gone; for a pod gone
+   * without that, the deletion request if it never ran, else the earlier of the deletion deadline
+   * and when the deletion was seen.
+   */
+  public static Long terminatedAt(TimelineState s) {
+    if (s.getLifecycle().getFinishedAt() != null
+        && (s.getLifecycle().getTerminalPhase() != null || s.getLifecycle().getGone())) {
+      return s.getLifecycle().getFinishedAt();
+    }
+    if (!s.getLifecycle().getGone()) {
+      return null;
+    }
+    if (s.getLifecycle().getRunningAt() == null
+        && s.getLifecycle().getDeletionRequestedAt() != null) {
+      return s.getLifecycle().getDeletionRequestedAt();
+    }
+    return TimelineReducer.min(
+        s.getLifecycle().getDeletionDeadline(), s.getLifecycle().getDeletedObservedAt());
+  }
+
+  /** The outcome: how the pod ended, or where it is. */
+  public static String outcome(TimelineState s) {
+    // Since Kubernetes 1.27 the kubelet gives a deleted pod a terminal phase from its containers'
+    // exit codes: an inference server that exits 0 on SIGTERM ends Succeeded. Succeeded is the
+    // outcome only when the pod finished before anyone asked it to stop; a preempted pod is
+    // Preempted whatever its exit code, a scaled-down one Deleted.
+    if (SUCCEEDED.equals(s.getLifecycle().getTerminalPhase()) && finishedOnItsOwn(s)) {
+      return SUCCEEDED;
+    }
+    DisruptionCause cause = cause(s);
+    if (cause == DisruptionCause.PREEMPTION) {
+      return PREEMPTED;
+    }
+    if (cause != null && cause != DisruptionCause.DELETION && cause != DisruptionCause.ROLLOUT) {
+      return EVICTED;
+    }
+    if (FAILED.equals(s.getLifecycle().getTerminalPhase()) && finishedOnItsOwn(s)) {
+      return FAILED;
+    }
+    if (s.getLifecycle().getGone() || s.getLifecycle().getTerminalPhase() != null) {
+      // Stopped because it was deleted (SIGTERM's exit code says nothing more).
+      return DELETED;
+    }
+    if (s.getLifecycle().getRunningAt() != null || "Running".equals(s.getLatest().getPhase())) {
+      return RUNNING;
+    }
+    return PENDING;
+  }
+
+  /**
+   * What ended the pod, from all the evidence: its own (conditions, status, events) and a rollout
+   * the workload stage found; the one that decides by {@link DisruptionCause#decidesOver}.
+   */
+  static DisruptionCause cause(TimelineState s) {
+    DisruptionCause own = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
+    Long rolled = s.getDisruption().getRolledOutAt();
+    if (rolled == null) {
+      return own;
+    }
+    if (own == null
+        || DisruptionCause.ROLLOUT.decidesOver(rolled, own, s.getDisruption().getDisruptionAt())) {
+      return DisruptionCause.ROLLOUT;
+    }
+    return own;
+  }
+
+  private static boolean finishedOnItsOwn(TimelineState s) {
+    return s.getLifecycle().getDeletionRequestedAt() == null
+        || (s.getLifecycle().getFinishedAt() != null
+            && s.getLifecycle().getFinishedAt() < s.getLifecycle().getDeletionRequestedAt());
+  }
+
+  /** What ended the pod early, or null when it completed, failed on its own, or lives. */
+  public static Disruption disruption(TimelineState s) {
+    return disruption(s, cause(s));
+  }
+
+  /**
+   * What the pod's own evidence says ended it, leaving out what the workload stage inferred (a
+   * rollout): the facts a pod tells its workload must not depend on what the workload told it.
+   */
+  public static Disruption ownDisruption(TimelineState s) {
+    return disruption(s, DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause()));
+  }
+
+  private static Disruption disruption(TimelineState s, DisruptionCause cause) {
+    String outcome = outcome(s);
+    if (outcome.equals(SUCCEEDED) || outcome.equals(RUNNING) || outcome.equals(PENDING)) {
+      return null;
+    }
+    if (outcome.equals(FAILED) && cause == null) {
+      return null;
+    }
+    if (cause == DisruptionCause.ROLLOUT && s.getDisruption().getRolledOutAt() != null) {
+      return new Disruption(
+          cause.wire(), s.getDisruption().getRolledOutAt(), "deployment-controller");
+    }
+    if (cause != null) {
+      String by = s.getDisruption().getDisruptionBy();
+      if (cause == DisruptionCause.PREEMPTION
+          && s.getDisruption().getPreemptor() != null
+          && s.getDisruption().getPreemptor().getName() != null) {
+        by =
+            s.getDisruption().getPreemptor().getNamespace()
+                + "/"
+                + s.getDisruption().getPreemptor().getName();
+      }
+      return new Disruption(cause.wire(), s.getDisruption().getDisruptionAt(), by);
+    }
+    return new Disruption(
+        DisruptionCause.DELETION.wire(),
+        s.getLifecycle().getDeletionRequestedAt() != null
+            ? s.getLifecycle().getDeletionRequestedAt()
+            : terminatedAt(s),
+        null);
+  }
+
+  /**
+   * Pods of the pod's workload preempted by {@code until} (the pod's end, or now for a live pod):
+   * what happened to its workload after a pod ended is not that pod's story. Compared at
+   * Kubernetes' one-second granularity: a pod's end is often a whole second (its deletion or
+   * container times), its own preemption event's time a precise one within that second.
+   */
+  static int workloadPreemptions(TimelineState s, long until) {
+    int n = 0;
+    for (long at : s.getWorkload().getWorkloadPreemptedAt()) {
+      if (Math.floorDiv(at, 1000L) * 1000L <= until) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** The pod's workload was preempted too often without completing, by {@code until}. */
+  boolean workloadStarving(TimelineState s, long until) {
+    Long completed = s.getWorkload().getWorkloadCompletedAt();
+    return workloadPreemptions(s, until) >= settings.starvationPreemptions()
+        && (completed == null || completed > until);
+  }
+
+  /** Workloads whose pods can finish their work (a Job); wasted work applies to these. */
+  static boolean canComplete(WorkloadRef w) {
+    return w == null || w.getKind().equals("Job") || w.getKind().equals("Pod");
+  }
+
+  /**
+   * The timeline as of {@code now} (event time): for a pod still allocated, allocation runs to
+   * {@code now}.
+   */
+  public PodTimeline view(TimelineState s, long now, boolean isFinal) {
+    WorkloadRef workload = Workloads.of(s.getIdentity());
+    Long created = s.getLifecycle().getCreatedAt();
+    Long scheduled = scheduledAt(s);
+    Long running = s.getLifecycle().getRunningAt();
+    Long ready = s.getLifecycle().getReadyAt();
+    Long terminated = terminatedAt(s);
+    Long firstOk = null;
+    if (ready != null) {
+      for (Long t : s.getServing().getOkTimes()) {
+        if (t >= ready) {
+          firstOk = t;
+          break;
+        }
+      }
+    }
+    boolean neverScheduled = scheduled == null && s.getLifecycle().getGone();
+    Long pendingMs = diff(created, scheduled);
+    if (neverScheduled) {
+      pendingMs = diff(created, terminated);
+    }
+    String outcome = outcome(s);
+    Disruption disruption = disruption(s);
+
+    Double allocated = null;
+    Double busy = null;
+    Double idle = null;
+    Double unsampled = null;
+    Double wasted = null;
+    Double wastedBusy = null;
+    if (running != null && s.getIdentity().getGpus() > 0) {
+      long end = terminated != null ? terminated : Math.max(now, running);
+      allocated = s.getIdentity().getGpus() * Math.max(0, end - running) / 1000.0;
+      busy = GpuBusy.total(s);
+      // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
+      // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
+      // A first sample's span may reach back before runningAt, hence the bound by allocated.
+      Double sampled = GpuBusy.sampled(s);
+      if (sampled == null) {
+        idle = Math.max(0.0, allocated - busy);
+      } else {
+        double covered = Math.min(allocated, sampled);
+        idle = Math.max(0.0, covered - busy);
+        unsampled = allocated - covered;
+      }
+      if (disruption != null && terminated != null && canComplete(workload)) {
+        long from =
+            Math.max(
+                running,
+                s.getLatest().getCheckpointAt() == null
+                    ? running
+                    : Math.min(s.getLatest().getCheckpointAt(), terminated));
+        wasted = s.getIdentity().getGpus() * Math.max(0, terminated - from) / 1000.0;
+        wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
+      }
+    }
+
+    DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
+    int restarts =
+        s.getLifecycle().getRestarts().values().stream().mapToInt(Integer::intValue).sum();
+    int failedScheduling =
+        s.getScheduling().getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
+    // Starving: waited (or has been waiting) longer than the threshold to be scheduled.
+    long pendingFor =
+        pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
+    // The live flag is set when the pods stream passed the threshold with the pod unscheduled;
+    // a final timeline knows the exact pending time and needs no flag.
+    boolean pendingTooLong =
+        pendingFor > settings.starvationPending().toMillis()
+            || (!isFinal && s.getScheduling().getStarvingFlagged());
+    long until = terminated != null ? terminated : Long.MAX_VALUE;
+
+    return PodTimeline.newBuilder()
+        .setUid(s.getUid())
+        .setNamespace(s.getIdentity().getNamespace())
+        .setName(s.getIdentity().getName())
+        .setNode(s.getLatest().getNode())
+        .setPriorityClass(s.getIdentity().getPriorityClass())
+        .setPriority(s.getIdentity().getPriority())
+        .setWorkload(workload)
+        .setExperiment(s.getIdentity().getLabels().get(settings.experimentKey()))
+        .setArm(s.getIdentity().getLabels().get(settings.armKey()))
+        .setApplication(s.getIdentity().getLabels().get(settings.applicationKey()))
+        .setRepeat(s.getIdentity().getLabels().get(settings.repeatKey()))
+        .setCreatedAt(created)
+        .setScheduledAt(scheduled)
+        .setRunningAt(running)
+        .setReadyAt(ready)
+        .setFirstOkRequestAt(firstOk)
+        .setTerminatedAt(terminated)
+        .setPendingMs(pendingMs)
+        .setNeverScheduled(neverScheduled)
+        .setStartupMs(diff(scheduled, running))
+        .setModelLoadMs(diff(running, ready))
+        .setTimeToReadyMs(diff(created, ready))
+        .setTimeToFirstOkMs(diff(created, firstOk))
+        .setFailedSchedulingCount(failedScheduling)
+        .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
+        .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
+        .setNominatedNode(s.getLatest().getNominatedNode())
+        .setPreemptedAt(TimelineReducer.preemptedAt(s))
+        .setPreemptor(s.getDisruption().getPreemptor())
+        .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
+        .setGpus(s.getIdentity().getGpus())
+        .setAllocatedGpuSeconds(allocated)
+        .setBusyGpuSeconds(busy)
+        .setIdleAllocatedGpuSeconds(idle)
+        .setUnsampledGpuSeconds(unsampled)
+        .setWastedGpuSeconds(wasted)
+        .setWastedBusyGpuSeconds(wastedBusy)
+        .setRequests(s.getServing().getRequests())
+        .setErrors(s.getServing().getErrors())
+        .setSloBreaches(s.getServing().getSloBreaches())
+        .setLatencyP50Ms(LatencySketch.quantile(sketch, 0.50))
+        .setLatencyP95Ms(LatencySketch.quantile(sketch, 0.95))
+        .setLatencyP99Ms(LatencySketch.quantile(sketch, 0.99))
+        .setRestarts(restarts)
+        .setOutcome(outcome)
+        .setDisruption(disruption)
+        .setPreemptionsOfWorkload(workloadPreemptions(s, until))
+        .setStarving(pendingTooLong || workloadStarving(s, until))
+        .setUpdatedAt(s.getUpdatedAt())
+        .setFinal$(isFinal)
+        .setSeries(s.getSeries())
+        .build();
+  }
+
+  /** The preemption record of a victim, from its state and view. */
+  public static Preemption preemption(TimelineState s, PodTimeline t) {
+    PodRef victim =
+        PodRef.newBuilder()
+            .setUid(t.getUid())
+            .setNamespace(t.getNamespace())
+            .setName(t.getName())
+            .setPriorityClass(t.getPriorityClass())
+            .setPriority(t.getPriority())
+            .build();
+    return Preemption.newBuilder()
+        .setVictim(victim)
+        .setPreemptor(t.getPreemptor())
+        .setNode(t.getNode())
+        .setAt(t.getPreemptedAt())
+        .setSource(s.getDisruption().getPreemptedEventAt() != null ? "event" : "condition")
+        .setVictimWorkload(t.getWorkload())
+        .setVictimGpus(t.getGpus())
+        .setWastedGpuSeconds(t.getWastedGpuSeconds())
+        .setWastedBusyGpuSeconds(t.getWastedBusyGpuSeconds())
+        .build();
+  }
+
+  static Long diff(Long from, Long to) {
+    return from == null || to == null ? null : to - from;
+  }
+}
