@@ -1,11 +1,18 @@
 package io.schedlens.cli;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.api.Processor;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -59,6 +66,25 @@ class ArchitectureTest {
             "the serving side reads the published stores; it does not build or know the topology,"
                 + " so the pages over files run without it")
         .check(main);
+  }
+
+  @Test
+  void shouldTypeWhatEveryStageReadsAndWrites() {
+    List<String> checked = new ArrayList<>();
+    for (JavaClass c : main) {
+      if (!c.isAssignableTo(Processor.class) || c.isInterface()) {
+        continue;
+      }
+      for (Type t : c.reflect().getGenericInterfaces()) {
+        if (t instanceof ParameterizedType p && p.getRawType() == Processor.class) {
+          assertThat(p.getActualTypeArguments())
+              .as("%s: a stage's keys and values are typed, not Object", c.getName())
+              .doesNotContain(Object.class);
+          checked.add(c.getSimpleName());
+        }
+      }
+    }
+    assertThat(checked).contains("PodStage", "WorkloadStage", "NodeStage");
   }
 
   @Test

@@ -11,8 +11,8 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * partition it describes, between the records, so that its position says exactly which records it
  * covers: a consumer that reads a mark of time T has read everything its producer wrote before T
  * (minus the grace period for late records). Marks carry the header {@value #HEADER} so that
- * readers that want only the data skip them without decoding; the streams app's input deserializer
- * ({@link InputDeserializer}) turns them into {@link ProgressMark} values.
+ * readers that want only the data skip them without decoding; the streams app's reader of each
+ * input topic turns them into its stage's mark input.
  */
 public final class ProgressMarks {
 

@@ -24,7 +24,8 @@ import org.apache.kafka.streams.processor.api.Record;
  * the grace period (so every nomination and binding that could be the answer is known), and tells
  * both the victim and the preemptor, marked inferred.
  */
-final class NodeStage implements Processor<String, Object, String, Object> {
+final class NodeStage
+    implements Processor<String, NodeInput, String, StageMessage>, NodeInput.Reader {
 
   /** Candidates kept per node at most (the most recent). */
   static final int MAX_CANDIDATES = 256;
@@ -34,7 +35,11 @@ final class NodeStage implements Processor<String, Object, String, Object> {
   private final long graceMs;
   private final int hot;
   private final Watermarks heard;
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<String, StageMessage> context;
+
+  /** The key of the record being read: the node. */
+  private String key;
+
   private HotStore<NodeState> nodes;
   private TimerIndex timers;
   private long decidedUpTo = Long.MIN_VALUE;
@@ -48,7 +53,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<String, StageMessage> context) {
     this.context = context;
     this.nodes = new HotStore<>(context.getStateStore(TimelineTopology.NODES_STORE), hot);
     this.timers = new TimerIndex(context.getStateStore(TimelineTopology.NODE_TIMERS_STORE));
@@ -57,44 +62,47 @@ final class NodeStage implements Processor<String, Object, String, Object> {
   }
 
   @Override
-  public void process(Record<String, Object> record) {
-    if (!(record.value() instanceof StageMessage m)) {
+  public void process(Record<String, NodeInput> record) {
+    this.key = record.key();
+    record.value().to(this);
+  }
+
+  @Override
+  public void heard(Watermark w) {
+    heard.heard(w);
+    long firstOrder = heard.firstOrder();
+    if (firstOrder > decidedUpTo) {
+      decidedUpTo = firstOrder;
+      for (String id : timers.due(TimerIndex.DECIDE, firstOrder)) {
+        decide(TimerTarget.parse(id));
+      }
+    }
+  }
+
+  @Override
+  public void fact(NodeFact f) {
+    if (key == null) {
       return;
     }
-    if (m.getPayload() instanceof Watermark w) {
-      heard.heard(w);
-      long firstOrder = heard.firstOrder();
-      if (firstOrder > decidedUpTo) {
-        decidedUpTo = firstOrder;
-        for (String id : timers.due(TimerIndex.DECIDE, firstOrder)) {
-          decide(TimerTarget.parse(id));
-        }
+    NodeState st = state(key);
+    if ("victim".equals(f.getKind())) {
+      List<NodeFact> victims = new ArrayList<>(st.getVictims());
+      victims.add(f);
+      st.setVictims(victims);
+      timers.add(
+          TimerIndex.DECIDE, f.getAt() + graceMs, new TimerTarget(key, f.getPod().getUid()).id());
+    } else {
+      List<NodeFact> candidates = new ArrayList<>(st.getCandidates());
+      candidates.add(f);
+      candidates.sort(Comparator.comparingLong(NodeFact::getAt));
+      if (candidates.size() > MAX_CANDIDATES) {
+        candidates =
+            new ArrayList<>(
+                candidates.subList(candidates.size() - MAX_CANDIDATES, candidates.size()));
       }
-      return;
+      st.setCandidates(candidates);
     }
-    if (m.getPayload() instanceof NodeFact f && record.key() != null) {
-      NodeState st = state(record.key());
-      if ("victim".equals(f.getKind())) {
-        List<NodeFact> victims = new ArrayList<>(st.getVictims());
-        victims.add(f);
-        st.setVictims(victims);
-        timers.add(
-            TimerIndex.DECIDE,
-            f.getAt() + graceMs,
-            new TimerTarget(record.key(), f.getPod().getUid()).id());
-      } else {
-        List<NodeFact> candidates = new ArrayList<>(st.getCandidates());
-        candidates.add(f);
-        candidates.sort(Comparator.comparingLong(NodeFact::getAt));
-        if (candidates.size() > MAX_CANDIDATES) {
-          candidates =
-              new ArrayList<>(
-                  candidates.subList(candidates.size() - MAX_CANDIDATES, candidates.size()));
-        }
-        st.setCandidates(candidates);
-      }
-      nodes.put(record.key(), st);
-    }
+    nodes.put(key, st);
   }
 
   private void decide(TimerTarget id) {
@@ -130,7 +138,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
     context.forward(
         new Record<>(
             new PodName(v.getNamespace(), v.getName()).key(),
-            (Object) new StageMessage(v.getUid(), new PreemptorDetails(v.getUid(), p)),
+            new StageMessage(v.getUid(), new PreemptorDetails(v.getUid(), p)),
             at),
         TimelineTopology.NODES_TO_POD_SINK);
     VictimLink link =
@@ -147,7 +155,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
     context.forward(
         new Record<>(
             new PodName(p.getNamespace(), p.getName()).key(),
-            (Object) new StageMessage(p.getUid(), link),
+            new StageMessage(p.getUid(), link),
             at),
         TimelineTopology.NODES_TO_POD_SINK);
   }
@@ -174,9 +182,7 @@ final class NodeStage implements Processor<String, Object, String, Object> {
         Watermarks.of(Watermarks.NODES, context.taskId().partition(), Long.MAX_VALUE, answered);
     context.forward(
         new Record<>(
-            "watermark",
-            (Object) new StageMessage(null, w),
-            Math.max(0, context.currentStreamTimeMs())),
+            "watermark", new StageMessage(null, w), Math.max(0, context.currentStreamTimeMs())),
         TimelineTopology.NODES_TO_POD_SINK);
   }
 }

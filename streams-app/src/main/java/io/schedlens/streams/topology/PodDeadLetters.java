@@ -32,14 +32,12 @@ final class PodDeadLetters {
       RecordMetadata meta,
       String reason,
       String detail,
-      Object value,
+      SpecificRecord value,
       String key,
       Long eventTime,
       long now) {
-    byte[] raw = null;
-    if (value instanceof SpecificRecord r) {
-      raw = AvroSerde.of(r.getClass()).serialize(meta.topic(), cast(r));
-    }
+    byte[] raw =
+        value == null ? null : AvroSerde.of(value.getClass()).serialize(meta.topic(), cast(value));
     return DeadLetters.build(
         meta.topic(),
         meta.partition(),
@@ -53,7 +51,7 @@ final class PodDeadLetters {
   }
 
   /** Why a record about {@code name} on {@code partition} does not belong there. */
-  static String wrongPartition(Object value, PodName name, int partition, int partitions) {
+  static String wrongPartition(SpecificRecord value, PodName name, int partition, int partitions) {
     return value.getClass().getSimpleName()
         + " for pod "
         + name

@@ -4,19 +4,16 @@ import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.avro.ProgressMark;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.PreemptorDetails;
-import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.PodName;
-import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.PodMetrics;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.timeline.Change;
@@ -30,12 +27,12 @@ import io.schedlens.timeline.TimelineSettings;
 import io.schedlens.timeline.TimelineView;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -68,7 +65,8 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * arrived, so the same inputs give the same timelines. Wall-clock schedules only publish: counter
  * updates every {@code emitInterval}, watermarks every {@link TopologySettings#WATERMARK_INTERVAL}.
  */
-final class PodStage implements Processor<String, Object, String, Object> {
+final class PodStage
+    implements Processor<String, PodInput, String, SpecificRecord>, PodInput.Reader {
 
   /** Creation timestamps are whole seconds, and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
@@ -92,13 +90,17 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private final long dedupMs;
   private final int partitions;
   private final int hot;
-  private final Map<String, String> sourceOfTopic = new HashMap<>();
   private final Watermarks heard;
 
   /** Timelines whose counters changed since they were last published: out at the next flush. */
   private final Set<String> dirty = new LinkedHashSet<>();
 
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<String, SpecificRecord> context;
+
+  /** The record being read, and where it was read. */
+  private Record<String, PodInput> record;
+
+  private RecordMetadata meta;
   private PodStageOutputs out;
   private HotStore<PodsOfName> names;
   private WaitingSeconds waiting;
@@ -111,7 +113,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
   private long sentAnswered = Long.MIN_VALUE;
   private long sentAtWall;
 
-  PodStage(Topics topics, TopologySettings s, StreamsMetrics metrics) {
+  PodStage(TopologySettings s, StreamsMetrics metrics) {
     this.settings = s.timeline();
     this.reducer = new TimelineReducer(settings);
     this.view = new TimelineView(settings);
@@ -125,14 +127,10 @@ final class PodStage implements Processor<String, Object, String, Object> {
     this.partitions = s.partitions();
     this.hot = s.hotObjects();
     this.heard = new Watermarks(partitions);
-    sourceOfTopic.put(topics.pods.name(), PODS);
-    sourceOfTopic.put(topics.events.name(), EVENTS);
-    sourceOfTopic.put(topics.gpuSamples.name(), GPU);
-    sourceOfTopic.put(topics.requests.name(), REQUESTS);
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
     this.out = new PodStageOutputs(context, metrics);
     this.names = new HotStore<>(context.getStateStore(TimelineTopology.PODS_BY_NAME_STORE), hot);
@@ -149,61 +147,75 @@ final class PodStage implements Processor<String, Object, String, Object> {
   }
 
   @Override
-  public void process(Record<String, Object> record) {
-    RecordMetadata meta = context.recordMetadata().orElse(null);
-    String source = meta == null ? null : sourceOfTopic.get(meta.topic());
-    if (source == null) {
-      if (record.value() instanceof StageMessage m) {
-        onMessage(record.key(), m);
-      }
-      return;
-    }
-    Object value = record.value();
-    if (value == null) {
-      deadLetter(
-          meta,
-          DeadLetters.TOMBSTONE,
-          "a record without a value (a tombstone) on an input topic: inputs are facts, never"
-              + " deletions; the producer must send a value",
-          null,
-          record.key(),
-          (long) record.timestamp());
-      return;
-    }
-    if (value instanceof ProgressMark m) {
-      onMark(source, m.getTime());
-      return;
-    }
-    metrics.recordsIn.labelValues(meta.topic()).inc();
-    if (record.key() == null) {
-      deadLetter(
-          meta,
-          DeadLetters.NULL_KEY,
-          value.getClass().getSimpleName()
-              + " without a key: the producer must key pods and events by UID, samples and"
-              + " requests by namespace/pod",
-          value,
-          null,
-          (long) record.timestamp());
-      return;
-    }
-    if (value instanceof PodObservation o && PODS.equals(source)) {
+  public void process(Record<String, PodInput> record) {
+    this.record = record;
+    this.meta = context.recordMetadata().orElse(null);
+    record.value().to(this);
+  }
+
+  // ------------------------------------------------------------------ what is read
+
+  @Override
+  public void observation(PodObservation o) {
+    if (keyed(o)) {
       onPod(o, meta);
-    } else if (value instanceof ClusterEvent e && EVENTS.equals(source)) {
-      onEvent(e, meta);
-    } else if (value instanceof GpuSample g && GPU.equals(source)) {
-      onSample(g, meta);
-    } else if (value instanceof RequestLog r && REQUESTS.equals(source)) {
-      onRequest(r, meta);
-    } else {
-      deadLetter(
-          meta,
-          DeadLetters.UNKNOWN_TYPE,
-          "a " + value.getClass().getSimpleName() + " is not an input of " + meta.topic(),
-          value,
-          record.key(),
-          (long) record.timestamp());
     }
+  }
+
+  @Override
+  public void event(ClusterEvent e) {
+    if (keyed(e)) {
+      onEvent(e, meta);
+    }
+  }
+
+  @Override
+  public void sample(GpuSample g) {
+    if (keyed(g)) {
+      onSample(g, meta);
+    }
+  }
+
+  @Override
+  public void request(RequestLog r) {
+    if (keyed(r)) {
+      onRequest(r, meta);
+    }
+  }
+
+  @Override
+  public void mark(String source, long time) {
+    onMark(source, time);
+  }
+
+  @Override
+  public void tombstone(String source) {
+    deadLetter(
+        meta,
+        DeadLetters.TOMBSTONE,
+        "a record without a value (a tombstone) on an input topic: inputs are facts, never"
+            + " deletions; the producer must send a value",
+        null,
+        record.key(),
+        (long) record.timestamp());
+  }
+
+  /** Counts an input record; false (and a dead letter) when it has no key. */
+  private boolean keyed(SpecificRecord value) {
+    metrics.recordsIn.labelValues(meta.topic()).inc();
+    if (record.key() != null) {
+      return true;
+    }
+    deadLetter(
+        meta,
+        DeadLetters.NULL_KEY,
+        value.getClass().getSimpleName()
+            + " without a key: the producer must key pods and events by UID, samples and"
+            + " requests by namespace/pod",
+        value,
+        null,
+        (long) record.timestamp());
+    return false;
   }
 
   // ------------------------------------------------------------------ progress
@@ -345,7 +357,7 @@ final class PodStage implements Processor<String, Object, String, Object> {
   }
 
   /** A record on another partition than its pod's name: its producer did not partition by name. */
-  private boolean onItsPartition(PodName name, RecordMetadata meta, Object value) {
+  private boolean onItsPartition(PodName name, RecordMetadata meta, SpecificRecord value) {
     if (name.partition(partitions) == meta.partition()) {
       return true;
     }
@@ -418,7 +430,8 @@ final class PodStage implements Processor<String, Object, String, Object> {
     onNamed(new PodName(r.getNamespace(), r.getPod()), r.getTime(), r, meta, REQUESTS);
   }
 
-  private void onNamed(PodName name, long time, Object input, RecordMetadata meta, String source) {
+  private void onNamed(
+      PodName name, long time, SpecificRecord input, RecordMetadata meta, String source) {
     if (!onItsPartition(name, meta, input)) {
       return;
     }
@@ -506,39 +519,57 @@ final class PodStage implements Processor<String, Object, String, Object> {
 
   // ------------------------------------------------------------------ messages from other stages
 
-  private void onMessage(String key, StageMessage m) {
-    Object payload = m.getPayload();
-    if (payload instanceof Watermark w) {
-      heard.heard(w);
-      long a = heard.answered();
-      if (a > answered) {
-        answered = a;
-        for (String id : timers.due(TimerIndex.FINAL, a)) {
-          finalTimeline(TimerTarget.parse(id));
-        }
+  @Override
+  public void heard(Watermark w) {
+    heard.heard(w);
+    long a = heard.answered();
+    if (a > answered) {
+      answered = a;
+      for (String id : timers.due(TimerIndex.FINAL, a)) {
+        finalTimeline(TimerTarget.parse(id));
       }
-      return;
     }
+  }
+
+  @Override
+  public void link(String uid, VictimLink l) {
+    String key = record.key();
     if (key == null) {
       return;
     }
     PodsOfName pods = names.get(key);
     try {
-      if (payload instanceof VictimLink l) {
-        onLink(key, orNone(pods), m.getUid(), l);
-        return;
-      }
-      TimelineState s =
-          pods == null || m.getUid() == null ? null : Incarnations.live(pods, m.getUid());
+      onLink(key, orNone(pods), uid, l);
+    } catch (RuntimeException e) {
+      names.evict(key);
+      throw e;
+    }
+  }
+
+  @Override
+  public void details(String uid, PreemptorDetails d) {
+    told(uid, s -> reducer.apply(s, d));
+  }
+
+  @Override
+  public void status(String uid, WorkloadStatus w) {
+    told(uid, s -> reducer.apply(s, w));
+  }
+
+  /** Another stage told a pod of this name something about it. */
+  private void told(String uid, Function<TimelineState, Change> apply) {
+    String key = record.key();
+    if (key == null) {
+      return;
+    }
+    PodsOfName pods = names.get(key);
+    try {
+      TimelineState s = pods == null || uid == null ? null : Incarnations.live(pods, uid);
       if (s == null) {
         metrics.lateRecords.labelValues("message-after-final").inc();
         return;
       }
-      Change change =
-          payload instanceof PreemptorDetails d
-              ? reducer.apply(s, d)
-              : payload instanceof WorkloadStatus w ? reducer.apply(s, w) : Change.NONE;
-      if (change.meaningful()) {
+      if (apply.apply(s).meaningful()) {
         podMetrics.observeDurations(s);
         emit(s, false);
       }
@@ -723,7 +754,12 @@ final class PodStage implements Processor<String, Object, String, Object> {
 
   /** A dead letter for the input record being read. */
   private void deadLetter(
-      RecordMetadata meta, String reason, String detail, Object value, String key, Long time) {
+      RecordMetadata meta,
+      String reason,
+      String detail,
+      SpecificRecord value,
+      String key,
+      Long time) {
     out.deadLetter(
         PodDeadLetters.input(meta, reason, detail, value, key, time, context.currentSystemTimeMs()),
         context.currentStreamTimeMs(),

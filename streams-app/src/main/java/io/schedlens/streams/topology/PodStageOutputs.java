@@ -11,6 +11,7 @@ import io.schedlens.schemas.PodName;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.timeline.FactsToTell;
 import io.schedlens.timeline.Outbound;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 
@@ -27,10 +28,10 @@ final class PodStageOutputs {
   private static final OutputHeaders PREEMPTION_HEADERS =
       OutputHeaders.of(Preemption.getClassSchema());
 
-  private final ProcessorContext<String, Object> context;
+  private final ProcessorContext<String, SpecificRecord> context;
   private final StreamsMetrics metrics;
 
-  PodStageOutputs(ProcessorContext<String, Object> context, StreamsMetrics metrics) {
+  PodStageOutputs(ProcessorContext<String, SpecificRecord> context, StreamsMetrics metrics) {
     this.context = context;
     this.metrics = metrics;
   }
@@ -38,14 +39,14 @@ final class PodStageOutputs {
   /** A pod's timeline, keyed by UID, at its last update's time. */
   void timeline(String uid, PodTimeline t, long updatedAt, boolean isFinal) {
     context.forward(
-        new Record<>(uid, (Object) t, Math.max(updatedAt, 0), TIMELINE_HEADERS.headers(isFinal)),
+        new Record<>(uid, t, Math.max(updatedAt, 0), TIMELINE_HEADERS.headers(isFinal)),
         TimelineTopology.POD_TIMELINES_SINK);
   }
 
   /** A victim's preemption, keyed by the victim's UID, at its time; final (it goes out once). */
   void preemption(String victimUid, Preemption p, long preemptedAt) {
     context.forward(
-        new Record<>(victimUid, (Object) p, preemptedAt, PREEMPTION_HEADERS.headers(true)),
+        new Record<>(victimUid, p, preemptedAt, PREEMPTION_HEADERS.headers(true)),
         TimelineTopology.PREEMPTIONS_SINK);
   }
 
@@ -57,7 +58,7 @@ final class PodStageOutputs {
         context.forward(
             new Record<>(
                 new PodName(l.getPreemptorNamespace(), l.getPreemptorName()).key(),
-                (Object) new StageMessage(l.getPreemptorUid(), l),
+                new StageMessage(l.getPreemptorUid(), l),
                 Math.max(0, l.getAt())),
             TimelineTopology.PODS_TO_POD_SINK);
       }
@@ -67,7 +68,7 @@ final class PodStageOutputs {
       context.forward(
           new Record<>(
               v.victim(),
-              (Object) new StageMessage(v.details().getVictimUid(), v.details()),
+              new StageMessage(v.details().getVictimUid(), v.details()),
               Math.max(0, at)),
           TimelineTopology.PODS_TO_POD_SINK);
     }
@@ -79,14 +80,14 @@ final class PodStageOutputs {
       context.forward(
           new Record<>(
               w.key(),
-              (Object) new StageMessage(w.event().getUid(), w.event()),
+              new StageMessage(w.event().getUid(), w.event()),
               Math.max(0, w.event().getAt())),
           TimelineTopology.PODS_TO_WORKLOAD_SINK);
     } else if (t instanceof FactsToTell.ToNode n) {
       context.forward(
           new Record<>(
               n.node(),
-              (Object) new StageMessage(n.fact().getPod().getUid(), n.fact()),
+              new StageMessage(n.fact().getPod().getUid(), n.fact()),
               Math.max(0, n.fact().getAt())),
           TimelineTopology.PODS_TO_NODE_SINK);
     }
@@ -94,11 +95,9 @@ final class PodStageOutputs {
 
   /** The task's watermark, to every stage: after the messages it covers. */
   void watermark(Watermark w) {
-    Record<String, Object> r =
+    Record<String, SpecificRecord> r =
         new Record<>(
-            "watermark",
-            (Object) new StageMessage(null, w),
-            Math.max(0, context.currentStreamTimeMs()));
+            "watermark", new StageMessage(null, w), Math.max(0, context.currentStreamTimeMs()));
     context.forward(r, TimelineTopology.PODS_TO_POD_SINK);
     context.forward(r, TimelineTopology.PODS_TO_WORKLOAD_SINK);
     context.forward(r, TimelineTopology.PODS_TO_NODE_SINK);
@@ -108,7 +107,6 @@ final class PodStageOutputs {
   void deadLetter(DeadLetter d, long timestamp, long count) {
     metrics.deadLetters.labelValues(d.getReason()).inc(count);
     context.forward(
-        new Record<>(d.getSource(), (Object) d, Math.max(0, timestamp)),
-        TimelineTopology.PODS_DLQ_SINK);
+        new Record<>(d.getSource(), d, Math.max(0, timestamp)), TimelineTopology.PODS_DLQ_SINK);
   }
 }

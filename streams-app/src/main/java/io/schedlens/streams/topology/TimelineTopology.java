@@ -9,11 +9,12 @@ import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.schemas.AvroSerde;
-import io.schedlens.schemas.InputDeserializer;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.serving.api.PublishedStores;
 import io.schedlens.streams.metrics.StreamsMetrics;
+import java.util.Map;
+import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
@@ -83,15 +84,15 @@ public final class TimelineTopology {
     StringSerializer keyOut = new StringSerializer();
 
     // pod stage
-    input(t, "pods-source", topics.pods);
-    input(t, "events-source", topics.events);
-    input(t, "gpu-samples-source", topics.gpuSamples);
-    input(t, "requests-source", topics.requests);
-    t.addSource(
-        "to-pod-source", keys, topics.toPod.valueSerde().deserializer(), topics.toPod.name());
+    Map<String, Deserializer<PodInput>> podReaders = PodInput.readers(topics);
+    source(t, "pods-source", topics.pods, podReaders);
+    source(t, "events-source", topics.events, podReaders);
+    source(t, "gpu-samples-source", topics.gpuSamples, podReaders);
+    source(t, "requests-source", topics.requests, podReaders);
+    source(t, "to-pod-source", topics.toPod, podReaders);
     t.addProcessor(
         "pods",
-        () -> new PodStage(topics, settings, metrics),
+        () -> new PodStage(settings, metrics),
         "pods-source",
         "events-source",
         "gpu-samples-source",
@@ -116,15 +117,12 @@ public final class TimelineTopology {
     sink(t, PODS_DLQ_SINK, topics.deadLetters, keyOut, null, "pods");
 
     // workload stage
-    t.addSource(
-        "by-workload-source",
-        keys,
-        topics.byWorkload.valueSerde().deserializer(),
-        topics.byWorkload.name());
-    input(t, "workload-objects-source", topics.workloads);
+    Map<String, Deserializer<WorkloadInput>> workloadReaders = WorkloadInput.readers(topics);
+    source(t, "by-workload-source", topics.byWorkload, workloadReaders);
+    source(t, "workload-objects-source", topics.workloads, workloadReaders);
     t.addProcessor(
         "workloads",
-        () -> new WorkloadStage(topics.workloads.name(), settings, metrics),
+        () -> new WorkloadStage(settings, metrics),
         "by-workload-source",
         "workload-objects-source");
     writeBackStore(t, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
@@ -135,8 +133,7 @@ public final class TimelineTopology {
     sink(t, WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
 
     // node stage
-    t.addSource(
-        "by-node-source", keys, topics.byNode.valueSerde().deserializer(), topics.byNode.name());
+    source(t, "by-node-source", topics.byNode, NodeInput.readers(topics));
     t.addProcessor("nodes", () -> new NodeStage(settings), "by-node-source");
     writeBackStore(t, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
     store(t, NODE_TIMERS_STORE, Serdes.String(), "nodes");
@@ -171,13 +168,10 @@ public final class TimelineTopology {
     return t;
   }
 
-  /** An input topic: its records, or the progress marks between them. */
-  private static void input(Topology t, String name, Topic<String, ?> topic) {
-    t.addSource(
-        name,
-        new StringDeserializer(),
-        new InputDeserializer<>(topic.valueSerde().deserializer()),
-        topic.name());
+  /** A topic a stage reads, each record read into the stage's input type. */
+  private static <I> void source(
+      Topology t, String name, Topic<String, ?> topic, Map<String, Deserializer<I>> readers) {
+    t.addSource(name, new StringDeserializer(), readers.get(topic.name()), topic.name());
   }
 
   private static <V> void store(Topology t, String name, Serde<V> values, String processor) {

@@ -2,7 +2,6 @@ package io.schedlens.streams.topology;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.DeadLetter;
-import io.schedlens.avro.ProgressMark;
 import io.schedlens.avro.Recovery;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadRef;
@@ -33,6 +32,7 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
@@ -56,7 +56,8 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * them when it is published, not at every fact: writing a workload's whole history for each of its
  * pods' facts made this stage the app's bottleneck.
  */
-final class WorkloadStage implements Processor<String, Object, String, Object> {
+final class WorkloadStage
+    implements Processor<String, WorkloadInput, String, SpecificRecord>, WorkloadInput.Reader {
 
   /** Headers of the outputs (see OutputHeaders); a workload timeline is never final. */
   private static final OutputHeaders HEADERS = OutputHeaders.of(WorkloadTimeline.getClassSchema());
@@ -74,8 +75,12 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   private final StreamsMetrics metrics;
   private final Watermarks heard;
   private final Set<String> dirty = new LinkedHashSet<>();
-  private final String workloadsTopic;
-  private ProcessorContext<String, Object> context;
+  private ProcessorContext<String, SpecificRecord> context;
+
+  /** The record being read, and where it was read. */
+  private Record<String, WorkloadInput> record;
+
+  private RecordMetadata meta;
   private HotStore<WorkloadState> workloads;
   private KeyValueStore<String, WorkloadMember> pods;
   private KeyValueStore<String, SecondCount> seconds;
@@ -92,8 +97,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   private long sentAnswered = Long.MIN_VALUE;
   private long sentAtWall;
 
-  WorkloadStage(String workloadsTopic, TopologySettings settings, StreamsMetrics metrics) {
-    this.workloadsTopic = workloadsTopic;
+  WorkloadStage(TopologySettings settings, StreamsMetrics metrics) {
     this.emitInterval = settings.emitInterval();
     this.forgetAfterMs = settings.orphanTimeout().toMillis();
     this.hot = settings.hotObjects();
@@ -102,7 +106,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   }
 
   @Override
-  public void init(ProcessorContext<String, Object> context) {
+  public void init(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
     this.workloads = new HotStore<>(context.getStateStore(TimelineTopology.WORKLOADS_STORE), hot);
     this.pods = context.getStateStore(TimelineTopology.WORKLOAD_PODS_STORE);
@@ -144,47 +148,43 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
   }
 
   @Override
-  public void process(Record<String, Object> record) {
+  public void process(Record<String, WorkloadInput> record) {
     if (!undecided.isEmpty()) {
       decideUndecided();
     }
-    handle(record);
+    this.record = record;
+    this.meta = context.recordMetadata().orElse(null);
+    record.value().to(this);
     forgetDue(context.currentStreamTimeMs());
   }
 
-  private void handle(Record<String, Object> record) {
-    Object value = record.value();
-    RecordMetadata meta = context.recordMetadata().orElse(null);
-    boolean objects = meta != null && meta.topic().equals(workloadsTopic);
-    if (objects) {
-      if (value instanceof ProgressMark) {
-        return; // the workload objects' progress decides nothing here
-      }
-      if (value instanceof WorkloadObservation o && record.key() != null) {
-        metrics.recordsIn.labelValues(meta.topic()).inc();
-        observed(o);
-        return;
-      }
+  @Override
+  public void observation(WorkloadObservation o) {
+    if (record.key() == null) {
       deadLetter(
-          meta,
-          value == null
-              ? DeadLetters.TOMBSTONE
-              : record.key() == null ? DeadLetters.NULL_KEY : DeadLetters.UNKNOWN_TYPE,
-          value == null
-              ? "a record without a value (a tombstone) on the workloads topic"
-              : record.key() == null
-                  ? "a workload observation without a key (namespace/kind/name)"
-                  : "a " + value.getClass().getSimpleName() + " is not a workload observation");
+          meta, DeadLetters.NULL_KEY, "a workload observation without a key (namespace/kind/name)");
       return;
     }
-    if (!(value instanceof StageMessage m)) {
-      return;
-    }
-    if (m.getPayload() instanceof Watermark w) {
-      heard.heard(w);
-      return;
-    }
-    if (m.getPayload() instanceof WorkloadEvent e && record.key() != null) {
+    metrics.recordsIn.labelValues(meta.topic()).inc();
+    observed(o);
+  }
+
+  @Override
+  public void tombstone() {
+    deadLetter(
+        meta,
+        DeadLetters.TOMBSTONE,
+        "a record without a value (a tombstone) on the workloads topic");
+  }
+
+  @Override
+  public void heard(Watermark w) {
+    heard.heard(w);
+  }
+
+  @Override
+  public void fact(WorkloadEvent e) {
+    if (record.key() != null) {
       fact(record.key(), e, record.timestamp());
     }
   }
@@ -287,7 +287,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
     context.forward(
         new Record<>(
             pod.key(),
-            (Object) new StageMessage(p.getUid(), status),
+            new StageMessage(p.getUid(), status),
             Math.max(0, context.currentStreamTimeMs())),
         TimelineTopology.WORKLOADS_TO_POD_SINK);
   }
@@ -452,8 +452,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         WorkloadService.view(
             id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());
     context.forward(
-        new Record<>(
-            id.topicKey(), (Object) t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
+        new Record<>(id.topicKey(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TimelineTopology.WORKLOAD_TIMELINES_SINK);
     PodLabels labels =
         new PodLabels(
@@ -573,9 +572,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
         Watermarks.of(Watermarks.WORKLOADS, context.taskId().partition(), Long.MAX_VALUE, answered);
     context.forward(
         new Record<>(
-            "watermark",
-            (Object) new StageMessage(null, w),
-            Math.max(0, context.currentStreamTimeMs())),
+            "watermark", new StageMessage(null, w), Math.max(0, context.currentStreamTimeMs())),
         TimelineTopology.WORKLOADS_TO_POD_SINK);
   }
 
@@ -602,7 +599,7 @@ final class WorkloadStage implements Processor<String, Object, String, Object> {
             context.currentSystemTimeMs());
     metrics.deadLetters.labelValues(reason).inc();
     context.forward(
-        new Record<>(d.getSource(), (Object) d, Math.max(0, context.currentStreamTimeMs())),
+        new Record<>(d.getSource(), d, Math.max(0, context.currentStreamTimeMs())),
         TimelineTopology.WORKLOADS_DLQ_SINK);
   }
 

@@ -28,7 +28,10 @@ class NodeStageTest {
   static final String NODE = "gpu-node-3";
 
   MockStage stage() {
-    return new MockStage(new NodeStage(SETTINGS))
+    return new MockStage(
+            new NodeStage(SETTINGS),
+            NodeInput.readers(StageDriver.TOPICS),
+            StageDriver.TOPICS.byNode.name())
         .store(TimelineTopology.NODES_STORE, AvroSerde.of(NodeState.class))
         .store(TimelineTopology.NODE_TIMERS_STORE, Serdes.String())
         .init();

@@ -39,7 +39,10 @@ class PodStageTest {
   static final long GRACE = SETTINGS.timeline().grace().toMillis();
 
   MockStage stage(TopologySettings settings) {
-    return new MockStage(new PodStage(TOPICS, settings, new StreamsMetrics()))
+    return new MockStage(
+            new PodStage(settings, new StreamsMetrics()),
+            PodInput.readers(TOPICS),
+            TOPICS.toPod.name())
         .store(TimelineTopology.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class))
         .store(TimelineTopology.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class))
         .store(TimelineTopology.REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class))

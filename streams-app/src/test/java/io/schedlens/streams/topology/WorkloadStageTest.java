@@ -33,7 +33,10 @@ class WorkloadStageTest {
       Workloads.key("ai-lab", new WorkloadRef("Job", "asr-batch"), "job-uid-1");
 
   MockStage stage() {
-    return new MockStage(new WorkloadStage(TOPICS.workloads.name(), SETTINGS, new StreamsMetrics()))
+    return new MockStage(
+            new WorkloadStage(SETTINGS, new StreamsMetrics()),
+            WorkloadInput.readers(TOPICS),
+            TOPICS.byWorkload.name())
         .store(TimelineTopology.WORKLOADS_STORE, AvroSerde.of(WorkloadState.class))
         .store(TimelineTopology.WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class))
         .store(TimelineTopology.WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class))
