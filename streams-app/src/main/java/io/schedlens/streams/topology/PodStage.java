@@ -45,28 +45,19 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * everything that names them, and tells which incarnation a GPU sample or request belongs to by
  * itself.
  *
- * <p>What it decides, and on what:
- *
- * <ul>
- *   <li>Observations and events are folded into their incarnation's state at once ({@link
- *       TimelineReducer}); a change of the story is published at once, a change of counters at the
- *       next flush.
- *   <li>GPU samples and requests wait, gathered per second ({@link InputSeconds}), until the pods
- *       stream's progress mark has passed their second: then the incarnation that held the name is
- *       known ({@link Incarnations}). One whose name no pod held by the grace period after it goes
- *       to the dead-letter topic as {@code unknown-pod} ({@link PodDeadLetters}). A sample or
- *       request that arrives after its own partition's mark passed its time plus the grace period
- *       is late and not counted; a request line seen twice counts once.
- *   <li>A pod's final timeline goes out once every task of every stage has answered past its end
- *       plus the grace period ({@link Watermarks}); then its state is freed.
- * </ul>
- *
- * Every decision rests on event time and progress marks, never on a clock or on how fast something
- * arrived, so the same inputs give the same timelines. Wall-clock schedules only publish: counter
- * updates every {@code emitInterval}, watermarks every {@link TopologySettings#WATERMARK_INTERVAL}.
+ * <p>Observations and events are folded into their incarnation's state at once ({@link
+ * TimelineReducer}): a change of the story is published at once, of counters at the next flush. GPU
+ * samples and requests wait per second ({@link WaitingSeconds}) until the second is complete
+ * ({@link EventTime}): then the incarnation that held the name is known ({@link Incarnations}). A
+ * pod's final timeline goes out when every stage has answered past its end plus the grace period;
+ * then its state is freed. Every decision rests on event time (docs/event-time.md), never on a
+ * clock; wall-clock schedules only publish (counters every {@code emitInterval}, watermarks every
+ * {@link TopologySettings#WATERMARK_INTERVAL}).
  */
 final class PodStage
-    implements Processor<String, PodInput, String, SpecificRecord>, PodInput.Reader {
+    implements Processor<String, PodInput, String, SpecificRecord>,
+        PodInput.Reader,
+        EventTime.Listener {
 
   /** Creation timestamps are whole seconds, and clocks differ a little. */
   static final long CREATION_TOLERANCE_MS = 5_000;
@@ -75,8 +66,6 @@ final class PodStage
   private static final String EVENTS = SourceMarks.EVENTS;
   private static final String GPU = SourceMarks.GPU;
   private static final String REQUESTS = SourceMarks.REQUESTS;
-
-  private static final long REBROADCAST_MS = 2_000;
 
   private final TimelineSettings settings;
   private final TimelineReducer reducer;
@@ -90,7 +79,6 @@ final class PodStage
   private final long dedupMs;
   private final int partitions;
   private final int hot;
-  private final Watermarks heard;
 
   /** Timelines whose counters changed since they were last published: out at the next flush. */
   private final Set<String> dirty = new LinkedHashSet<>();
@@ -104,14 +92,7 @@ final class PodStage
   private PodStageOutputs out;
   private HotStore<PodsOfName> names;
   private WaitingSeconds waiting;
-  private TimerIndex timers;
-  private SourceMarks marks;
-  private long external = Long.MIN_VALUE;
-  private long answered = Long.MIN_VALUE;
-
-  private long sentTime = Long.MIN_VALUE;
-  private long sentAnswered = Long.MIN_VALUE;
-  private long sentAtWall;
+  private PodEventTime eventTime;
 
   PodStage(TopologySettings s, StreamsMetrics metrics) {
     this.settings = s.timeline();
@@ -126,7 +107,6 @@ final class PodStage
     this.dedupMs = s.dedupWindow().toMillis();
     this.partitions = s.partitions();
     this.hot = s.hotObjects();
-    this.heard = new Watermarks(partitions);
   }
 
   @Override
@@ -138,11 +118,17 @@ final class PodStage
         new WaitingSeconds(
             new HotStore<>(context.getStateStore(TimelineTopology.INPUT_SECONDS_STORE), hot),
             context.getStateStore(TimelineTopology.REQUEST_IDS_STORE));
-    this.timers = new TimerIndex(context.getStateStore(TimelineTopology.POD_TIMERS_STORE));
-    this.marks = new SourceMarks(context.getStateStore(TimelineTopology.POD_PROGRESS_STORE));
-    external = marks.external();
+    this.eventTime =
+        new PodEventTime(
+            context.getStateStore(TimelineTopology.POD_PROGRESS_STORE),
+            context.getStateStore(TimelineTopology.POD_TIMERS_STORE),
+            partitions,
+            graceMs);
     context.schedule(
-        TopologySettings.WATERMARK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::broadcast);
+        TopologySettings.WATERMARK_INTERVAL,
+        PunctuationType.WALL_CLOCK_TIME,
+        wall -> // this task's watermark: when it moved, and now and then anyway
+        eventTime.toBroadcast(wall, context.taskId().partition()).ifPresent(out::watermark));
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
   }
 
@@ -156,36 +142,10 @@ final class PodStage
   // ------------------------------------------------------------------ what is read
 
   @Override
-  public void observation(PodObservation o) {
-    if (keyed(o)) {
-      onPod(o, meta);
-    }
-  }
-
-  @Override
-  public void event(ClusterEvent e) {
-    if (keyed(e)) {
-      onEvent(e, meta);
-    }
-  }
-
-  @Override
-  public void sample(GpuSample g) {
-    if (keyed(g)) {
-      onSample(g, meta);
-    }
-  }
-
-  @Override
-  public void request(RequestLog r) {
-    if (keyed(r)) {
-      onRequest(r, meta);
-    }
-  }
-
-  @Override
   public void mark(String source, long time) {
-    onMark(source, time);
+    if (eventTime.mark(source, time, this) && REQUESTS.equals(source)) {
+      waiting.forgetIdsBefore(time - dedupMs);
+    }
   }
 
   @Override
@@ -220,61 +180,38 @@ final class PodStage
 
   // ------------------------------------------------------------------ progress
 
-  private void onMark(String source, long time) {
-    if (!marks.advance(source, time)) {
-      return;
-    }
-    if (!EVENTS.equals(source)) {
-      settleDue();
-    }
-    if (PODS.equals(source)) {
-      podsAdvanced(time);
-    }
-    if (REQUESTS.equals(source)) {
-      waiting.forgetIdsBefore(time - dedupMs);
-    }
-    long e = marks.external();
-    if (e > external) {
-      external = e;
-      for (String id : timers.due(TimerIndex.ASK, e)) {
-        ask(TimerTarget.parse(id));
-      }
-    }
-  }
-
   /**
    * Settles the waiting seconds that are complete: their GPU samples and requests are all in and
    * the pods stream passed them, one state write for all their inputs.
    */
-  private void settleDue() {
-    long bound = marks.completeUpTo();
-    if (bound == Long.MIN_VALUE) {
-      return;
-    }
-    for (String key : waiting.upTo(bound)) {
+  @Override
+  public void complete(long upTo) {
+    for (String key : waiting.upTo(upTo)) {
       InputSecond b = waiting.get(key);
-      if (b == null || settle(key, b, marks.of(PODS))) {
+      if (b == null || settle(key, b, eventTime.progress(PODS))) {
         waiting.done(key);
       }
     }
   }
 
-  /** The pods stream passed {@code p}: fire its timers. */
-  private void podsAdvanced(long p) {
-    for (String id : timers.due(TimerIndex.STARVE, p)) {
-      starve(TimerTarget.parse(id));
-    }
-    for (String id : timers.due(TimerIndex.ORPHAN, p)) {
-      orphan(TimerTarget.parse(id), p);
-    }
-    for (String id : timers.due(TimerIndex.FORGET, p)) {
-      forget(TimerTarget.parse(id));
+  @Override
+  public void due(EventTime.Timer timer, TimerTarget target) {
+    switch (timer) {
+      case FINAL -> finalTimeline(target);
+      case STARVE -> starve(target);
+      case ORPHAN -> orphan(target, eventTime.progress(PODS));
+      case FORGET -> forget(target);
+      case ASK -> ask(target);
     }
   }
 
   // ------------------------------------------------------------------ pods and events
 
-  private void onPod(PodObservation o, RecordMetadata meta) {
+  @Override
+  public void observation(PodObservation o) {
+    if (!keyed(o)) {
+      return;
+    }
     PodName name = PodName.of(o);
     if (!onItsPartition(name, meta, o)) {
       return;
@@ -286,7 +223,7 @@ final class PodStage
       return;
     }
     TimelineState s = Incarnations.live(pods, o.getUid());
-    if (s != null && FinalDue.passed(s, marks.of(PODS), graceMs)) {
+    if (s != null && FinalDue.passed(s, eventTime.progress(PODS), graceMs)) {
       metrics.lateRecords.labelValues("pod-after-final").inc();
       return;
     }
@@ -309,7 +246,11 @@ final class PodStage
     }
   }
 
-  private void onEvent(ClusterEvent e, RecordMetadata meta) {
+  @Override
+  public void event(ClusterEvent e) {
+    if (!keyed(e)) {
+      return;
+    }
     PodName name = PodName.regardedBy(e);
     String uid = e.getRegarding() == null ? null : e.getRegarding().getUid();
     if (name == null || uid == null) {
@@ -329,7 +270,7 @@ final class PodStage
     PodsOfName pods = orNone(names.get(key));
     TimelineState s = Incarnations.live(pods, uid);
     if (Incarnations.retired(pods, uid) != null
-        || (s != null && FinalDue.passed(s, marks.of(EVENTS), graceMs))) {
+        || (s != null && FinalDue.passed(s, eventTime.progress(EVENTS), graceMs))) {
       deadLetter(
           meta,
           DeadLetters.LATE_AFTER_FINAL,
@@ -343,7 +284,8 @@ final class PodStage
       s = TimelineReducer.empty(uid);
       s.getBookkeeping().setFirstInputAt(EventTimes.of(e));
       pods.getPods().add(s);
-      timers.add(TimerIndex.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid).id());
+      eventTime.callAt(
+          EventTime.Timer.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid));
     }
     boolean wasGone = s.getLifecycle().getGone();
     try {
@@ -374,10 +316,10 @@ final class PodStage
   /** A pod first observed: its waiting links, its starvation timer. */
   private void firstSeen(String key, PodsOfName pods, TimelineState s) {
     if (TimelineView.scheduledAt(s) == null && s.getLifecycle().getCreatedAt() != null) {
-      timers.add(
-          TimerIndex.STARVE,
+      eventTime.callAt(
+          EventTime.Timer.STARVE,
           s.getLifecycle().getCreatedAt() + settings.starvationPending().toMillis(),
-          new TimerTarget(key, s.getUid()).id());
+          new TimerTarget(key, s.getUid()));
     }
     if (!pods.getWaitingLinks().isEmpty()) {
       List<VictimLink> still = new ArrayList<>();
@@ -395,18 +337,20 @@ final class PodStage
 
   /** After the pod's own facts changed: messages out, timers, the timeline when its story moved. */
   private void afterChange(String key, TimelineState s, Change change, boolean wasGone, long at) {
-    String id = new TimerTarget(key, s.getUid()).id();
+    TimerTarget target = new TimerTarget(key, s.getUid());
+    String id = target.id();
     for (Outbound o : change.outbound()) {
       out.send(o, at);
     }
     if (!wasGone && s.getLifecycle().getGone()) {
-      timers.add(TimerIndex.FINAL, FinalDue.at(s, graceMs), id);
+      eventTime.callAt(EventTime.Timer.FINAL, FinalDue.at(s, graceMs), target);
     }
     for (FactsToTell.Tell t : FactsToTell.afterChange(s, at)) {
       out.tell(t);
     }
     // Wait a grace period for the event that names the preemptor; then ask the node.
-    FactsToTell.askNodeAt(s).ifPresent(t -> timers.add(TimerIndex.ASK, t + graceMs, id));
+    FactsToTell.askNodeAt(s)
+        .ifPresent(t -> eventTime.callAt(EventTime.Timer.ASK, t + graceMs, target));
     podMetrics.observeDurations(s);
     if (change.meaningful()) {
       emit(s, false);
@@ -418,20 +362,26 @@ final class PodStage
 
   // ------------------------------------------------------------------ samples and requests
 
-  private void onSample(GpuSample g, RecordMetadata meta) {
+  @Override
+  public void sample(GpuSample g) {
+    if (!keyed(g)) {
+      return;
+    }
     if (g.getPod() == null || g.getNamespace() == null) {
       metrics.lateRecords.labelValues("gpu-unattributed").inc();
       return; // a GPU allocated to no pod: not a pod fact
     }
-    onNamed(new PodName(g.getNamespace(), g.getPod()), g.getTime(), g, meta, GPU);
+    onNamed(new PodName(g.getNamespace(), g.getPod()), g.getTime(), g, GPU);
   }
 
-  private void onRequest(RequestLog r, RecordMetadata meta) {
-    onNamed(new PodName(r.getNamespace(), r.getPod()), r.getTime(), r, meta, REQUESTS);
+  @Override
+  public void request(RequestLog r) {
+    if (keyed(r)) {
+      onNamed(new PodName(r.getNamespace(), r.getPod()), r.getTime(), r, REQUESTS);
+    }
   }
 
-  private void onNamed(
-      PodName name, long time, SpecificRecord input, RecordMetadata meta, String source) {
+  private void onNamed(PodName name, long time, SpecificRecord input, String source) {
     if (!onItsPartition(name, meta, input)) {
       return;
     }
@@ -439,14 +389,14 @@ final class PodStage
         .eventToMetricLag
         .labelValues(meta.topic())
         .observe(Math.max(0, context.currentSystemTimeMs() - time) / 1000.0);
-    if (marks.of(source) >= time + graceMs) {
+    if (eventTime.late(source, time)) {
       // Its own partition had passed its time by more than the grace period: late, in every run.
       metrics.lateRecords.labelValues(source.equals(GPU) ? "gpu-sample" : "request").inc();
       return;
     }
     long second = InputSeconds.secondOf(time);
     String key = WaitingSeconds.key(second, name.key());
-    boolean complete = marks.complete(second);
+    boolean complete = eventTime.complete(second);
     InputSecond b = waiting.open(key, second, name.key(), complete);
     String refused =
         input instanceof RequestLog r
@@ -457,7 +407,7 @@ final class PodStage
       return;
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
-    if (complete && settle(key, b, marks.of(PODS))) {
+    if (complete && settle(key, b, eventTime.progress(PODS))) {
       waiting.done(key);
     } else {
       waiting.keep(key, b);
@@ -521,14 +471,7 @@ final class PodStage
 
   @Override
   public void heard(Watermark w) {
-    heard.heard(w);
-    long a = heard.answered();
-    if (a > answered) {
-      answered = a;
-      for (String id : timers.due(TimerIndex.FINAL, a)) {
-        finalTimeline(TimerTarget.parse(id));
-      }
-    }
+    eventTime.heard(w, this);
   }
 
   @Override
@@ -598,7 +541,7 @@ final class PodStage
       s = TimelineReducer.empty(uid);
       s.getBookkeeping().setFirstInputAt(l.getAt());
       pods.getPods().add(s);
-      timers.add(TimerIndex.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid).id());
+      eventTime.callAt(EventTime.Timer.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid));
     }
     if (s == null) {
       List<VictimLink> waitingLinks = new ArrayList<>(pods.getWaitingLinks());
@@ -631,21 +574,6 @@ final class PodStage
     }
   }
 
-  // ------------------------------------------------------------------ watermark
-
-  /** Broadcasts this task's watermark (when it moved, and now and then anyway). */
-  private void broadcast(long wallNow) {
-    long time = external;
-    long ans = heard.firstOrder();
-    if (time == sentTime && ans == sentAnswered && wallNow - sentAtWall < REBROADCAST_MS) {
-      return;
-    }
-    sentTime = time;
-    sentAnswered = ans;
-    sentAtWall = wallNow;
-    out.watermark(Watermarks.of(Watermarks.PODS, context.taskId().partition(), time, ans));
-  }
-
   // ------------------------------------------------------------------ timers
 
   private void finalTimeline(TimerTarget id) {
@@ -664,7 +592,7 @@ final class PodStage
     }
     long finalAt = FinalDue.at(s, graceMs);
     Incarnations.retire(pods, s, finalAt);
-    timers.add(TimerIndex.FORGET, finalAt + orphanMs, id.id());
+    eventTime.callAt(EventTime.Timer.FORGET, finalAt + orphanMs, id);
     dirty.remove(id.id());
     names.put(id.key(), pods);
   }
