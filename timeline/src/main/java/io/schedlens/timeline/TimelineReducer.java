@@ -89,7 +89,7 @@ public final class TimelineReducer {
 
   /** Applies a pod observation (any change type). */
   public Change apply(TimelineState s, PodObservation o) {
-    String before = fingerprint(s);
+    TimelineStory before = TimelineStory.of(s);
     List<Outbound> out = new ArrayList<>();
     boolean first = !s.getSawPod();
     s.setSawPod(true);
@@ -226,7 +226,7 @@ public final class TimelineReducer {
       s.getBookkeeping().setDetailsOwed(new ArrayList<>());
     }
     out.addAll(linkToPreemptor(s));
-    boolean changed = !before.equals(fingerprint(s));
+    boolean changed = !before.equals(TimelineStory.of(s));
     return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
   }
 
@@ -234,7 +234,7 @@ public final class TimelineReducer {
 
   /** Applies a Kubernetes event about this pod. */
   public Change apply(TimelineState s, ClusterEvent e) {
-    String before = fingerprint(s);
+    TimelineStory before = TimelineStory.of(s);
     List<Outbound> out = new ArrayList<>();
     long when = EventTimes.of(e);
     long first = firstOccurrence(e);
@@ -252,7 +252,7 @@ public final class TimelineReducer {
         }
       }
     }
-    boolean changed = !before.equals(fingerprint(s));
+    boolean changed = !before.equals(TimelineStory.of(s));
     return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
   }
 
@@ -670,44 +670,6 @@ public final class TimelineReducer {
       }
     }
     return Long.parseLong(rv);
-  }
-
-  /** The fields whose change makes a timeline worth emitting (not counters, not bookkeeping). */
-  private static String fingerprint(TimelineState s) {
-    return String.join(
-        "|",
-        String.valueOf(s.getIdentity().getNamespace()),
-        String.valueOf(s.getIdentity().getName()),
-        String.valueOf(s.getLatest().getNode()),
-        String.valueOf(s.getIdentity().getPriorityClass()),
-        String.valueOf(s.getIdentity().getPriority()),
-        String.valueOf(s.getIdentity().getGpus()),
-        String.valueOf(s.getIdentity().getLabels()),
-        String.valueOf(s.getLatest().getCheckpointAt()),
-        String.valueOf(s.getLatest().getPhase()),
-        String.valueOf(s.getLatest().getStatusReason()),
-        String.valueOf(s.getLatest().getNominatedNode()),
-        String.valueOf(s.getLifecycle().getCreatedAt()),
-        String.valueOf(s.getLifecycle().getScheduledConditionAt()),
-        String.valueOf(s.getLifecycle().getScheduledEventAt()),
-        String.valueOf(s.getLifecycle().getRunningAt()),
-        String.valueOf(s.getLifecycle().getReadyAt()),
-        String.valueOf(s.getLifecycle().getFinishedAt()),
-        String.valueOf(s.getLifecycle().getTerminalPhase()),
-        String.valueOf(s.getLifecycle().getDeletionRequestedAt()),
-        String.valueOf(s.getLifecycle().getGone()),
-        String.valueOf(s.getScheduling().getFailedScheduling()),
-        String.valueOf(s.getScheduling().getPendingReasons()),
-        String.valueOf(s.getScheduling().getPreemptionAttempted()),
-        String.valueOf(s.getDisruption().getPreemptedEventAt()),
-        String.valueOf(s.getDisruption().getPreemptedConditionAt()),
-        String.valueOf(s.getDisruption().getPreemptor()),
-        String.valueOf(s.getDisruption().getVictims()),
-        String.valueOf(s.getDisruption().getDisruptionCause()),
-        String.valueOf(s.getDisruption().getDisruptionAt()),
-        String.valueOf(s.getLifecycle().getRestarts()),
-        String.valueOf(s.getIdentity().getOwnerKind()),
-        String.valueOf(s.getIdentity().getOwnerName()));
   }
 
   static Long min(Long a, Long b) {
