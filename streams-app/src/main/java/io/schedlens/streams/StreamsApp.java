@@ -28,6 +28,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
@@ -76,7 +77,6 @@ public final class StreamsApp implements AutoCloseable {
     Topics topics = Topics.withPrefix(config.getString(StreamsAppConfig.TOPIC_PREFIX));
     int partitions = checkTopics(config, topics);
     StreamsMetrics metrics = new StreamsMetrics();
-    DeadLetterHandlers.countWith(reason -> metrics.deadLetters.labelValues(reason).inc());
     TopologySettings settings =
         new TopologySettings(
             config.timelineSettings(),
@@ -87,6 +87,8 @@ public final class StreamsApp implements AutoCloseable {
             partitions,
             20_000);
     Properties props = StreamsProperties.of(config, topics);
+    Consumer<String> deadLetters = reason -> metrics.deadLetters.labelValues(reason).inc();
+    props.put(DeadLetterHandlers.COUNTER_CONFIG, deadLetters);
     KafkaStreams streams =
         new KafkaStreams(TimelineTopology.build(topics, settings, metrics), props);
     streams.setUncaughtExceptionHandler(

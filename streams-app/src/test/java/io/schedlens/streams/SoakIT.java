@@ -55,9 +55,9 @@ import org.junit.jupiter.api.io.TempDir;
  * directory on disk and the heap. State must follow what lives, not history: at the end of the last
  * day every store holds no more than a small factor more than at the end of the second, with the
  * same number of live pods (none). A Deployment keeps the facts of its latest {@code
- * WorkloadService.MAX_PODS} pods (its timeline's intervals come from them), so its share is bounded
- * by that, reached here on the second day. CI runs 7 days at scale 1 (about 3,000 pod lives); the
- * full soak is {@code -Dsoak.scale=8} (about 20,600).
+ * WorkloadContinuity.MAX_PODS} pods (its timeline's intervals come from them), so its share is
+ * bounded by that, reached here on the second day. CI runs 7 days at scale 1 (about 3,000 pod
+ * lives); the full soak is {@code -Dsoak.scale=8} (about 20,600).
  */
 class SoakIT {
 

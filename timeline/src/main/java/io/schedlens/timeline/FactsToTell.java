@@ -55,7 +55,7 @@ public final class FactsToTell {
     String workload = workloadKey(s);
     if (workload != null) {
       once(s, MEMBER, workload, at(s, observedAt), out);
-      Long preempted = TimelineReducer.preemptedAt(s);
+      Long preempted = new PodState(s).preemptedAt();
       if (preempted != null) {
         // Told again when better evidence moves it (the Preempted event's precise time after the
         // condition's whole second): the workload keeps the pod's latest word, the same in every
@@ -102,7 +102,7 @@ public final class FactsToTell {
    * by UID only: empty when it needs none, or asked already.
    */
   public static Optional<ToNode> victimQuestion(TimelineState s) {
-    Long preempted = TimelineReducer.preemptedAt(s);
+    Long preempted = new PodState(s).preemptedAt();
     PodRef p = s.getDisruption().getPreemptor();
     boolean unnamed = p == null || (p.getName() == null && p.getUid() == null);
     boolean uidOnly = p != null && p.getName() == null && p.getUid() != null;
@@ -123,7 +123,7 @@ public final class FactsToTell {
     if (workload == null) {
       return Optional.empty();
     }
-    WorkloadMember m = WorkloadService.memberOf(t, s);
+    WorkloadMember m = WorkloadContinuity.memberOf(t, s);
     long hash = withoutCounters(m);
     if (!t.getFinal$() && s.getBookkeeping().getMemberSentHash() == hash) {
       return Optional.empty();
@@ -148,11 +148,11 @@ public final class FactsToTell {
 
   /** The key of the pod's workload's state, or null when it has none known yet. */
   public static String workloadKey(TimelineState s) {
-    WorkloadRef w = Workloads.of(s.getIdentity());
+    WorkloadRef w = OwningWorkload.of(s.getIdentity());
     if (w == null || s.getIdentity().getNamespace() == null) {
       return null;
     }
-    return Workloads.key(s.getIdentity().getNamespace(), w, s.getIdentity().getOwnerUid());
+    return OwningWorkload.key(s.getIdentity().getNamespace(), w, s.getIdentity().getOwnerUid());
   }
 
   private static void whenChanged(

@@ -20,12 +20,8 @@ import io.schedlens.base.Rfc3339;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.PodName;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
-import java.util.TreeSet;
 
 /**
  * Folds one input at a time into a pod's {@link TimelineState}. Pure apart from mutating the state
@@ -39,8 +35,6 @@ import java.util.TreeSet;
  * within the grace period give the same timeline as in order.
  */
 public final class TimelineReducer {
-
-  static final int OK_TIMES_KEPT = 8;
 
   /** How a preemptor is known, weakest to strongest. */
   static final int BY_CONDITION_NAME = 1;
@@ -88,56 +82,33 @@ public final class TimelineReducer {
   // ---------------------------------------------------------------- pod observations
 
   /** Applies a pod observation (any change type). */
-  public Change apply(TimelineState s, PodObservation o) {
-    TimelineStory before = TimelineStory.of(s);
+  public Change apply(TimelineState state, PodObservation o) {
+    TimelineStory before = TimelineStory.of(state);
+    PodState p = new PodState(state);
     List<Outbound> out = new ArrayList<>();
-    boolean first = !s.getSawPod();
-    s.setSawPod(true);
-    s.setUpdatedAt(Math.max(s.getUpdatedAt(), EventTimes.latestFact(o)));
+    boolean first = p.observed();
+    p.touched(EventTimes.latestFact(o));
+    p.named(o.getNamespace(), o.getName());
+    p.created(o.getCreatedAt());
 
-    // Identity and creation do not change over a pod's life.
-    s.getIdentity().setNamespace(o.getNamespace());
-    s.getIdentity().setName(o.getName());
-    s.getLifecycle()
-        .setCreatedAt(o.getCreatedAt() > 0 ? o.getCreatedAt() : s.getLifecycle().getCreatedAt());
-
-    long version = numericVersion(o.getResourceVersion());
-    boolean latest =
-        version > s.getLatest().getLatestVersion()
-            || (version == s.getLatest().getLatestVersion()
-                && o.getObservedAt() >= s.getLatest().getLatestObservedAt())
-            || (version < 0 && o.getObservedAt() >= s.getLatest().getLatestObservedAt());
+    boolean latest = p.latest(numericVersion(o.getResourceVersion()), o.getObservedAt());
     if (latest) {
-      s.getLatest().setLatestVersion(Math.max(version, s.getLatest().getLatestVersion()));
-      s.getLatest().setLatestObservedAt(o.getObservedAt());
-      if (o.getOwner() != null) {
-        s.getIdentity().setOwnerKind(o.getOwner().getKind());
-        s.getIdentity().setOwnerName(o.getOwner().getName());
-        s.getIdentity().setOwnerUid(o.getOwner().getUid());
-      }
-      s.getIdentity().setPriorityClass(o.getPriorityClassName());
-      s.getIdentity().setPriority(o.getPriority());
-      s.getIdentity().setPreemptionPolicy(o.getPreemptionPolicy());
-      s.getIdentity().setGpus(o.getGpus());
-      s.getIdentity().setLabels(new HashMap<>(o.getLabels()));
-      s.getLatest().setPhase(o.getPhase());
-      s.getLatest().setStatusReason(o.getReason());
-      if (o.getNodeName() != null) {
-        s.getLatest().setNode(o.getNodeName());
-      }
+      p.describedAs(
+          o.getOwner(),
+          o.getPriorityClassName(),
+          o.getPriority(),
+          o.getPreemptionPolicy(),
+          o.getGpus(),
+          o.getLabels(),
+          o.getPhase(),
+          o.getReason());
     }
+    p.boundTo(o.getNodeName(), latest);
     if (o.getNominatedNodeName() != null) {
-      if (latest || s.getLatest().getNominatedNode() == null) {
-        s.getLatest().setNominatedNode(o.getNominatedNodeName());
-      }
-      s.getScheduling().setPreemptionAttempted(true);
-    }
-    if (s.getLatest().getNode() == null && o.getNodeName() != null) {
-      s.getLatest().setNode(o.getNodeName());
+      p.nominatedTo(o.getNominatedNodeName(), latest);
     }
     String checkpoint = o.getAnnotations().get(settings.checkpointAnnotation());
-    Long checkpointAt = checkpoint == null ? null : Rfc3339.toEpochMilli(checkpoint);
-    s.getLatest().setCheckpointAt(max(s.getLatest().getCheckpointAt(), checkpointAt));
+    p.checkpointed(checkpoint == null ? null : Rfc3339.toEpochMilli(checkpoint));
 
     for (PodCondition c : o.getConditions()) {
       Long t = c.getLastTransitionTime();
@@ -145,34 +116,33 @@ public final class TimelineReducer {
       switch (c.getType()) {
         case "PodScheduled" -> {
           if (isTrue) {
-            s.getLifecycle()
-                .setScheduledConditionAt(min(s.getLifecycle().getScheduledConditionAt(), t));
+            p.scheduledByCondition(t);
           } else if ("Unschedulable".equals(c.getReason()) && c.getMessage() != null && t != null) {
             // The scheduler writes its FailedScheduling note into the condition too. Events
             // expire after an hour (and a `kubectl get pods` capture has none): the condition
             // still says why the pod waits. It counts no scheduling attempt.
-            pendingReasons(s, FailedSchedulingNote.parse(c.getMessage()), t);
+            pendingReasons(p, FailedSchedulingNote.parse(c.getMessage()), t);
           }
         }
         case "Ready" -> {
           if (isTrue) {
-            s.getLifecycle().setReadyAt(min(s.getLifecycle().getReadyAt(), t));
+            p.ready(t);
           }
           if (latest) {
-            s.getLatest().setReadyLostAt(isTrue ? null : t);
+            p.readyNow(isTrue, t);
           }
         }
         case "DisruptionTarget" -> {
           if (isTrue) {
-            out.addAll(disruptionCondition(s, c));
+            out.addAll(disruptionCondition(p, c));
           }
         }
         default -> {}
       }
     }
     if (o.getReason() != null && Disruptions.STATUS_REASONS.containsKey(o.getReason())) {
-      disrupt(
-          s, Disruptions.STATUS_REASONS.get(o.getReason()), EventTimes.latestFact(o), "kubelet");
+      p.disrupted(
+          Disruptions.STATUS_REASONS.get(o.getReason()), EventTimes.latestFact(o), "kubelet");
     }
 
     Long finished = null;
@@ -180,122 +150,99 @@ public final class TimelineReducer {
       if (c.getInit()) {
         continue;
       }
-      s.getLifecycle().setRunningAt(min(s.getLifecycle().getRunningAt(), c.getRunningStartedAt()));
-      s.getLifecycle()
-          .setRunningAt(min(s.getLifecycle().getRunningAt(), c.getTerminatedStartedAt()));
-      s.getLifecycle()
-          .setRunningAt(min(s.getLifecycle().getRunningAt(), c.getLastTerminatedStartedAt()));
-      Map<String, Integer> restarts = new HashMap<>(s.getLifecycle().getRestarts());
-      restarts.merge(c.getName(), c.getRestartCount(), Math::max);
-      s.getLifecycle().setRestarts(restarts);
-      finished = max(finished, c.getTerminatedFinishedAt());
+      p.running(c.getRunningStartedAt());
+      p.running(c.getTerminatedStartedAt());
+      p.running(c.getLastTerminatedStartedAt());
+      p.restarted(c.getName(), c.getRestartCount());
+      finished = PodState.max(finished, c.getTerminatedFinishedAt());
     }
     boolean terminalPhase = "Succeeded".equals(o.getPhase()) || "Failed".equals(o.getPhase());
     if (terminalPhase) {
-      s.getLifecycle().setTerminalPhase(o.getPhase());
+      p.terminalPhase(o.getPhase());
     }
     if ((terminalPhase || o.getChangeType() == ChangeType.DELETED) && finished != null) {
-      s.getLifecycle().setFinishedAt(max(s.getLifecycle().getFinishedAt(), finished));
+      p.finished(finished);
     }
     if (o.getDeletionTimestamp() != null) {
       long grace =
           o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
-      s.getLifecycle()
-          .setDeletionDeadline(
-              min(s.getLifecycle().getDeletionDeadline(), o.getDeletionTimestamp()));
-      s.getLifecycle()
-          .setDeletionRequestedAt(
-              min(
-                  s.getLifecycle().getDeletionRequestedAt(),
-                  o.getDeletionTimestamp() - grace * 1000));
+      p.deletionRequested(o.getDeletionTimestamp(), o.getDeletionTimestamp() - grace * 1000);
     }
     if (o.getChangeType() == ChangeType.DELETED) {
-      s.getLifecycle().setGone(true);
-      s.getLifecycle()
-          .setDeletedObservedAt(min(s.getLifecycle().getDeletedObservedAt(), o.getObservedAt()));
+      p.gone(o.getObservedAt());
     }
 
-    if (first && !s.getBookkeeping().getDetailsOwed().isEmpty()) {
-      for (String owed : s.getBookkeeping().getDetailsOwed()) {
+    if (first && !p.detailsOwed().isEmpty()) {
+      for (String owed : p.detailsOwed()) {
         // "uid|namespace/name" of a victim that linked before this pod was observed
         int bar = owed.indexOf('|');
         String victim = bar < 0 ? owed : owed.substring(0, bar);
         String name = bar < 0 ? null : owed.substring(bar + 1);
-        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(s)), name));
+        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(state)), name));
       }
-      s.getBookkeeping().setDetailsOwed(new ArrayList<>());
+      p.paidDetails();
     }
-    out.addAll(linkToPreemptor(s));
-    boolean changed = !before.equals(TimelineStory.of(s));
-    return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
+    out.addAll(linkToPreemptor(p));
+    return changed(before, state, out);
+  }
+
+  /** A story change, or messages to send, or nothing. */
+  private static Change changed(TimelineStory before, TimelineState state, List<Outbound> out) {
+    return !before.equals(TimelineStory.of(state)) || !out.isEmpty()
+        ? Change.story(out)
+        : Change.NONE;
   }
 
   // ---------------------------------------------------------------- events
 
   /** Applies a Kubernetes event about this pod. */
-  public Change apply(TimelineState s, ClusterEvent e) {
-    TimelineStory before = TimelineStory.of(s);
+  public Change apply(TimelineState state, ClusterEvent e) {
+    TimelineStory before = TimelineStory.of(state);
+    PodState p = new PodState(state);
     List<Outbound> out = new ArrayList<>();
     long when = EventTimes.of(e);
     long first = firstOccurrence(e);
-    s.setUpdatedAt(Math.max(s.getUpdatedAt(), when));
+    p.touched(when);
     String reason = e.getReason() == null ? "" : e.getReason();
     switch (reason) {
-      case "FailedScheduling" -> failedScheduling(s, e, when);
-      case "Scheduled" ->
-          s.getLifecycle().setScheduledEventAt(min(s.getLifecycle().getScheduledEventAt(), first));
-      case "Preempted" -> out.addAll(preempted(s, e, first));
+      case "FailedScheduling" -> failedScheduling(p, e, when);
+      case "Scheduled" -> p.scheduledByEvent(first);
+      case "Preempted" -> out.addAll(preempted(p, e, first));
       default -> {
         DisruptionCause cause = Disruptions.EVENT_REASONS.get(reason);
         if (cause != null) {
-          disrupt(s, cause, first, e.getReportingController());
+          p.disrupted(cause, first, e.getReportingController());
         }
       }
     }
-    boolean changed = !before.equals(TimelineStory.of(s));
-    return changed || !out.isEmpty() ? Change.story(out) : Change.NONE;
+    return changed(before, state, out);
   }
 
-  private void failedScheduling(TimelineState s, ClusterEvent e, long when) {
+  private void failedScheduling(PodState p, ClusterEvent e, long when) {
     String note = e.getNote();
     if (note != null && note.startsWith("skip schedule deleting pod")) {
       return; // the scheduler saw the pod being deleted; not an attempt to place it
     }
-    int occurrences = Math.max(1, Math.max(orZero(e.getCount()), orZero(e.getSeriesCount())));
-    Map<String, Integer> counts = new HashMap<>(s.getScheduling().getFailedScheduling());
-    counts.merge(e.getUid(), occurrences, Math::max);
-    s.getScheduling().setFailedScheduling(counts);
-    pendingReasons(s, FailedSchedulingNote.parse(note), when);
+    p.failedToSchedule(
+        e.getUid(), Math.max(1, Math.max(orZero(e.getCount()), orZero(e.getSeriesCount()))));
+    pendingReasons(p, FailedSchedulingNote.parse(note), when);
   }
 
-  private static void pendingReasons(
-      TimelineState s, FailedSchedulingNote.Parsed parsed, long when) {
+  private static void pendingReasons(PodState p, FailedSchedulingNote.Parsed parsed, long when) {
     if (parsed.preemptionAttempted()) {
-      s.getScheduling().setPreemptionAttempted(true);
+      p.preemptionAttempted();
     }
-    // The latest note says why the pod is pending now; ties keep the larger map for determinism.
-    if (s.getScheduling().getPendingReasonsAt() == null
-        || when > s.getScheduling().getPendingReasonsAt()
-        || (when == s.getScheduling().getPendingReasonsAt()
-            && parsed
-                    .reasons()
-                    .toString()
-                    .compareTo(s.getScheduling().getPendingReasons().toString())
-                > 0)) {
-      s.getScheduling().setPendingReasonsAt(when);
-      s.getScheduling().setPendingReasons(new HashMap<>(parsed.reasons()));
-    }
+    p.pendingBecause(parsed.reasons(), when);
   }
 
-  private List<Outbound> preempted(TimelineState s, ClusterEvent e, long at) {
-    s.getDisruption().setPreemptedEventAt(min(s.getDisruption().getPreemptedEventAt(), at));
-    disrupt(s, DisruptionCause.PREEMPTION, at, "default-scheduler");
+  private List<Outbound> preempted(PodState p, ClusterEvent e, long at) {
+    p.preemptedByEvent(at);
+    p.disrupted(DisruptionCause.PREEMPTION, at, "default-scheduler");
     var related = e.getRelated();
     if (related != null
         && related.getUid() != null
         && (related.getKind() == null || "Pod".equals(related.getKind()))) {
-      improvePreemptor(
-          s,
+      p.preemptedBy(
           PodRef.newBuilder()
               .setUid(related.getUid())
               .setNamespace(related.getNamespace())
@@ -303,94 +250,38 @@ public final class TimelineReducer {
               .build(),
           BY_RELATED);
     } else {
-      Optional<PreemptionNotes.Named> named = PreemptionNotes.fromNote(e.getNote());
-      named.ifPresent(
-          n ->
-              improvePreemptor(
-                  s,
-                  PodRef.newBuilder()
-                      .setUid(n.uid())
-                      .setNamespace(n.namespace())
-                      .setName(n.name())
-                      .build(),
-                  n.uid() != null ? BY_NOTE_UID : BY_NOTE_NAME));
+      PreemptionNotes.fromNote(e.getNote())
+          .ifPresent(
+              n ->
+                  p.preemptedBy(
+                      PodRef.newBuilder()
+                          .setUid(n.uid())
+                          .setNamespace(n.namespace())
+                          .setName(n.name())
+                          .build(),
+                      n.uid() != null ? BY_NOTE_UID : BY_NOTE_NAME));
     }
-    return linkToPreemptor(s);
+    return linkToPreemptor(p);
   }
 
-  private List<Outbound> disruptionCondition(TimelineState s, PodCondition c) {
+  private List<Outbound> disruptionCondition(PodState p, PodCondition c) {
     DisruptionCause cause = Disruptions.ofCondition(c.getReason(), c.getMessage());
     if (cause == null) {
       return List.of();
     }
     Long at = c.getLastTransitionTime();
-    disrupt(s, cause, at, Disruptions.byOf(c.getMessage(), c.getReason()));
+    p.disrupted(cause, at, Disruptions.byOf(c.getMessage(), c.getReason()));
     if (cause == DisruptionCause.PREEMPTION) {
-      s.getDisruption()
-          .setPreemptedConditionAt(min(s.getDisruption().getPreemptedConditionAt(), at));
+      p.preemptedByCondition(at);
       PreemptionNotes.fromConditionMessage(c.getMessage())
           .ifPresent(
               n ->
-                  improvePreemptor(
-                      s,
+                  p.preemptedBy(
                       PodRef.newBuilder().setNamespace(n.namespace()).setName(n.name()).build(),
                       BY_CONDITION_NAME));
-      return linkToPreemptor(s);
+      return linkToPreemptor(p);
     }
     return List.of();
-  }
-
-  /**
-   * Keeps the evidence that decides what ended the pod ({@link DisruptionCause#decidesOver}: the
-   * earliest second, then the cause's precedence), so the result does not depend on the order the
-   * evidence arrived in.
-   */
-  private static void disrupt(TimelineState s, DisruptionCause cause, Long at, String by) {
-    if (at == null) {
-      return;
-    }
-    DisruptionCause current = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
-    boolean decides =
-        current == null || cause.decidesOver(at, current, s.getDisruption().getDisruptionAt());
-    boolean sameNamedEarlier =
-        cause == current && at.equals(s.getDisruption().getDisruptionAt()) && byFirst(by, s);
-    if (decides || sameNamedEarlier) {
-      s.getDisruption().setDisruptionCause(cause.wire());
-      s.getDisruption().setDisruptionAt(at);
-      s.getDisruption().setDisruptionBy(by);
-    }
-  }
-
-  /** Of two reports of the same cause at the same time, the one naming who comes first. */
-  private static boolean byFirst(String by, TimelineState s) {
-    String current = s.getDisruption().getDisruptionBy();
-    return by != null && (current == null || by.compareTo(current) < 0);
-  }
-
-  private static void improvePreemptor(TimelineState s, PodRef candidate, int quality) {
-    if (quality > s.getDisruption().getPreemptorQuality()) {
-      PodRef merged = candidate;
-      PodRef old = s.getDisruption().getPreemptor();
-      if (old != null) {
-        merged =
-            PodRef.newBuilder()
-                .setUid(candidate.getUid() != null ? candidate.getUid() : old.getUid())
-                .setNamespace(
-                    candidate.getNamespace() != null
-                        ? candidate.getNamespace()
-                        : old.getNamespace())
-                .setName(candidate.getName() != null ? candidate.getName() : old.getName())
-                .setPriorityClass(
-                    candidate.getPriorityClass() != null
-                        ? candidate.getPriorityClass()
-                        : old.getPriorityClass())
-                .setPriority(
-                    candidate.getPriority() != null ? candidate.getPriority() : old.getPriority())
-                .build();
-      }
-      s.getDisruption().setPreemptor(merged);
-      s.getDisruption().setPreemptorQuality(quality);
-    }
   }
 
   /**
@@ -398,29 +289,31 @@ public final class TimelineReducer {
    * own namespace and name: the preemptor's answer is routed by them. (A victim's Preempted event
    * may come before its first pod observation; the link then goes out with that observation.)
    */
-  private static List<Outbound> linkToPreemptor(TimelineState s) {
-    PodRef p = s.getDisruption().getPreemptor();
-    if (p == null
-        || s.getDisruption().getPreemptorQuality() <= s.getBookkeeping().getLinkedQuality()
-        || s.getDisruption().getPreemptorQuality() == BY_PREEMPTOR_ITSELF
-        || s.getIdentity().getNamespace() == null
-        || s.getIdentity().getName() == null) {
+  private static List<Outbound> linkToPreemptor(PodState p) {
+    PodRef preemptor = p.preemptor();
+    int quality = p.preemptorQuality();
+    if (preemptor == null
+        || quality <= p.linkedQuality()
+        || quality == BY_PREEMPTOR_ITSELF
+        || p.namespace() == null
+        || p.name() == null) {
       return List.of();
     }
-    if (p.getUid() == null && (p.getNamespace() == null || p.getName() == null)) {
+    if (preemptor.getUid() == null
+        && (preemptor.getNamespace() == null || preemptor.getName() == null)) {
       return List.of();
     }
-    s.getBookkeeping().setLinkedQuality(s.getDisruption().getPreemptorQuality());
-    long at = preemptedAt(s) == null ? 0 : preemptedAt(s);
+    p.linked(quality);
+    long at = p.preemptedAt() == null ? 0 : p.preemptedAt();
     return List.of(
         new Outbound.ToPreemptor(
             VictimLink.newBuilder()
-                .setVictimUid(s.getUid())
-                .setVictimNamespace(s.getIdentity().getNamespace())
-                .setVictimName(s.getIdentity().getName())
-                .setPreemptorUid(p.getUid())
-                .setPreemptorNamespace(p.getNamespace())
-                .setPreemptorName(p.getName())
+                .setVictimUid(p.uid())
+                .setVictimNamespace(p.namespace())
+                .setVictimName(p.name())
+                .setPreemptorUid(preemptor.getUid())
+                .setPreemptorNamespace(preemptor.getNamespace())
+                .setPreemptorName(preemptor.getName())
                 .setAt(at)
                 .build()));
   }
@@ -455,31 +348,21 @@ public final class TimelineReducer {
       GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
     }
     if (in.getRequests() > 0) {
-      s.getServing().setRequests(s.getServing().getRequests() + in.getRequests());
-      s.getServing().setErrors(s.getServing().getErrors() + in.getErrors());
-      if (!in.getOkTimes().isEmpty()) {
-        TreeSet<Long> ok = new TreeSet<>(s.getServing().getOkTimes());
-        ok.addAll(in.getOkTimes());
-        while (ok.size() > OK_TIMES_KEPT) {
-          ok.pollLast();
-        }
-        s.getServing().setOkTimes(new ArrayList<>(ok));
-      }
+      PodState p = new PodState(s);
+      p.served(in.getRequests(), in.getErrors(), breaches);
+      p.answeredOk(in.getOkTimes());
       if (!in.getLatencies().isEmpty()) {
-        DDSketch sketch = LatencySketch.decodeForUpdate(s.getServing().getLatencySketch());
+        DDSketch sketch = LatencySketch.decodeForUpdate(p.latencySketch());
         for (double latency : in.getLatencies()) {
           sketch.accept(latency);
         }
-        s.getServing().setLatencySketch(LatencySketch.encodeAndKeep(sketch));
+        p.latencySketch(LatencySketch.encodeAndKeep(sketch));
       }
-      s.getServing().setSloBreaches(s.getServing().getSloBreaches() + breaches);
     }
   }
 
   private Double classSlo(TimelineState s) {
-    return s.getIdentity().getPriorityClass() == null
-        ? null
-        : settings.slosMs().get(s.getIdentity().getPriorityClass());
+    return settings.classSlo(s.getIdentity().getPriorityClass());
   }
 
   /** SLO breaches among one second's requests, for the pod of {@code s}. */
@@ -498,31 +381,24 @@ public final class TimelineReducer {
 
   /** Applies a request the pod served (or failed to). */
   public Change apply(TimelineState s, RequestLog r) {
-    s.setUpdatedAt(Math.max(s.getUpdatedAt(), r.getTime()));
-    s.getServing().setRequests(s.getServing().getRequests() + 1);
+    PodState p = new PodState(s);
+    p.touched(r.getTime());
     boolean error = isError(r);
-    if (error) {
-      s.getServing().setErrors(s.getServing().getErrors() + 1);
-    } else {
-      TreeSet<Long> ok = new TreeSet<>(s.getServing().getOkTimes());
-      ok.add(r.getTime());
-      while (ok.size() > OK_TIMES_KEPT) {
-        ok.pollLast();
-      }
-      s.getServing().setOkTimes(new ArrayList<>(ok));
+    if (!error) {
+      p.answeredOk(List.of(r.getTime()));
     }
     long breach = 0;
     if (r.getLatencyMs() != null) {
-      DDSketch sketch = LatencySketch.decode(s.getServing().getLatencySketch());
+      DDSketch sketch = LatencySketch.decode(p.latencySketch());
       sketch.accept(r.getLatencyMs());
-      s.getServing().setLatencySketch(LatencySketch.encode(sketch));
+      p.latencySketch(LatencySketch.encode(sketch));
       Double slo = slo(s, r);
       if (slo != null && r.getLatencyMs() > slo) {
-        s.getServing().setSloBreaches(s.getServing().getSloBreaches() + 1);
         breach = 1;
       }
     }
-    Double serviceSlo = r.getService() == null ? null : settings.slosMs().get(r.getService());
+    p.served(1, error ? 1 : 0, breach);
+    Double serviceSlo = settings.serviceSlo(r.getService());
     s.setSeries(
         PodSeriesPoints.addRequests(
             s.getSeries(),
@@ -543,35 +419,24 @@ public final class TimelineReducer {
 
   /** The latency SLO of a request: its service's, else its pod's priority class's. */
   public Double slo(TimelineState s, RequestLog r) {
-    Double slo = r.getService() == null ? null : settings.slosMs().get(r.getService());
-    if (slo == null && s.getIdentity().getPriorityClass() != null) {
-      slo = settings.slosMs().get(s.getIdentity().getPriorityClass());
-    }
-    return slo;
+    return settings.slo(r.getService(), s.getIdentity().getPriorityClass());
   }
 
   // ---------------------------------------------------------------- links between pods
 
   /** A victim says this pod preempted it. */
   public Change apply(TimelineState s, VictimLink l) {
-    TreeSet<String> victims = new TreeSet<>(s.getDisruption().getVictims());
-    boolean added = victims.add(l.getVictimUid());
-    s.getDisruption().setVictims(new ArrayList<>(victims));
-    s.getScheduling().setPreemptionAttempted(true);
-    List<Outbound> out = new ArrayList<>();
-    if (!added) {
+    PodState p = new PodState(s);
+    if (!p.preempted(l.getVictimUid())) {
       return Change.NONE; // already linked and answered (a repeated or improved link)
     }
-    if (s.getSawPod()) {
-      out.add(
-          new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s)), victimName(l)));
-    } else {
-      List<String> owed = new ArrayList<>(s.getBookkeeping().getDetailsOwed());
-      String name = victimName(l);
-      owed.add(name == null ? l.getVictimUid() : l.getVictimUid() + "|" + name);
-      s.getBookkeeping().setDetailsOwed(owed);
+    String name = victimName(l);
+    if (p.sawPod()) {
+      return Change.story(
+          List.of(new Outbound.ToVictim(new PreemptorDetails(l.getVictimUid(), selfRef(s)), name)));
     }
-    return Change.story(out);
+    p.owe(name == null ? l.getVictimUid() : l.getVictimUid() + "|" + name);
+    return Change.story(List.of());
   }
 
   private static String victimName(VictimLink l) {
@@ -582,11 +447,10 @@ public final class TimelineReducer {
 
   /** The preemptor says who it is. */
   public Change apply(TimelineState s, PreemptorDetails d) {
-    PodRef before = s.getDisruption().getPreemptor();
-    improvePreemptor(s, d.getPreemptor(), BY_PREEMPTOR_ITSELF);
-    return Objects.equals(before, s.getDisruption().getPreemptor())
-        ? Change.NONE
-        : Change.story(List.of());
+    PodState p = new PodState(s);
+    PodRef before = p.preemptor();
+    p.preemptedBy(d.getPreemptor(), BY_PREEMPTOR_ITSELF);
+    return Objects.equals(before, p.preemptor()) ? Change.NONE : Change.story(List.of());
   }
 
   /**
@@ -596,11 +460,7 @@ public final class TimelineReducer {
    */
   public Change apply(TimelineState s, WorkloadStatus w) {
     if (w.getRolledOutAt() != null) {
-      Long before = s.getDisruption().getRolledOutAt();
-      s.getDisruption().setRolledOutAt(min(before, w.getRolledOutAt()));
-      return Objects.equals(before, s.getDisruption().getRolledOutAt())
-          ? Change.NONE
-          : Change.story(List.of());
+      return new PodState(s).rolledOut(w.getRolledOutAt()) ? Change.story(List.of()) : Change.NONE;
     }
     // The workload stage sends its whole list each time, in order: the latest is the fullest.
     List<Long> all = new ArrayList<>(w.getPreemptedAt());
@@ -615,19 +475,7 @@ public final class TimelineReducer {
     if (completed == null && w.getCompleted()) {
       completed = Long.MIN_VALUE; // an older stage that told no time: completed, long ago
     }
-    if (all.size() < s.getWorkload().getWorkloadPreemptedAt().size()) {
-      all = s.getWorkload().getWorkloadPreemptedAt();
-    }
-    completed = min(s.getWorkload().getWorkloadCompletedAt(), completed);
-    if (all.equals(s.getWorkload().getWorkloadPreemptedAt())
-        && Objects.equals(completed, s.getWorkload().getWorkloadCompletedAt())) {
-      return Change.NONE;
-    }
-    s.getWorkload().setWorkloadPreemptedAt(all);
-    s.getWorkload().setWorkloadCompletedAt(completed);
-    s.getWorkload().setWorkloadPreemptions(all.size());
-    s.getWorkload().setWorkloadCompleted(completed != null);
-    return Change.story(List.of());
+    return new PodState(s).workloadFared(all, completed) ? Change.story(List.of()) : Change.NONE;
   }
 
   // ---------------------------------------------------------------- helpers
@@ -640,13 +488,6 @@ public final class TimelineReducer {
         .setPriorityClass(s.getIdentity().getPriorityClass())
         .setPriority(s.getIdentity().getPriority())
         .build();
-  }
-
-  /** When the pod was preempted: the Preempted event (precise) or else the condition. */
-  static Long preemptedAt(TimelineState s) {
-    return s.getDisruption().getPreemptedEventAt() != null
-        ? s.getDisruption().getPreemptedEventAt()
-        : s.getDisruption().getPreemptedConditionAt();
   }
 
   /** The first occurrence of an event: eventTime (events.k8s.io), else firstTimestamp (core). */
@@ -670,20 +511,6 @@ public final class TimelineReducer {
       }
     }
     return Long.parseLong(rv);
-  }
-
-  static Long min(Long a, Long b) {
-    if (a == null) {
-      return b;
-    }
-    return b == null ? a : Math.min(a, b);
-  }
-
-  static Long max(Long a, Long b) {
-    if (a == null) {
-      return b;
-    }
-    return b == null ? a : Math.max(a, b);
   }
 
   private static int orZero(Integer i) {

@@ -37,6 +37,22 @@ public record TimelineSettings(
     slosMs = Map.copyOf(slosMs);
   }
 
+  /** The latency SLO of a service, in ms, or null: the one lookup of {@code --slo} by service. */
+  public Double serviceSlo(String service) {
+    return service == null ? null : slosMs.get(service);
+  }
+
+  /** The latency SLO of a priority class, in ms, or null. */
+  public Double classSlo(String priorityClass) {
+    return priorityClass == null ? null : slosMs.get(priorityClass);
+  }
+
+  /** The latency SLO of a request: its service's, else its pod's priority class's; or null. */
+  public Double slo(String service, String priorityClass) {
+    Double slo = serviceSlo(service);
+    return slo != null ? slo : classSlo(priorityClass);
+  }
+
   /** The defaults of docs/design.md. */
   public static TimelineSettings defaults() {
     return new TimelineSettings(

@@ -58,7 +58,7 @@ public final class TimelineView {
         && s.getLifecycle().getDeletionRequestedAt() != null) {
       return s.getLifecycle().getDeletionRequestedAt();
     }
-    return TimelineReducer.min(
+    return PodState.min(
         s.getLifecycle().getDeletionDeadline(), s.getLifecycle().getDeletedObservedAt());
   }
 
@@ -192,7 +192,7 @@ public final class TimelineView {
    * {@code now}.
    */
   public PodTimeline view(TimelineState s, long now, boolean isFinal) {
-    WorkloadRef workload = Workloads.of(s.getIdentity());
+    WorkloadRef workload = OwningWorkload.of(s.getIdentity());
     Long created = s.getLifecycle().getCreatedAt();
     Long scheduled = scheduledAt(s);
     Long running = s.getLifecycle().getRunningAt();
@@ -291,7 +291,7 @@ public final class TimelineView {
         .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
         .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
         .setNominatedNode(s.getLatest().getNominatedNode())
-        .setPreemptedAt(TimelineReducer.preemptedAt(s))
+        .setPreemptedAt(new PodState(s).preemptedAt())
         .setPreemptor(s.getDisruption().getPreemptor())
         .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
         .setGpus(s.getIdentity().getGpus())

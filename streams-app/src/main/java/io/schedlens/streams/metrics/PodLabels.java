@@ -2,8 +2,8 @@ package io.schedlens.streams.metrics;
 
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.timeline.OwningWorkload;
 import io.schedlens.timeline.TimelineSettings;
-import io.schedlens.timeline.Workloads;
 
 /**
  * The labels every per-pod and per-workload figure carries (docs/design.md section 5): bounded ones
@@ -14,7 +14,7 @@ public record PodLabels(
 
   /** A pod's labels, from its state. */
   public static PodLabels of(TimelineState s, TimelineSettings settings) {
-    WorkloadRef w = Workloads.of(s.getIdentity());
+    WorkloadRef w = OwningWorkload.of(s.getIdentity());
     return new PodLabels(
         orEmpty(s.getIdentity().getNamespace()),
         orEmpty(s.getIdentity().getPriorityClass()),

@@ -5,7 +5,6 @@ import io.schedlens.schemas.AvroSerde;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.ProducerRecord;
@@ -24,20 +23,31 @@ public final class DeadLetterHandlers {
   /** Config key naming the dead-letter topic. */
   public static final String TOPIC_CONFIG = "schedlens.dlq.topic";
 
-  /** Counts letters by reason (set by the app to its metrics). */
-  static final AtomicReference<Consumer<String>> COUNTER = new AtomicReference<>(reason -> {});
+  /**
+   * Config key of what counts the letters by reason: a {@code Consumer<String>} the app puts in its
+   * own streams config (each app instance its own; none: not counted).
+   */
+  public static final String COUNTER_CONFIG = "schedlens.dlq.counter";
 
   private static final AvroSerde<DeadLetter> SERDE = AvroSerde.of(DeadLetter.class);
 
   private DeadLetterHandlers() {}
 
-  /** Where the handlers count their letters. */
-  public static void countWith(Consumer<String> counter) {
-    COUNTER.set(counter);
+  @SuppressWarnings("unchecked")
+  static Consumer<String> counter(Map<String, ?> configs) {
+    return configs.get(COUNTER_CONFIG) instanceof Consumer<?> c
+        ? (Consumer<String>) c
+        : reason -> {};
   }
 
   static ProducerRecord<byte[], byte[]> letter(
-      String topic, ErrorHandlerContext ctx, byte[] key, byte[] value, String reason, Exception e) {
+      String topic,
+      Consumer<String> counter,
+      ErrorHandlerContext ctx,
+      byte[] key,
+      byte[] value,
+      String reason,
+      Exception e) {
     DeadLetter d =
         DeadLetters.build(
             ctx.topic(),
@@ -54,7 +64,7 @@ public final class DeadLetterHandlers {
                 + where(e),
             ctx.timestamp(),
             System.currentTimeMillis());
-    COUNTER.get().accept(reason);
+    counter.accept(reason);
     return new ProducerRecord<>(
         topic, ctx.topic().getBytes(StandardCharsets.UTF_8), SERDE.serialize(topic, d));
   }
@@ -78,10 +88,12 @@ public final class DeadLetterHandlers {
   /** A record whose bytes are not a known Avro version of its topic's type. */
   public static final class Deserialization implements DeserializationExceptionHandler {
     private String topic;
+    private Consumer<String> counter;
 
     @Override
     public void configure(Map<String, ?> configs) {
       topic = String.valueOf(configs.get(TOPIC_CONFIG));
+      counter = counter(configs);
     }
 
     @Override
@@ -89,17 +101,26 @@ public final class DeadLetterHandlers {
         ErrorHandlerContext ctx, ConsumerRecord<byte[], byte[]> record, Exception e) {
       return Response.resume(
           List.of(
-              letter(topic, ctx, record.key(), record.value(), DeadLetters.DESERIALIZATION, e)));
+              letter(
+                  topic,
+                  counter,
+                  ctx,
+                  record.key(),
+                  record.value(),
+                  DeadLetters.DESERIALIZATION,
+                  e)));
     }
   }
 
   /** A record a processor failed on (a bug, or an input no test foresaw). */
   public static final class Processing implements ProcessingExceptionHandler {
     private String topic;
+    private Consumer<String> counter;
 
     @Override
     public void configure(Map<String, ?> configs) {
       topic = String.valueOf(configs.get(TOPIC_CONFIG));
+      counter = counter(configs);
     }
 
     @Override
@@ -108,6 +129,7 @@ public final class DeadLetterHandlers {
           List.of(
               letter(
                   topic,
+                  counter,
                   ctx,
                   ctx.sourceRawKey(),
                   ctx.sourceRawValue(),

@@ -400,7 +400,7 @@ final class PodStage
     InputSecond b = waiting.open(key, second, name.key(), complete);
     String refused =
         input instanceof RequestLog r
-            ? InputSeconds.addRequest(b, r, serviceSlo(r))
+            ? InputSeconds.addRequest(b, r, settings.serviceSlo(r.getService()))
             : InputSeconds.addGpu(b, (GpuSample) input);
     if (refused != null) {
       metrics.lateRecords.labelValues(refused).inc();
@@ -412,10 +412,6 @@ final class PodStage
     } else {
       waiting.keep(key, b);
     }
-  }
-
-  private Double serviceSlo(RequestLog r) {
-    return r.getService() == null ? null : settings.slosMs().get(r.getService());
   }
 
   /**

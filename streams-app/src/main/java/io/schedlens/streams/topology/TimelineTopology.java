@@ -152,7 +152,7 @@ public final class TimelineTopology {
         topics.podTimelines.valueSerde().deserializer(),
         topics.podTimelines.name(),
         "publish",
-        () -> new PublishedTimelines(settings.apiRetention()));
+        () -> Published.timelines(settings.apiRetention()));
     t.addReadOnlyStateStore(
         Stores.keyValueStoreBuilder(
                 Stores.persistentKeyValueStore(PUBLISHED_WORKLOADS_STORE),
@@ -164,7 +164,7 @@ public final class TimelineTopology {
         topics.workloadTimelines.valueSerde().deserializer(),
         topics.workloadTimelines.name(),
         "publish-workloads",
-        () -> new PublishedWorkloads(settings.apiRetention()));
+        () -> Published.workloads(settings.apiRetention()));
     return t;
   }
 

@@ -19,8 +19,8 @@ import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.streams.metrics.PodLabels;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.timeline.WorkloadService;
-import io.schedlens.timeline.Workloads;
+import io.schedlens.timeline.OwningWorkload;
+import io.schedlens.timeline.WorkloadContinuity;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -48,7 +48,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * controller UID): its pods tell it their facts; it tells every live pod of the workload when and
  * how often the workload was preempted and whether one of its pods completed (they show {@code
  * preemptionsOfWorkload} and workload starvation), tells a pod that a rollout deleted it, and emits
- * the workload's timeline ({@link WorkloadService}) every {@code emitInterval} while it changes.
+ * the workload's timeline ({@link WorkloadContinuity}) every {@code emitInterval} while it changes.
  *
  * <p>What it keeps is split so that each fact writes a small entry: one per pod ({@code
  * workload-pods}), one per second with request errors or breaches ({@code workload-seconds}), and
@@ -301,7 +301,7 @@ final class WorkloadStage
       return;
     }
     List<WorkloadMember> members = members(key);
-    Map<String, Long> rolled = WorkloadService.rolledOut(members);
+    Map<String, Long> rolled = WorkloadContinuity.rolledOut(members);
     if (rolled.isEmpty()) {
       return;
     }
@@ -319,11 +319,11 @@ final class WorkloadStage
   /**
    * The workload object says how many replicas it wants: a step of desired replicas, at the time
    * what decides them was written, when that changed. Keyed as its pods' facts are ({@link
-   * Workloads#key}: a Job's or StatefulSet's with its UID).
+   * OwningWorkload#key}: a Job's or StatefulSet's with its UID).
    */
   private void observed(WorkloadObservation o) {
     String key =
-        Workloads.key(o.getNamespace(), new WorkloadRef(o.getKind(), o.getName()), o.getUid());
+        OwningWorkload.key(o.getNamespace(), new WorkloadRef(o.getKind(), o.getName()), o.getUid());
     WorkloadState w = state(key);
     int desired = o.getChangeType() == ChangeType.DELETED ? 0 : o.getDesired();
     // Event time: when what decides it was written (managedFields); the read time only without
@@ -449,7 +449,7 @@ final class WorkloadStage
     }
     WorkloadKey id = WorkloadKey.parse(key);
     WorkloadTimeline t =
-        WorkloadService.view(
+        WorkloadContinuity.view(
             id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());
     context.forward(
         new Record<>(id.topicKey(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
@@ -461,7 +461,7 @@ final class WorkloadStage
             id.kind(),
             orEmpty(t.getArm()),
             orEmpty(t.getRepeat()));
-    long interrupted = WorkloadService.closedMs(t.getInterruptions());
+    long interrupted = WorkloadContinuity.closedMs(t.getInterruptions());
     if (interrupted > w.getCountedInterruptionMs()) {
       metrics
           .workloadInterruptionSeconds
@@ -469,7 +469,7 @@ final class WorkloadStage
           .inc((interrupted - w.getCountedInterruptionMs()) / 1000.0);
       w.setCountedInterruptionMs(interrupted);
     }
-    long degraded = WorkloadService.closedMs(t.getDegraded());
+    long degraded = WorkloadContinuity.closedMs(t.getDegraded());
     if (degraded > w.getCountedDegradedMs()) {
       metrics
           .workloadDegradedSeconds
@@ -491,7 +491,7 @@ final class WorkloadStage
   }
 
   /**
-   * The workload's pods, the latest {@link WorkloadService#MAX_PODS} by creation; older ones are
+   * The workload's pods, the latest {@link WorkloadContinuity#MAX_PODS} by creation; older ones are
    * forgotten here.
    */
   private List<WorkloadMember> members(String key) {
@@ -500,16 +500,16 @@ final class WorkloadStage
         pods.prefixScan(key + SEP, new StringSerializer())) {
       it.forEachRemaining(all::add);
     }
-    if (all.size() > WorkloadService.MAX_PODS) {
+    if (all.size() > WorkloadContinuity.MAX_PODS) {
       all.sort(
           Comparator.comparing(
               (KeyValue<String, WorkloadMember> kv) ->
                   kv.value.getCreatedAt() == null ? Long.MAX_VALUE : kv.value.getCreatedAt()));
       for (KeyValue<String, WorkloadMember> kv :
-          all.subList(0, all.size() - WorkloadService.MAX_PODS)) {
+          all.subList(0, all.size() - WorkloadContinuity.MAX_PODS)) {
         HotStore.remove(pods, kv.key);
       }
-      all = new ArrayList<>(all.subList(all.size() - WorkloadService.MAX_PODS, all.size()));
+      all = new ArrayList<>(all.subList(all.size() - WorkloadContinuity.MAX_PODS, all.size()));
     }
     List<WorkloadMember> out = new ArrayList<>(all.size());
     all.forEach(kv -> out.add(kv.value));

@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.function.Consumer;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
@@ -63,6 +64,8 @@ final class StageDriver implements AutoCloseable {
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterHandlers.Deserialization.class);
     p.put(DeadLetterHandlers.TOPIC_CONFIG, TOPICS.deadLetters.name());
+    Consumer<String> counted = reason -> metrics.deadLetters.labelValues(reason).inc();
+    p.put(DeadLetterHandlers.COUNTER_CONFIG, counted);
     driver =
         new TopologyTestDriver(
             TimelineTopology.build(TOPICS, settings, metrics), p, Instant.ofEpochMilli(Inputs.T0));

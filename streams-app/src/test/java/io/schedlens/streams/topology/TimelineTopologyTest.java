@@ -332,6 +332,9 @@ class TimelineTopologyTest {
     assertThat(d.getOffset()).isEqualTo(0L);
     assertThat(java.nio.charset.StandardCharsets.UTF_8.decode(d.getValue()).toString())
         .isEqualTo("{\"this\": \"is json\"}");
+    assertThat(metrics.deadLetters.labelValues("deserialization").get())
+        .as("counted by this app's own counter, given in its streams config")
+        .isEqualTo(1.0);
   }
 
   @Test

@@ -16,7 +16,7 @@ import io.schedlens.base.Outcome;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.timeline.Workloads;
+import io.schedlens.timeline.OwningWorkload;
 import java.util.List;
 import org.apache.kafka.streams.processor.api.Record;
 import org.junit.jupiter.api.Test;
@@ -30,7 +30,7 @@ class WorkloadStageTest {
   static final Topics TOPICS = Topics.defaults();
   static final TopologySettings SETTINGS = TopologySettings.defaults().withHotObjects(0);
   static final String JOB =
-      Workloads.key("ai-lab", new WorkloadRef("Job", "asr-batch"), "job-uid-1");
+      OwningWorkload.key("ai-lab", new WorkloadRef("Job", "asr-batch"), "job-uid-1");
 
   MockStage stage() {
     return new MockStage(

@@ -11,11 +11,11 @@ import java.util.Map;
  * "-" and the pod template hash (also the pod's {@code pod-template-hash} label); without the hash
  * the ReplicaSet itself is the workload. A pod without a controller is its own workload.
  */
-public final class Workloads {
+public final class OwningWorkload {
 
   public static final String TEMPLATE_HASH_LABEL = "pod-template-hash";
 
-  private Workloads() {}
+  private OwningWorkload() {}
 
   /** The workload of the pod whose identity this is (its controller, name and labels). */
   public static WorkloadRef of(TimelineIdentity pod) {

@@ -6,39 +6,39 @@ import io.schedlens.avro.WorkloadRef;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class WorkloadsTest {
+class OwningWorkloadTest {
 
   @Test
   void shouldNameTheDeploymentOfAReplicaSetByItsPodTemplateHash() {
     WorkloadRef w =
-        Workloads.of(
+        OwningWorkload.of(
             "ReplicaSet",
             "chat-5d8f7c9b6d",
             "chat-5d8f7c9b6d-x2k4p",
             Map.of("pod-template-hash", "5d8f7c9b6d"));
     assertThat(w).isEqualTo(new WorkloadRef("Deployment", "chat"));
-    assertThat(Workloads.key("ai-lab", w, "rs-uid")).isEqualTo("ai-lab/Deployment/chat");
+    assertThat(OwningWorkload.key("ai-lab", w, "rs-uid")).isEqualTo("ai-lab/Deployment/chat");
   }
 
   @Test
   void shouldKeepAReplicaSetWithoutTheHashAsItsOwnWorkload() {
-    assertThat(Workloads.of("ReplicaSet", "legacy", "legacy-x2k4p", Map.of()))
+    assertThat(OwningWorkload.of("ReplicaSet", "legacy", "legacy-x2k4p", Map.of()))
         .isEqualTo(new WorkloadRef("ReplicaSet", "legacy"));
   }
 
   @Test
   void shouldTellAJobCreatedAgainUnderTheSameNameFromTheFirst() {
-    WorkloadRef job = Workloads.of("Job", "asr-batch", "asr-batch-7xk2p", Map.of());
+    WorkloadRef job = OwningWorkload.of("Job", "asr-batch", "asr-batch-7xk2p", Map.of());
     assertThat(job).isEqualTo(new WorkloadRef("Job", "asr-batch"));
-    assertThat(Workloads.key("ai-lab", job, "uid-1"))
-        .isNotEqualTo(Workloads.key("ai-lab", job, "uid-2"))
+    assertThat(OwningWorkload.key("ai-lab", job, "uid-1"))
+        .isNotEqualTo(OwningWorkload.key("ai-lab", job, "uid-2"))
         .isEqualTo("ai-lab/Job/asr-batch/uid-1");
   }
 
   @Test
   void shouldMakeAPodWithoutControllerItsOwnWorkload() {
-    WorkloadRef w = Workloads.of(null, null, "debug", Map.of());
+    WorkloadRef w = OwningWorkload.of(null, null, "debug", Map.of());
     assertThat(w).isEqualTo(new WorkloadRef("Pod", "debug"));
-    assertThat(Workloads.key("ai-lab", w, null)).isEqualTo("ai-lab/Pod/debug");
+    assertThat(OwningWorkload.key("ai-lab", w, null)).isEqualTo("ai-lab/Pod/debug");
   }
 }

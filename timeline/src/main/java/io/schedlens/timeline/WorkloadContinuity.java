@@ -51,7 +51,7 @@ import java.util.TreeSet;
  *       replacement's scheduling, Ready and first OK request.
  * </ul>
  */
-public final class WorkloadService {
+public final class WorkloadContinuity {
 
   public static final int MAX_SERIES = 500;
   public static final int MAX_PODS = 200;
@@ -66,7 +66,7 @@ public final class WorkloadService {
   public static final String INFERRED = "inferred";
   public static final String NOT_READY = "not-ready";
 
-  private WorkloadService() {}
+  private WorkloadContinuity() {}
 
   /** The workload's timeline as of {@code now} (event time). */
   public static WorkloadTimeline view(
@@ -233,7 +233,7 @@ public final class WorkloadService {
     Long deletionRequestedAt = s.getLifecycle().getDeletionRequestedAt();
     // A pod that finished on its own (a Job's, then deleted by its TTL) stopped being wanted when
     // it finished; a deleted one when its deletion was asked for.
-    Long stopped = TimelineReducer.min(deletionRequestedAt, t.getTerminatedAt());
+    Long stopped = PodState.min(deletionRequestedAt, t.getTerminatedAt());
     Long lost =
         s.getLatest().getReadyLostAt() != null
                 && t.getReadyAt() != null
@@ -243,8 +243,7 @@ public final class WorkloadService {
     Long readyEnd =
         t.getReadyAt() == null
             ? null
-            : TimelineReducer.min(
-                stopped, TimelineReducer.min(lost, own == null ? null : own.getAt()));
+            : PodState.min(stopped, PodState.min(lost, own == null ? null : own.getAt()));
     return WorkloadMember.newBuilder()
         .setUid(t.getUid())
         .setName(t.getName())
@@ -266,7 +265,7 @@ public final class WorkloadService {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
-        .setTemplateHash(s.getIdentity().getLabels().get(Workloads.TEMPLATE_HASH_LABEL))
+        .setTemplateHash(s.getIdentity().getLabels().get(OwningWorkload.TEMPLATE_HASH_LABEL))
         .setFinal$(t.getFinal$())
         .build();
   }
@@ -336,7 +335,7 @@ public final class WorkloadService {
     if (p.getReadyAt() == null) {
       return null;
     }
-    Long end = TimelineReducer.min(p.getReadyEndAt(), p.getDisruptionAt());
+    Long end = PodState.min(p.getReadyEndAt(), p.getDisruptionAt());
     return end == null ? null : Math.max(end, p.getReadyAt());
   }
 
@@ -365,7 +364,7 @@ public final class WorkloadService {
       }
     }
     disrupted.sort(
-        Comparator.comparingLong(WorkloadService::disruptedAt)
+        Comparator.comparingLong(WorkloadContinuity::disruptedAt)
             .thenComparing(WorkloadMember::getUid));
     Map<String, WorkloadMember> out = new HashMap<>();
     Set<String> taken = new HashSet<>();

@@ -3,8 +3,10 @@ package io.schedlens.streams.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.AvroSerde;
 import java.time.Duration;
+import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.processor.api.MockProcessorContext;
 import org.apache.kafka.streams.processor.api.MockProcessorContext.CapturedPunctuator;
@@ -18,14 +20,14 @@ import org.junit.jupiter.api.Test;
  * The API's store of published timelines, as a processor on {@link MockProcessorContext} (Kafka's
  * way to unit-test a processor): stream time decides what is old, the wall clock only when to look.
  */
-class PublishedTimelinesTest {
+class PublishedTest {
 
   static final Duration RETENTION = Duration.ofHours(1);
   static final long H = RETENTION.toMillis();
 
   MockProcessorContext<Void, Void> context;
   KeyValueStore<String, PodTimeline> store;
-  PublishedTimelines processor;
+  Published<PodTimeline> processor;
 
   @BeforeEach
   void start() {
@@ -39,7 +41,7 @@ class PublishedTimelinesTest {
             .build();
     store.init(context.getStateStoreContext(), store);
     context.addStateStore(store);
-    processor = new PublishedTimelines(RETENTION);
+    processor = Published.timelines(RETENTION);
     processor.init(context);
   }
 
@@ -103,5 +105,40 @@ class PublishedTimelinesTest {
     read("u", timeline("u", 0, false), 0, 0);
     read("u", null, 1, 0);
     assertThat(store.get("u")).isNull();
+  }
+
+  @Test
+  void shouldForgetAWorkloadThatWantsNoReplicasAndHasNoneARetentionAfterItsLastChange() {
+    MockProcessorContext<Void, Void> ctx = new MockProcessorContext<>();
+    KeyValueStore<String, WorkloadTimeline> workloads =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore(TimelineTopology.PUBLISHED_WORKLOADS_STORE),
+                Serdes.String(),
+                AvroSerde.of(WorkloadTimeline.class))
+            .withLoggingDisabled()
+            .build();
+    workloads.init(ctx.getStateStoreContext(), workloads);
+    ctx.addStateStore(workloads);
+    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
+    p.init(ctx);
+    ctx.setCurrentStreamTimeMs(0);
+    ctx.setCurrentSystemTimeMs(0);
+    WorkloadTimeline.Builder w =
+        WorkloadTimeline.newBuilder()
+            .setNamespace("ai-lab")
+            .setKind("Job")
+            .setName("x")
+            .setPriorityClass("batch")
+            .setArm("treatment")
+            .setRepeat("1")
+            .setDesiredSource("observed")
+            .setInterruptions(List.of())
+            .setUpdatedAt(0);
+    p.process(new Record<>("ai-lab/Job/done", w.setDesired(0).setReady(0).build(), 0));
+    p.process(new Record<>("ai-lab/Deployment/chat", w.setDesired(2).setReady(0).build(), 0));
+    ctx.setCurrentStreamTimeMs(H + 1);
+    ctx.scheduledPunctuators().get(0).getPunctuator().punctuate(60_000);
+    assertThat(workloads.get("ai-lab/Job/done")).as("over a retention ago").isNull();
+    assertThat(workloads.get("ai-lab/Deployment/chat")).as("still wants replicas").isNotNull();
   }
 }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
  * just before); the ReplicaSet or Job controller creates the replacement when it sees the old pod
  * terminating; a scale-down is a plain deletion with no DisruptionTarget.
  */
-class WorkloadServiceTest {
+class WorkloadContinuityTest {
 
   static final WorkloadKey CHAT = WorkloadKey.parse("ai-lab/Deployment/chat");
 
@@ -60,7 +60,7 @@ class WorkloadServiceTest {
   }
 
   static WorkloadTimeline view(List<WorkloadMember> pods, double now) {
-    return WorkloadService.view(CHAT, pods, List.of(), List.of(), List.of(), at(now));
+    return WorkloadContinuity.view(CHAT, pods, List.of(), List.of(), List.of(), at(now));
   }
 
   @Test
@@ -70,7 +70,7 @@ class WorkloadServiceTest {
     WorkloadMember b = servedFrom(pod("b", 600.2), 660, 780).setFirstOkAt(at(781.5)).build();
 
     WorkloadTimeline t =
-        WorkloadService.view(
+        WorkloadContinuity.view(
             CHAT,
             List.of(a, b),
             List.of(),
@@ -180,7 +180,7 @@ class WorkloadServiceTest {
     WorkloadMember c = servedFrom(pod("c", 600.5), 640, 700).build();
 
     WorkloadTimeline t =
-        WorkloadService.view(
+        WorkloadContinuity.view(
             CHAT,
             List.of(a, b, c),
             List.of(new DesiredStep(at(0), 2)),
@@ -217,7 +217,7 @@ class WorkloadServiceTest {
               assertThat(i.getDurationMs()).isNull();
             });
     assertThat(t.getInterruptionMs()).as("open: up to now").isEqualTo(300_000L);
-    assertThat(WorkloadService.closedMs(t.getInterruptions())).isZero();
+    assertThat(WorkloadContinuity.closedMs(t.getInterruptions())).isZero();
     assertThat(t.getRecoveries())
         .singleElement()
         .satisfies(
@@ -242,7 +242,8 @@ class WorkloadServiceTest {
             .build();
 
     WorkloadTimeline t =
-        WorkloadService.view(job, List.of(p3, p1, p2), List.of(), List.of(), List.of(), at(2500));
+        WorkloadContinuity.view(
+            job, List.of(p3, p1, p2), List.of(), List.of(), List.of(), at(2500));
 
     assertThat(t.getControllerUid()).isEqualTo("u-job");
     assertThat(t.getRecoveries())
@@ -285,11 +286,11 @@ class WorkloadServiceTest {
             .setOutcome("Succeeded")
             .setUpdatedAt(at(961))
             .build();
-    WorkloadMember m = WorkloadService.memberOf(t, deletionAskedAt(at(960)));
+    WorkloadMember m = WorkloadContinuity.memberOf(t, deletionAskedAt(at(960)));
 
     assertThat(m.getStoppedAt()).isEqualTo(at(900));
     WorkloadTimeline w =
-        WorkloadService.view(
+        WorkloadContinuity.view(
             WorkloadKey.parse("ai-lab/Job/embed/u-1"),
             List.of(m),
             List.of(),
@@ -320,7 +321,7 @@ class WorkloadServiceTest {
             .setFirstOkAt(at(751))
             .build();
 
-    assertThat(WorkloadService.rolledOut(List.of(old, fresh))).containsOnlyKeys("old");
+    assertThat(WorkloadContinuity.rolledOut(List.of(old, fresh))).containsOnlyKeys("old");
     WorkloadTimeline t = view(List.of(old, fresh), 1000);
 
     assertThat(t.getInterruptions())
@@ -368,7 +369,7 @@ class WorkloadServiceTest {
     WorkloadMember b = servedFrom(pod("b", 900).setTemplateHash("5d8f7"), 901, 1000).build();
     WorkloadMember c = pod("c", 1500).setTemplateHash("6c9a1").build();
 
-    assertThat(WorkloadService.rolledOut(List.of(a, b, c)))
+    assertThat(WorkloadContinuity.rolledOut(List.of(a, b, c)))
         .as("c came long after a's deletion; b has a's template")
         .isEmpty();
   }
@@ -389,9 +390,9 @@ class WorkloadServiceTest {
     TimelineState s = deletionAskedAt(at(940));
     s.getLatest().setReadyLostAt(at(640));
 
-    assertThat(WorkloadService.memberOf(t, s).getReadyEndAt()).isEqualTo(at(640));
+    assertThat(WorkloadContinuity.memberOf(t, s).getReadyEndAt()).isEqualTo(at(640));
     s.getLatest().setReadyLostAt(at(50));
-    assertThat(WorkloadService.memberOf(t, s).getReadyEndAt())
+    assertThat(WorkloadContinuity.memberOf(t, s).getReadyEndAt())
         .as("a not-Ready before it was first Ready is no loss")
         .isEqualTo(at(940));
   }
@@ -402,7 +403,7 @@ class WorkloadServiceTest {
     WorkloadMember a = deleted(servedFrom(pod("a", 0), 1, 50), 600).build();
 
     WorkloadTimeline t =
-        WorkloadService.view(
+        WorkloadContinuity.view(
             CHAT,
             List.of(a),
             List.of(new DesiredStep(at(0), 1), new DesiredStep(at(600.4), 0)),
@@ -429,7 +430,7 @@ class WorkloadServiceTest {
             .setUpdatedAt(at(631))
             .build();
 
-    WorkloadMember m = WorkloadService.memberOf(t, deletionAskedAt(at(600)));
+    WorkloadMember m = WorkloadContinuity.memberOf(t, deletionAskedAt(at(600)));
 
     assertThat(m.getReadyEndAt()).isEqualTo(at(600));
     assertThat(m.getStoppedAt()).isEqualTo(at(600));
@@ -437,7 +438,7 @@ class WorkloadServiceTest {
     evicted.getLifecycle().setGone(true);
     evicted.getDisruption().setDisruptionCause("taint-manager");
     evicted.getDisruption().setDisruptionAt(at(600));
-    assertThat(WorkloadService.memberOf(t, evicted).getReadyEndAt())
+    assertThat(WorkloadContinuity.memberOf(t, evicted).getReadyEndAt())
         .as("without the deletion request: the disruption's time")
         .isEqualTo(at(600));
   }

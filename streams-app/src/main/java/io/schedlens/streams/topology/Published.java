@@ -1,0 +1,108 @@
+package io.schedlens.streams.topology;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps the latest published value of every key of a published topic in a store the serving side
+ * queries (Kafka Streams interactive queries), fed from the topic itself, so it answers with
+ * exactly what consumers see; a tombstone removes one. What is over is forgotten a retention after
+ * its last change ({@link Over}): a pod's final timeline; a workload that wants no replicas and has
+ * none (deleted, scaled to zero, a finished Job).
+ *
+ * <p>Wall clock decides when to look (every minute, and when stream time moved a quarter of the
+ * retention since the last look, at most once a second: a replay runs through hours of event time
+ * in wall-clock seconds); stream time decides what is old.
+ *
+ * @param <V> the published value
+ */
+final class Published<V> implements Processor<String, V, Void, Void> {
+
+  /** Whether a value is over: kept only for the retention after its last change. */
+  interface Over<V> {
+    /** The time of its last change if it is over, else null (kept as long as it is published). */
+    Long since(V value);
+  }
+
+  /** A pod's timeline is over once final. */
+  static Published<PodTimeline> timelines(Duration retention) {
+    return new Published<>(
+        TimelineTopology.PUBLISHED_STORE, retention, t -> t.getFinal$() ? t.getUpdatedAt() : null);
+  }
+
+  /** A workload is over while it wants no replicas and has none. */
+  static Published<WorkloadTimeline> workloads(Duration retention) {
+    return new Published<>(
+        TimelineTopology.PUBLISHED_WORKLOADS_STORE,
+        retention,
+        w -> w.getDesired() == 0 && w.getReady() == 0 ? w.getUpdatedAt() : null);
+  }
+
+  private final String storeName;
+  private final long retentionMs;
+  private final Over<V> over;
+
+  /** Stream time and wall time of the last look for what is old. */
+  private long lookedAtStream = Long.MIN_VALUE;
+
+  private long lookedAtWall;
+  private KeyValueStore<String, V> published;
+  private ProcessorContext<Void, Void> context;
+
+  private Published(String storeName, Duration retention, Over<V> over) {
+    this.storeName = storeName;
+    this.retentionMs = retention.toMillis();
+    this.over = over;
+  }
+
+  @Override
+  public void init(ProcessorContext<Void, Void> context) {
+    this.context = context;
+    this.published = context.getStateStore(storeName);
+    context.schedule(
+        Duration.ofSeconds(60),
+        PunctuationType.WALL_CLOCK_TIME,
+        wall -> forgetOld(context.currentStreamTimeMs()));
+  }
+
+  @Override
+  public void process(Record<String, V> record) {
+    if (record.value() == null) {
+      published.delete(record.key());
+    } else {
+      published.put(record.key(), record.value());
+    }
+    long streamTime = context.currentStreamTimeMs();
+    long wall = context.currentSystemTimeMs();
+    if (lookedAtStream == Long.MIN_VALUE) {
+      lookedAtStream = streamTime; // the first record: nothing is old yet
+    } else if (streamTime - lookedAtStream >= retentionMs / 4 && wall - lookedAtWall >= 1_000) {
+      forgetOld(streamTime);
+    }
+  }
+
+  private void forgetOld(long streamTime) {
+    lookedAtStream = streamTime;
+    lookedAtWall = context.currentSystemTimeMs();
+    List<String> old = new ArrayList<>();
+    try (KeyValueIterator<String, V> it = published.all()) {
+      while (it.hasNext()) {
+        var kv = it.next();
+        Long since = over.since(kv.value);
+        if (since != null && since < streamTime - retentionMs) {
+          old.add(kv.key);
+        }
+      }
+    }
+    old.forEach(published::delete);
+  }
+}
