@@ -2,9 +2,6 @@ package io.schedlens.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.schedlens.collector.CollectorConfig;
-import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.streams.StreamsAppConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -36,38 +33,6 @@ class ReadmeTest {
       }
     }
     return all.toString();
-  }
-
-  @Test
-  void shouldDocumentEveryCollectorSetting() throws Exception {
-    String table = CommandLineSettings.markdownTable(CollectorConfig.DEF);
-    assertThat(docs())
-        .as("docs/collector.md's settings table; replace it with:%n%s", table)
-        .contains(table);
-  }
-
-  @Test
-  void shouldDocumentEveryStreamsSetting() throws Exception {
-    String table = CommandLineSettings.markdownTable(StreamsAppConfig.DEF);
-    assertThat(docs())
-        .as("docs/streams-app.md's settings table; replace it with:%n%s", table)
-        .contains(table);
-  }
-
-  @Test
-  void shouldDocumentEveryDemoAndSimulateSetting() throws Exception {
-    for (var def :
-        java.util.List.of(
-            io.schedlens.cli.demo.DemoConfig.DEF,
-            io.schedlens.cli.simulate.SimulateCommand.DEF,
-            io.schedlens.cli.replay.ReplayConfig.DEF,
-            io.schedlens.cli.report.ReportCommand.DEF,
-            io.schedlens.export.ExportConfig.DEF)) {
-      String table = CommandLineSettings.markdownTable(def);
-      assertThat(docs())
-          .as("the command's settings table; replace it with:%n%s", table)
-          .contains(table);
-    }
   }
 
   @Test
