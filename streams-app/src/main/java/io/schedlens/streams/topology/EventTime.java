@@ -1,5 +1,7 @@
 package io.schedlens.streams.topology;
 
+import io.schedlens.timeline.PodTimer;
+
 /**
  * The event-time protocol, as a stage task sees it: what a stage asks of time, and nothing else.
  * Every answer rests on progress marks and watermarks (docs/event-time.md), never on a clock.
@@ -7,9 +9,9 @@ package io.schedlens.streams.topology;
  * <ul>
  *   <li>{@link #late}: has the input's own stream passed its time by more than the grace period?
  *   <li>{@link #complete}: is this second complete, every input that can speak of it read?
- *   <li>{@link #callAt}: call me when this timer's clock passes this time (its {@link
- *       Listener#due}); a second that was not complete when asked is called back too, when it is
- *       ({@link Listener#complete}).
+ *   <li>{@link #callAt}: call me when this timer's clock ({@link PodTimer}) passes this time (its
+ *       {@link Listener#due}); a second that was not complete when asked is called back too, when
+ *       it is ({@link Listener#complete}).
  * </ul>
  */
 interface EventTime {
@@ -24,7 +26,7 @@ interface EventTime {
   long progress(String source);
 
   /** Calls {@link Listener#due} for {@code target} once {@code timer}'s clock passes {@code at}. */
-  void callAt(Timer timer, long at, TimerTarget target);
+  void callAt(PodTimer timer, long at, TimerTarget target);
 
   /** What a stage is called back with. */
   interface Listener {
@@ -33,26 +35,6 @@ interface EventTime {
     void complete(long upTo);
 
     /** A timer is due. */
-    void due(Timer timer, TimerTarget target);
-  }
-
-  /** The kinds of timers, each with the clock that fires it (its name is kept in the store). */
-  enum Timer {
-    /** A pod's final timeline: at its end plus the grace period, when every stage answered. */
-    FINAL(TimerIndex.FINAL),
-    /** A pod pending past the starvation threshold, on the pods stream's progress. */
-    STARVE(TimerIndex.STARVE),
-    /** Inputs for a UID never observed, on the pods stream's progress. */
-    ORPHAN(TimerIndex.ORPHAN),
-    /** A retired incarnation's stub, on the pods stream's progress. */
-    FORGET(TimerIndex.FORGET),
-    /** A victim with no named preemptor asks its node, on the task's input progress. */
-    ASK(TimerIndex.ASK);
-
-    final String kind;
-
-    Timer(String kind) {
-      this.kind = kind;
-    }
+    void due(PodTimer timer, TimerTarget target);
   }
 }

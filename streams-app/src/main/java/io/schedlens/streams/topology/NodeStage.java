@@ -8,6 +8,7 @@ import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.VictimLink;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.PodName;
+import io.schedlens.timeline.PodLife;
 import io.schedlens.timeline.PreemptorInference;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -128,7 +129,7 @@ final class NodeStage
     nodes.put(node, st);
     Optional<PodRef> preemptor =
         PreemptorInference.preemptorOf(
-            st.getCandidates(), victim, PodStage.CREATION_TOLERANCE_MS, graceMs);
+            st.getCandidates(), victim, PodLife.CREATION_TOLERANCE_MS, graceMs);
     if (preemptor.isEmpty()) {
       return;
     }

@@ -1,6 +1,7 @@
 package io.schedlens.streams.topology;
 
 import io.schedlens.avro.internal.Watermark;
+import io.schedlens.timeline.PodTimer;
 import java.util.Optional;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -59,8 +60,8 @@ final class PodEventTime implements EventTime {
   }
 
   @Override
-  public void callAt(Timer timer, long at, TimerTarget target) {
-    timers.add(timer.kind, at, target.id());
+  public void callAt(PodTimer timer, long at, TimerTarget target) {
+    timers.add(timer.kind(), at, target.id());
   }
 
   /**
@@ -81,14 +82,14 @@ final class PodEventTime implements EventTime {
       }
     }
     if (SourceMarks.PODS.equals(source)) {
-      fire(Timer.STARVE, time, listener);
-      fire(Timer.ORPHAN, time, listener);
-      fire(Timer.FORGET, time, listener);
+      fire(PodTimer.STARVE, time, listener);
+      fire(PodTimer.ORPHAN, time, listener);
+      fire(PodTimer.FORGET, time, listener);
     }
     long e = marks.external();
     if (e > external) {
       external = e;
-      fire(Timer.ASK, e, listener);
+      fire(PodTimer.ASK, e, listener);
     }
     return true;
   }
@@ -99,7 +100,7 @@ final class PodEventTime implements EventTime {
     long a = heard.answered();
     if (a > answered) {
       answered = a;
-      fire(Timer.FINAL, a, listener);
+      fire(PodTimer.FINAL, a, listener);
     }
   }
 
@@ -119,8 +120,8 @@ final class PodEventTime implements EventTime {
     return Optional.of(Watermarks.of(Watermarks.PODS, partition, time, ans));
   }
 
-  private void fire(Timer timer, long upTo, Listener listener) {
-    for (String id : timers.due(timer.kind, upTo)) {
+  private void fire(PodTimer timer, long upTo, Listener listener) {
+    for (String id : timers.due(timer.kind(), upTo)) {
       listener.due(timer, TimerTarget.parse(id));
     }
   }

@@ -22,6 +22,9 @@ import io.schedlens.timeline.FinalDue;
 import io.schedlens.timeline.Incarnations;
 import io.schedlens.timeline.InputSeconds;
 import io.schedlens.timeline.Outbound;
+import io.schedlens.timeline.PodEffect;
+import io.schedlens.timeline.PodLife;
+import io.schedlens.timeline.PodTimer;
 import io.schedlens.timeline.TimelineReducer;
 import io.schedlens.timeline.TimelineSettings;
 import io.schedlens.timeline.TimelineView;
@@ -59,9 +62,6 @@ final class PodStage
         PodInput.Reader,
         EventTime.Listener {
 
-  /** Creation timestamps are whole seconds, and clocks differ a little. */
-  static final long CREATION_TOLERANCE_MS = 5_000;
-
   private static final String PODS = SourceMarks.PODS;
   private static final String EVENTS = SourceMarks.EVENTS;
   private static final String GPU = SourceMarks.GPU;
@@ -69,6 +69,7 @@ final class PodStage
 
   private final TimelineSettings settings;
   private final TimelineReducer reducer;
+  private final PodLife life;
   private final TimelineView view;
   private final StreamsMetrics metrics;
   private final PodMetrics podMetrics;
@@ -97,6 +98,7 @@ final class PodStage
   PodStage(TopologySettings s, StreamsMetrics metrics) {
     this.settings = s.timeline();
     this.reducer = new TimelineReducer(settings);
+    this.life = new PodLife(reducer, s.orphanTimeout().toMillis());
     this.view = new TimelineView(settings);
     this.metrics = metrics;
     this.podMetrics = new PodMetrics(metrics, settings);
@@ -195,7 +197,7 @@ final class PodStage
   }
 
   @Override
-  public void due(EventTime.Timer timer, TimerTarget target) {
+  public void due(PodTimer timer, TimerTarget target) {
     switch (timer) {
       case FINAL -> finalTimeline(target);
       case STARVE -> starve(target);
@@ -218,27 +220,13 @@ final class PodStage
     }
     String key = name.key();
     PodsOfName pods = orNone(names.get(key));
-    if (Incarnations.retired(pods, o.getUid()) != null) {
-      metrics.lateRecords.labelValues("pod-after-final").inc();
-      return;
-    }
-    TimelineState s = Incarnations.live(pods, o.getUid());
-    if (s != null && FinalDue.passed(s, eventTime.progress(PODS), graceMs)) {
-      metrics.lateRecords.labelValues("pod-after-final").inc();
-      return;
-    }
-    if (s == null) {
-      s = TimelineReducer.empty(o.getUid());
-      pods.getPods().add(s);
-    }
-    boolean sawPod = s.getSawPod();
-    boolean wasGone = s.getLifecycle().getGone();
     try {
-      Change change = reducer.apply(s, o);
-      if (!sawPod && s.getSawPod()) {
-        firstSeen(key, pods, s);
+      PodLife.Step step = life.observe(pods, o, eventTime.progress(PODS));
+      if (step.isLate()) {
+        metrics.lateRecords.labelValues(step.late()).inc();
+        return;
       }
-      afterChange(key, s, change, wasGone, o.getObservedAt());
+      carryOut(key, step.effects());
       names.put(key, pods);
     } catch (RuntimeException e) {
       names.evict(key);
@@ -268,33 +256,73 @@ final class PodStage
     }
     String key = name.key();
     PodsOfName pods = orNone(names.get(key));
-    TimelineState s = Incarnations.live(pods, uid);
-    if (Incarnations.retired(pods, uid) != null
-        || (s != null && FinalDue.passed(s, eventTime.progress(EVENTS), graceMs))) {
-      deadLetter(
-          meta,
-          DeadLetters.LATE_AFTER_FINAL,
-          "event " + e.getReason() + " for pod " + uid + " came after its final timeline",
-          e,
-          uid,
-          EventTimes.of(e));
-      return;
-    }
-    if (s == null) {
-      s = TimelineReducer.empty(uid);
-      s.getBookkeeping().setFirstInputAt(EventTimes.of(e));
-      pods.getPods().add(s);
-      eventTime.callAt(
-          EventTime.Timer.ORPHAN, EventTimes.of(e) + orphanMs, new TimerTarget(key, uid));
-    }
-    boolean wasGone = s.getLifecycle().getGone();
     try {
-      Change change = reducer.apply(s, e);
-      afterChange(key, s, change, wasGone, EventTimes.of(e));
+      PodLife.Step step = life.event(pods, uid, e, eventTime.progress(EVENTS));
+      if (step.isLate()) {
+        deadLetter(
+            meta,
+            DeadLetters.LATE_AFTER_FINAL,
+            "event " + e.getReason() + " for pod " + uid + " came after its final timeline",
+            e,
+            uid,
+            EventTimes.of(e));
+        return;
+      }
+      carryOut(key, step.effects());
       names.put(key, pods);
     } catch (RuntimeException ex) {
       names.evict(key);
       throw ex;
+    }
+  }
+
+  /** Carries out what followed from an input to the pods of {@code key}, in order. */
+  private void carryOut(String key, List<PodEffect> effects) {
+    Carrier carrier = new Carrier(key);
+    for (PodEffect effect : effects) {
+      effect.to(carrier);
+    }
+  }
+
+  /** The stage's side of a pod's effects: its sinks, its timers, its metrics, its flush. */
+  private final class Carrier implements PodEffect.Carrier {
+    private final String key;
+
+    Carrier(String key) {
+      this.key = key;
+    }
+
+    @Override
+    public void send(Outbound message, long at) {
+      out.send(message, at);
+    }
+
+    @Override
+    public void tell(FactsToTell.Tell fact) {
+      out.tell(fact);
+    }
+
+    @Override
+    public void callAt(PodTimer timer, long at, String uid) {
+      eventTime.callAt(timer, at, new TimerTarget(key, uid));
+    }
+
+    @Override
+    public void observed(TimelineState pod) {
+      podMetrics.observeDurations(pod);
+    }
+
+    @Override
+    public void publish(TimelineState pod, boolean flushed) {
+      emit(pod, false);
+      if (flushed) {
+        dirty.remove(new TimerTarget(key, pod.getUid()).id());
+      }
+    }
+
+    @Override
+    public void dirty(TimelineState pod) {
+      dirty.add(new TimerTarget(key, pod.getUid()).id());
     }
   }
 
@@ -311,53 +339,6 @@ final class PodStage
         null,
         null);
     return false;
-  }
-
-  /** A pod first observed: its waiting links, its starvation timer. */
-  private void firstSeen(String key, PodsOfName pods, TimelineState s) {
-    if (TimelineView.scheduledAt(s) == null && s.getLifecycle().getCreatedAt() != null) {
-      eventTime.callAt(
-          EventTime.Timer.STARVE,
-          s.getLifecycle().getCreatedAt() + settings.starvationPending().toMillis(),
-          new TimerTarget(key, s.getUid()));
-    }
-    if (!pods.getWaitingLinks().isEmpty()) {
-      List<VictimLink> still = new ArrayList<>();
-      for (VictimLink l : pods.getWaitingLinks()) {
-        TimelineState holder = Incarnations.holderAt(pods, l.getAt(), CREATION_TOLERANCE_MS);
-        if (holder == null) {
-          still.add(l);
-        } else {
-          link(holder, l);
-        }
-      }
-      pods.setWaitingLinks(still);
-    }
-  }
-
-  /** After the pod's own facts changed: messages out, timers, the timeline when its story moved. */
-  private void afterChange(String key, TimelineState s, Change change, boolean wasGone, long at) {
-    TimerTarget target = new TimerTarget(key, s.getUid());
-    String id = target.id();
-    for (Outbound o : change.outbound()) {
-      out.send(o, at);
-    }
-    if (!wasGone && s.getLifecycle().getGone()) {
-      eventTime.callAt(EventTime.Timer.FINAL, FinalDue.at(s, graceMs), target);
-    }
-    for (FactsToTell.Tell t : FactsToTell.afterChange(s, at)) {
-      out.tell(t);
-    }
-    // Wait a grace period for the event that names the preemptor; then ask the node.
-    FactsToTell.askNodeAt(s)
-        .ifPresent(t -> eventTime.callAt(EventTime.Timer.ASK, t + graceMs, target));
-    podMetrics.observeDurations(s);
-    if (change.meaningful()) {
-      emit(s, false);
-      dirty.remove(id);
-    } else if (change.counters()) {
-      dirty.add(id);
-    }
   }
 
   // ------------------------------------------------------------------ samples and requests
@@ -421,7 +402,7 @@ final class PodStage
   private boolean settle(String key, InputSecond b, long podsProgress) {
     PodsOfName pods = names.get(b.getName());
     Incarnations.Answer a =
-        Incarnations.at(pods, b.getSecond(), podsProgress, CREATION_TOLERANCE_MS, graceMs);
+        Incarnations.at(pods, b.getSecond(), podsProgress, PodLife.CREATION_TOLERANCE_MS, graceMs);
     if (a instanceof Incarnations.Wait) {
       return false;
     }
@@ -531,43 +512,22 @@ final class PodStage
     }
     TimelineState s =
         uid == null
-            ? Incarnations.holderAt(pods, l.getAt(), CREATION_TOLERANCE_MS)
+            ? Incarnations.holderAt(pods, l.getAt(), PodLife.CREATION_TOLERANCE_MS)
             : Incarnations.live(pods, uid);
     if (s == null && uid != null) {
       s = TimelineReducer.empty(uid);
       s.getBookkeeping().setFirstInputAt(l.getAt());
       pods.getPods().add(s);
-      eventTime.callAt(EventTime.Timer.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid));
+      eventTime.callAt(PodTimer.ORPHAN, l.getAt() + orphanMs, new TimerTarget(key, uid));
     }
     if (s == null) {
       List<VictimLink> waitingLinks = new ArrayList<>(pods.getWaitingLinks());
       waitingLinks.add(l);
       pods.setWaitingLinks(waitingLinks);
     } else {
-      link(s, l);
+      carryOut(key, life.link(s, l));
     }
     names.put(key, pods);
-  }
-
-  /**
-   * A victim names this pod as its preemptor: add it, and answer who this pod is (unless the node
-   * stage inferred the link: it told the victim already, and an answer to an answer would be a
-   * third round the watermarks do not wait for).
-   */
-  private void link(TimelineState s, VictimLink l) {
-    Change change = reducer.apply(s, l);
-    if (l.getInferred()) {
-      List<String> owed = new ArrayList<>(s.getBookkeeping().getDetailsOwed());
-      owed.removeIf(o -> o.startsWith(l.getVictimUid()));
-      s.getBookkeeping().setDetailsOwed(owed);
-    } else {
-      for (Outbound o : change.outbound()) {
-        out.send(o, l.getAt());
-      }
-    }
-    if (change.meaningful()) {
-      emit(s, false);
-    }
   }
 
   // ------------------------------------------------------------------ timers
@@ -588,7 +548,7 @@ final class PodStage
     }
     long finalAt = FinalDue.at(s, graceMs);
     Incarnations.retire(pods, s, finalAt);
-    eventTime.callAt(EventTime.Timer.FORGET, finalAt + orphanMs, id);
+    eventTime.callAt(PodTimer.FORGET, finalAt + orphanMs, id);
     dirty.remove(id.id());
     names.put(id.key(), pods);
   }

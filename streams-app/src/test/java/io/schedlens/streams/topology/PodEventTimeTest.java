@@ -2,7 +2,7 @@ package io.schedlens.streams.topology;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.schedlens.streams.topology.EventTime.Timer;
+import io.schedlens.timeline.PodTimer;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.kafka.common.serialization.Serdes;
@@ -32,7 +32,7 @@ class PodEventTimeTest {
         }
 
         @Override
-        public void due(Timer timer, TimerTarget target) {
+        public void due(PodTimer timer, TimerTarget target) {
           calls.add(timer + " " + target.id());
         }
       };
@@ -83,9 +83,9 @@ class PodEventTimeTest {
   @Test
   void shouldFireEachTimerOnItsOwnClockInOneOrder() {
     PodEventTime t = time();
-    t.callAt(Timer.STARVE, 5_000, new TimerTarget("ns/a", "u-1"));
-    t.callAt(Timer.ASK, 5_000, new TimerTarget("ns/a", "u-2"));
-    t.callAt(Timer.FINAL, 5_000, new TimerTarget("ns/a", "u-3"));
+    t.callAt(PodTimer.STARVE, 5_000, new TimerTarget("ns/a", "u-1"));
+    t.callAt(PodTimer.ASK, 5_000, new TimerTarget("ns/a", "u-2"));
+    t.callAt(PodTimer.FINAL, 5_000, new TimerTarget("ns/a", "u-3"));
 
     t.mark(SourceMarks.PODS, 6_000, listener);
     assertThat(calls)
