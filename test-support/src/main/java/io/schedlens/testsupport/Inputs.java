@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Builds inputs as the collector projects them from what Kubernetes writes: condition and metadata
@@ -39,7 +40,7 @@ public final class Inputs {
    * The namespace/name of every pod built here, by UID: an event regards its pod by UID, namespace
    * and name, as a real one does.
    */
-  static final Map<String, String[]> NAMES = new java.util.concurrent.ConcurrentHashMap<>();
+  static final Map<String, String[]> NAMES = new ConcurrentHashMap<>();
 
   /** A pod projection under construction. */
   public static final class Pod {
