@@ -11,6 +11,7 @@ import io.schedlens.collector.dcgm.ScrapeTarget;
 import io.schedlens.collector.intake.FieldMapping;
 import io.schedlens.collector.intake.RequestLogIntake;
 import io.schedlens.collector.intake.RequestLogParser;
+import io.schedlens.collector.intake.RequestMarkHold;
 import io.schedlens.collector.k8s.EventSource;
 import io.schedlens.collector.k8s.ExperimentSource;
 import io.schedlens.collector.k8s.PodProjection;
@@ -19,12 +20,14 @@ import io.schedlens.collector.k8s.ReportedPods;
 import io.schedlens.collector.k8s.WorkloadProjection;
 import io.schedlens.collector.k8s.WorkloadSource;
 import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.collector.kafka.MarkLimit;
 import io.schedlens.collector.kafka.ProgressMarker;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.kafka.KafkaReachability;
+import io.schedlens.common.threads.WorkerThreads;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -37,7 +40,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -106,12 +108,31 @@ public final class Collector implements AutoCloseable {
     resources.add(sink);
 
     KubernetesClient client = null;
-    // A Kubernetes topic is marked once its informers synced; never when this collector does not
-    // watch it (another one does, or nobody).
-    Map<String, BooleanSupplier> marked = new HashMap<>();
-    marked.put(topics.pods.name(), () -> pods != null && pods.hasSynced());
-    marked.put(topics.events.name(), () -> events != null && events.hasSynced());
-    marked.put(topics.workloads.name(), () -> workloads != null && workloads.hasSynced());
+    // A Kubernetes topic is marked once its informers synced and while none of its records wait
+    // for a relist; never when this collector does not watch it (another one does, or nobody).
+    // The request topic's marks stay behind lines the intake refused or held up (RequestMarkHold).
+    Map<String, MarkLimit> marked = new HashMap<>();
+    marked.put(
+        topics.pods.name(),
+        () ->
+            pods != null && pods.hasSynced() && !sink.awaitingResend(Records.PODS)
+                ? MarkLimit.UNLIMITED
+                : MarkLimit.NONE);
+    marked.put(
+        topics.events.name(),
+        () ->
+            events != null && events.hasSynced() && !sink.awaitingResend(Records.EVENTS)
+                ? MarkLimit.UNLIMITED
+                : MarkLimit.NONE);
+    marked.put(
+        topics.workloads.name(),
+        () -> workloads != null && workloads.hasSynced() ? MarkLimit.UNLIMITED : MarkLimit.NONE);
+    RequestMarkHold requestMarks =
+        new RequestMarkHold(
+            clock,
+            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
+            config.getDuration(CollectorConfig.INTAKE_RESEND_WINDOW));
+    marked.put(topics.requests.name(), requestMarks);
     if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
       client = givenClient != null ? givenClient : buildClient();
       KubernetesClient k8s = client;
@@ -119,8 +140,9 @@ public final class Collector implements AutoCloseable {
         // The read-back needs Kafka; the endpoint and probes must not wait for it (a start with
         // Kafka away is a process that is alive and not ready, never a crash loop).
         starting = "reading back the pods reported before";
-        starter = new Thread(() -> startKubernetesSources(k8s, topics, records), "collector-start");
-        starter.setDaemon(true);
+        starter =
+            WorkerThreads.daemon(
+                "collector-start", () -> startKubernetesSources(k8s, topics, records));
       } else {
         startSources(k8s, topics, records, Map.of());
       }
@@ -162,7 +184,8 @@ public final class Collector implements AutoCloseable {
               config.getDuration(CollectorConfig.SCRAPE_TIMEOUT),
               config.getDuration(CollectorConfig.SCRAPE_BACKOFF_MAX),
               config.getInt(CollectorConfig.SCRAPE_MAX_BYTES),
-              config.inputBounds());
+              config.inputBounds(),
+              config.getDuration(CollectorConfig.SCRAPE_FORGET_AFTER));
       resources.add(scraper);
       scraper.start();
     }
@@ -188,7 +211,8 @@ public final class Collector implements AutoCloseable {
             config.intakeToken(),
             config.getInt(CollectorConfig.INTAKE_MAX_BODY),
             config.getInt(CollectorConfig.INTAKE_MAX_LINE),
-            config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT));
+            config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT),
+            requestMarks);
     http =
         HttpEndpoint.start(
             config.getString(CollectorConfig.HTTP_HOST),
@@ -219,6 +243,8 @@ public final class Collector implements AutoCloseable {
         // Asked first in a few seconds, so that /readyz soon says what it waits for.
         KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(5));
         Map<String, PodObservation> reported =
+            // Read to the end however long it takes; given up (and asked again) only when no
+            // record comes for two minutes.
             ReportedPods.read(config.kafkaClientSettings(), topics.pods, Duration.ofMinutes(2));
         if (closed) {
           return;
@@ -228,9 +254,11 @@ public final class Collector implements AutoCloseable {
         return;
       } catch (RuntimeException e) {
         starting =
-            "reading back the pods reported before: Kafka unreachable at "
-                + config.bootstrapServers()
-                + " (KAFKA_BOOTSTRAP_SERVERS)";
+            e instanceof ReportedPods.ReadBackStalled
+                ? "reading back the pods reported before: " + e.getMessage()
+                : "reading back the pods reported before: Kafka unreachable at "
+                    + config.bootstrapServers()
+                    + " (KAFKA_BOOTSTRAP_SERVERS)";
         log.warn("{}; retrying in {} s ({})", starting, backoff / 1000, e.toString());
         try {
           Thread.sleep(backoff); // the retry pace while Kafka is away, not a wait for a condition
@@ -348,6 +376,9 @@ public final class Collector implements AutoCloseable {
     }
     if (!sink.kafkaReachable()) {
       waiting.add("Kafka unreachable");
+    }
+    if (!sink.pumping()) {
+      waiting.add("the send pump has stopped (see the log); restart the collector");
     }
     return waiting.isEmpty()
         ? Readiness.ready("ready: informers synced, Kafka reachable")

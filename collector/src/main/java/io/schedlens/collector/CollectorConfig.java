@@ -41,6 +41,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String SCRAPE_TIMEOUT = "scrape.timeout";
   public static final String SCRAPE_BACKOFF_MAX = "scrape.backoff.max";
   public static final String SCRAPE_MAX_BYTES = "scrape.max.bytes";
+  public static final String SCRAPE_FORGET_AFTER = "scrape.forget.after";
   public static final String HTTP_HOST = "http.host";
   public static final String HTTP_TLS_CERT = HttpSettings.TLS_CERT;
   public static final String HTTP_PROBE_PORT = HttpSettings.PROBE_PORT;
@@ -52,6 +53,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String INTAKE_MAX_LINE = "intake.max.line.bytes";
   public static final String INTAKE_FIELD_MAPPING = "intake.field.mapping";
   public static final String INTAKE_ACK_TIMEOUT = "intake.ack.timeout";
+  public static final String INTAKE_RESEND_WINDOW = "intake.resend.window";
   public static final String BUFFER_RECORDS = "buffer.records";
   public static final String BUFFER_BYTES = "buffer.bytes";
   public static final String TOPIC_PREFIX = "topic.prefix";
@@ -200,6 +202,13 @@ public final class CollectorConfig extends AppConfig {
               Importance.LOW,
               "Longest pause after repeated failures of a target (doubling from one interval).")
           .define(
+              SCRAPE_FORGET_AFTER,
+              Type.STRING,
+              "1m",
+              DurationSetting.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "A dcgm-exporter target that discovery no longer names (its node left the cluster) is forgotten after this long: its state and its series (schedlens_collector_scrape_up, ...), so that SchedlensDcgmScrapeFailing stops.")
+          .define(
               SCRAPE_MAX_BYTES,
               Type.INT,
               32 << 20,
@@ -246,6 +255,13 @@ public final class CollectorConfig extends AppConfig {
               DurationSetting.atLeast(Duration.ofMillis(100)),
               Importance.LOW,
               "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
+          .define(
+              INTAKE_RESEND_WINDOW,
+              Type.STRING,
+              "5m",
+              DurationSetting.atLeast(Duration.ZERO),
+              Importance.LOW,
+              "After the intake held a log shipper up (answered 503, or took longer than progress.allowance to answer), the request topic's progress marks stay at the oldest line it was holding until no batch has been refused, slow or behind (lines older than the trouble) for this long, so that the lines the shipper sends late are not late data. Set it to at least the shipper's longest wait between retries (Fluent Bit scheduler.cap, Vector retry_max_duration_secs).")
           .define(
               PROGRESS_INTERVAL,
               Type.STRING,

@@ -7,6 +7,7 @@ import io.prometheus.metrics.core.metrics.Histogram;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.prometheus.metrics.model.snapshots.Unit;
 import io.schedlens.common.metrics.ProcessMetrics;
+import java.util.List;
 import java.util.OptionalInt;
 import java.util.function.DoubleSupplier;
 import java.util.function.IntSupplier;
@@ -174,6 +175,26 @@ public final class CollectorMetrics {
             .help("Time to take one intake request, including Kafka's acknowledgement.")
             .unit(Unit.SECONDS)
             .register(registry);
+  }
+
+  /** The results a scrape is counted under. */
+  public static final List<String> SCRAPE_RESULTS =
+      List.of(
+          "ok",
+          "timeout",
+          "http-error",
+          "too-large",
+          "parse-error",
+          "io-error",
+          "skipped-backpressure");
+
+  /** Drops a scrape target's series: discovery no longer names it. */
+  public void forgetScrapeTarget(String target) {
+    scrapeUp.remove(target);
+    scrapeDuration.remove(target);
+    for (String result : SCRAPE_RESULTS) {
+      scrapes.remove(target, result);
+    }
   }
 
   /** Registers the send buffer's fill and capacity, read when scraped. */

@@ -538,7 +538,9 @@ class CollectorIT {
       // standalone chart's (app.kubernetes.io/name=dcgm-exporter, port metrics), found with the
       // default selector and port names: only the namespace is given.
       createSlice("gpu-operator-endpointslice.yaml", ns, operatorExporter.port(), "gpu-node-7");
-      createSlice("dcgm-exporter-chart-endpointslice.yaml", ns, chartExporter.port(), "gpu-node-9");
+      String chartSlice =
+          createSlice(
+              "dcgm-exporter-chart-endpointslice.yaml", ns, chartExporter.port(), "gpu-node-9");
       try (Collector collector =
               collector(
                   ns + ".",
@@ -548,7 +550,9 @@ class CollectorIT {
                   "--dcgm-namespaces",
                   ns,
                   "--scrape-interval",
-                  "200ms");
+                  "200ms",
+                  "--scrape-forget-after",
+                  "2s");
           TopicReader<io.schedlens.avro.GpuSample> samples =
               new TopicReader<>(
                   broker.bootstrapServers(),
@@ -578,6 +582,19 @@ class CollectorIT {
             .contains("gpu-node-7/0", "dynamo-workload/vllm-agg-0-vllmdecodeworker-5fljt");
         // The ready endpoint of each Service: two targets (the unready one is not scraped).
         assertThat(gauge(collector, "schedlens_collector_dcgm_targets")).isEqualTo(2.0);
+
+        // gpu-node-9 is scaled down: its exporter and its endpoints go. After the forget-after
+        // time its series are gone (SchedlensDcgmScrapeFailing must not fire for a node that
+        // left); the other target's stay.
+        String gone = "http://127.0.0.1:" + chartExporter.port() + "/metrics";
+        String kept = "http://127.0.0.1:" + operatorExporter.port() + "/metrics";
+        chartExporter.close();
+        kube.client.discovery().v1().endpointSlices().inNamespace(ns).withName(chartSlice).delete();
+        await("the scaled-down target forgotten")
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> !scrapeTargets(collector).contains(gone));
+        assertThat(scrapeTargets(collector)).contains(kept);
+        assertThat(gauge(collector, "schedlens_collector_dcgm_targets")).isEqualTo(1.0);
       }
     }
   }
@@ -586,7 +603,7 @@ class CollectorIT {
    * One of the recorded EndpointSlice shapes (src/test/resources/discovery) in the given namespace,
    * its endpoints on loopback at the fake exporter's port.
    */
-  private static void createSlice(String file, String namespace, int port, String readyNode)
+  private static String createSlice(String file, String namespace, int port, String readyNode)
       throws Exception {
     EndpointSlice slice;
     try (var in = CollectorIT.class.getResourceAsStream("/discovery/" + file)) {
@@ -601,7 +618,24 @@ class CollectorIT {
     for (int i = 1; i < slice.getEndpoints().size(); i++) {
       slice.getEndpoints().get(i).setAddresses(List.of("127.0.0.2"));
     }
-    kube.client.discovery().v1().endpointSlices().inNamespace(namespace).resource(slice).create();
+    return kube.client
+        .discovery()
+        .v1()
+        .endpointSlices()
+        .inNamespace(namespace)
+        .resource(slice)
+        .create()
+        .getMetadata()
+        .getName();
+  }
+
+  /** The targets {@code schedlens_collector_scrape_up} has a series for. */
+  private static List<String> scrapeTargets(Collector collector) {
+    return collector.metrics().registry.scrape().stream()
+        .filter(m -> m.getMetadata().getPrometheusName().equals("schedlens_collector_scrape_up"))
+        .flatMap(m -> m.getDataPoints().stream())
+        .map(p -> p.getLabels().get("target"))
+        .toList();
   }
 
   private static double gauge(Collector collector, String name) {

@@ -71,7 +71,12 @@ final class FakeDcgmExporter implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    server.stop(0);
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      server.stop(0);
+    }
   }
+
+  private boolean closed;
 }

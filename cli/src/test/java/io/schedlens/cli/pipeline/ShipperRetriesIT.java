@@ -112,6 +112,7 @@ class ShipperRetriesIT {
                         "--http-port", "0",
                         "--progress-interval", "100ms",
                         "--progress-allowance", "2s",
+                        "--intake-resend-window", "10s",
                         "--intake-auth", "none"),
                     kafka)),
             null,
@@ -244,6 +245,9 @@ class ShipperRetriesIT {
         finals = timelines.awaitFinals(uids, Duration.ofSeconds(120), System.out::println);
       }
       assertThat(finals).as("final timelines").hasSize(PODS);
+      assertThat(BrokerFaultsIT.lateByKind(app).getOrDefault("request", 0.0))
+          .as("request lines late")
+          .isZero();
       for (Map.Entry<String, Expected> e : expected.entrySet()) {
         PodTimeline t =
             finals.values().stream()
@@ -289,13 +293,21 @@ class ShipperRetriesIT {
 
   /**
    * Posts a batch until the intake takes it (any 2xx), as a shipper does: a 503, another non-2xx or
-   * a refused connection is retried after a short back-off. Returns the answer's body.
+   * a refused connection is retried after a short back-off. The shipper waits for an answer longer
+   * than the intake waits for Kafka's acknowledgement ({@code intake.ack.timeout}, 10 s), as Fluent
+   * Bit and Vector do by default. Returns the answer's body.
    */
   static String sendUntilTaken(Collector c, String body, AtomicInteger unavailable) {
+    return sendUntilTaken(c, body, unavailable, Duration.ofMinutes(2));
+  }
+
+  /** {@link #sendUntilTaken(Collector, String, AtomicInteger)}, trying for up to {@code atMost}. */
+  static String sendUntilTaken(
+      Collector c, String body, AtomicInteger unavailable, Duration atMost) {
     AtomicReference<String> answer = new AtomicReference<>();
     // The shipper's back-off between attempts: 100 ms, doubling up to 1 s, as Fluent Bit's.
     await("the intake takes the batch")
-        .atMost(Duration.ofMinutes(2))
+        .atMost(atMost)
         .pollDelay(Duration.ZERO)
         .pollInSameThread()
         .pollInterval(
@@ -307,7 +319,7 @@ class ShipperRetriesIT {
                 HttpResponse<String> r =
                     HTTP.send(
                         HttpRequest.newBuilder(URI.create(c.baseUrl() + "/v1/request-logs"))
-                            .timeout(Duration.ofSeconds(10))
+                            .timeout(Duration.ofSeconds(30))
                             .header("Content-Type", "application/x-ndjson")
                             .POST(HttpRequest.BodyPublishers.ofString(body))
                             .build(),

@@ -5,14 +5,17 @@ import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.Records;
+import io.schedlens.common.threads.WorkerThreads;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -48,6 +51,7 @@ public final class DcgmScraper implements AutoCloseable {
   private final Duration interval;
   private final Duration maxBackoff;
   private final long maxBytes;
+  private final long forgetAfterNanos;
   private final ScheduledExecutorService ticker;
   private final Map<String, TargetState> states = new ConcurrentHashMap<>();
 
@@ -56,6 +60,9 @@ public final class DcgmScraper implements AutoCloseable {
     volatile int failures;
     volatile long notBefore;
     volatile boolean everOk;
+
+    /** When discovery stopped naming the target (System.nanoTime), or 0 while it names it. */
+    long goneSince;
 
     /** One scrape of a target at a time (inFlight), so its samples are stamped in order. */
     final GpuIntervals intervals = new GpuIntervals();
@@ -83,10 +90,19 @@ public final class DcgmScraper implements AutoCloseable {
         timeout,
         maxBackoff,
         maxBytes,
-        InputBounds.defaults());
+        InputBounds.defaults(),
+        DEFAULT_FORGET_AFTER);
   }
 
-  /** A scraper whose samples must be timed within {@code bounds}. */
+  /** How long a target discovery no longer names keeps its state and metrics by default. */
+  public static final Duration DEFAULT_FORGET_AFTER = Duration.ofMinutes(1);
+
+  /**
+   * A scraper whose samples must be timed within {@code bounds}, and which forgets a target that
+   * discovery has not named for {@code forgetAfter} (a node scaled down): its state and its series
+   * ({@code schedlens_collector_scrape_up} and the rest), so that a node that left does not keep
+   * {@code SchedlensDcgmScrapeFailing} firing until the collector restarts.
+   */
   public DcgmScraper(
       Supplier<List<ScrapeTarget>> targets,
       KafkaSink sink,
@@ -97,8 +113,10 @@ public final class DcgmScraper implements AutoCloseable {
       Duration timeout,
       Duration maxBackoff,
       long maxBytes,
-      InputBounds bounds) {
+      InputBounds bounds,
+      Duration forgetAfter) {
     this.bounds = bounds;
+    this.forgetAfterNanos = forgetAfter.toNanos();
     this.targets = targets;
     this.sink = sink;
     this.records = records;
@@ -115,22 +133,24 @@ public final class DcgmScraper implements AutoCloseable {
             .retryOnConnectionFailure(false)
             .build();
     this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "dcgm-scrape-ticker");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(WorkerThreads.factory("dcgm-scrape-ticker"));
   }
 
   public void start() {
-    ticker.scheduleAtFixedRate(this::tick, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    ticker.scheduleAtFixedRate(
+        WorkerThreads.periodic("the DCGM scrape", this::tick),
+        0,
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
   private void tick() {
     long now = System.nanoTime();
-    for (ScrapeTarget target : targets.get()) {
+    List<ScrapeTarget> current = targets.get();
+    forgetGone(current, now);
+    for (ScrapeTarget target : current) {
       TargetState state = states.computeIfAbsent(target.url(), u -> new TargetState());
+      state.goneSince = 0;
       if (state.inFlight || now < state.notBefore) {
         continue;
       }
@@ -139,6 +159,25 @@ public final class DcgmScraper implements AutoCloseable {
         continue;
       }
       scrape(target, state);
+    }
+  }
+
+  /** Forgets the targets discovery has not named for the forget-after time. */
+  private void forgetGone(List<ScrapeTarget> current, long now) {
+    Set<String> named = new HashSet<>();
+    current.forEach(t -> named.add(t.url()));
+    for (Map.Entry<String, TargetState> e : states.entrySet()) {
+      TargetState state = e.getValue();
+      if (named.contains(e.getKey())) {
+        continue;
+      }
+      if (state.goneSince == 0) {
+        state.goneSince = now;
+      } else if (now - state.goneSince >= forgetAfterNanos && !state.inFlight) {
+        states.remove(e.getKey());
+        metrics.forgetScrapeTarget(e.getKey());
+        log.info("{}: no longer discovered; forgotten", e.getKey());
+      }
     }
   }
 

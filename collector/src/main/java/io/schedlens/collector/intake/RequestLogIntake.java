@@ -1,6 +1,9 @@
 package io.schedlens.collector.intake;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
@@ -20,7 +23,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,7 +42,8 @@ import java.util.zip.GZIPInputStream;
  * neighbours accepted); 400 when no line was usable; 401 without the configured bearer token; 413
  * for a body over the limit, or a batch larger than the whole send buffer (which a 503 would have
  * the shipper send again forever); 503 with {@code Retry-After} when Kafka is unreachable or the
- * send buffer is full, before taking any line, so that the shipper retries. Once the lines are in
+ * send buffer is full, before taking any line, so that the shipper retries (and the request topic's
+ * progress marks wait for the lines it will resend: {@link RequestMarkHold}). Once the lines are in
  * the send buffer the answer is 202 even if Kafka is slower than {@code intake.ack.timeout} (with
  * {@code "delivered": false}): the collector delivers them, and a retry would count them twice.
  */
@@ -50,7 +53,6 @@ public final class RequestLogIntake implements HttpHandler {
   public static final String SOURCE = "request-logs";
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private static final int MAX_ERRORS_SHOWN = 10;
 
   private final RequestLogParser parser;
   private final KafkaSink sink;
@@ -61,6 +63,7 @@ public final class RequestLogIntake implements HttpHandler {
   private final int maxBody;
   private final int maxLine;
   private final Duration ackTimeout;
+  private final RequestMarkHold markHold;
 
   public RequestLogIntake(
       RequestLogParser parser,
@@ -71,7 +74,8 @@ public final class RequestLogIntake implements HttpHandler {
       String token,
       int maxBody,
       int maxLine,
-      Duration ackTimeout) {
+      Duration ackTimeout,
+      RequestMarkHold markHold) {
     this.parser = parser;
     this.sink = sink;
     this.records = records;
@@ -81,17 +85,31 @@ public final class RequestLogIntake implements HttpHandler {
     this.maxBody = maxBody;
     this.maxLine = maxLine;
     this.ackTimeout = ackTimeout;
+    this.markHold = markHold;
   }
 
   @Override
   public void handle(HttpExchange exchange) throws IOException {
     long start = System.nanoTime();
-    int code = handleTimed(exchange);
+    long begun = markHold.begin();
+    Handled handled = new Handled();
+    try {
+      handled.code = answer(exchange, handled);
+    } finally {
+      markHold.end(begun, handled.code == 503, handled.oldestLine);
+    }
+    int code = handled.code;
     metrics.intakeRequests.labelValues(Integer.toString(code)).inc();
     metrics.intakeRequestDuration.observe((System.nanoTime() - start) / 1e9);
   }
 
-  private int handleTimed(HttpExchange exchange) throws IOException {
+  /** What became of a request: its answer's code, and the time of its oldest usable line. */
+  private static final class Handled {
+    int code = 500;
+    long oldestLine = Long.MAX_VALUE;
+  }
+
+  private int answer(HttpExchange exchange, Handled handled) throws IOException {
     if (!exchange.getRequestURI().getPath().equals(PATH)) {
       return error(exchange, 404, "no such endpoint; request logs go to POST " + PATH);
     }
@@ -105,7 +123,16 @@ public final class RequestLogIntake implements HttpHandler {
       return error(exchange, 401, "a valid 'Authorization: Bearer <token>' header is required");
     }
     if (!sink.kafkaReachable() || sink.saturated()) {
-      drain(exchange, maxBody);
+      // Read (within the body limit) for the time of its oldest line: the request topic's marks
+      // must wait for it until the shipper has sent it again.
+      try {
+        handled.oldestLine = oldestLine(readBody(exchange));
+      } catch (BodyTooLarge e) {
+        exchange.getResponseHeaders().set("Connection", "close");
+        return error(exchange, 413, "body is over the limit of " + maxBody + " bytes");
+      } catch (IOException e) {
+        // the client went away: nothing to resend that it sent
+      }
       return unavailable(
           exchange, sink.kafkaReachable() ? "send buffer full" : "Kafka unreachable");
     }
@@ -128,27 +155,41 @@ public final class RequestLogIntake implements HttpHandler {
     }
 
     long now = clock.millis();
-    List<RequestLog> accepted = new ArrayList<>();
-    List<Rejection> rejected = new ArrayList<>();
-    parseBody(body, now, accepted, rejected);
+    // Each accepted line is serialized as it is parsed, and the rejected ones are gathered into a
+    // few dead letters: what a request holds is bounded by its body, whatever the body holds.
+    List<Outgoing> out = new ArrayList<>();
+    RejectedLines rejected = new RejectedLines(records.maxDeadLetterBytes());
+    long[] oldest = {Long.MAX_VALUE};
+    walkBody(
+        body,
+        now,
+        new Lines() {
+          @Override
+          public void accepted(RequestLog log) {
+            out.add(records.requestLog(log, null));
+            oldest[0] = Math.min(oldest[0], log.getTime());
+          }
 
-    BatchAck ack = new BatchAck(accepted.size() + rejected.size());
-    List<Outgoing> out = new ArrayList<>(accepted.size() + rejected.size());
-    for (RequestLog r : accepted) {
-      out.add(records.requestLog(r, ack));
+          @Override
+          public void rejected(
+              int line, String reason, String detail, byte[] raw, int from, int to) {
+            rejected.add(line, reason, detail, raw, from, to);
+          }
+        });
+    int acceptedLines = out.size();
+    handled.oldestLine = oldest[0];
+    for (RejectedLines.Chunk c : rejected.chunks()) {
+      out.add(records.deadLetter(SOURCE, c.reason(), c.where(), c.raw(), null, now, null));
     }
-    for (Rejection r : rejected) {
-      out.add(
-          records.deadLetter(
-              SOURCE, r.reason, "line " + r.line + ": " + r.detail, r.raw, null, now, ack));
-    }
+    BatchAck ack = new BatchAck(out.size());
+    out.replaceAll(o -> o.withAck(ack));
     switch (sink.offerBatch(Records.REQUESTS, out)) {
       case NEVER -> {
         return error(
             exchange,
             413,
             "a batch of "
-                + out.size()
+                + (acceptedLines + rejected.count())
                 + " lines is larger than the whole send buffer, "
                 + sink.capacity()
                 + ": send it in smaller batches");
@@ -170,18 +211,18 @@ public final class RequestLogIntake implements HttpHandler {
       Thread.currentThread().interrupt();
       delivered = false;
     }
-    metrics.intakeLines.labelValues("accepted").inc(accepted.size());
-    metrics.intakeLines.labelValues("rejected").inc(rejected.size());
+    metrics.intakeLines.labelValues("accepted").inc(acceptedLines);
+    metrics.intakeLines.labelValues("rejected").inc(rejected.count());
     if (!delivered) {
-      metrics.intakeLines.labelValues("buffered").inc(accepted.size());
+      metrics.intakeLines.labelValues("buffered").inc(acceptedLines);
     }
-    for (Rejection r : rejected) {
-      metrics.deadLetters.labelValues(SOURCE, r.reason).inc();
-    }
+    rejected
+        .byReason()
+        .forEach((reason, n) -> metrics.deadLetters.labelValues(SOURCE, reason).inc(n));
 
     Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("accepted", accepted.size());
-    answer.put("rejected", rejected.size());
+    answer.put("accepted", acceptedLines);
+    answer.put("rejected", rejected.count());
     if (!delivered) {
       // Kafka is slower than intake.ack.timeout: the lines wait in the send buffer.
       answer.put("delivered", false);
@@ -198,55 +239,56 @@ public final class RequestLogIntake implements HttpHandler {
               "Kafka refused these lines for good; sending them again will not help"));
     }
     if (!rejected.isEmpty()) {
+      answer.put("rejectedByReason", rejected.byReason());
       answer.put(
           "errors",
-          rejected.stream()
-              .limit(MAX_ERRORS_SHOWN)
-              .map(r -> Map.of("line", r.line, "reason", r.reason, "detail", r.detail))
+          rejected.examples().stream()
+              .map(r -> Map.of("line", r.line(), "reason", r.reason(), "detail", r.detail()))
               .toList());
     }
-    int code = accepted.isEmpty() && !rejected.isEmpty() ? 400 : 202;
+    int code = acceptedLines == 0 && !rejected.isEmpty() ? 400 : 202;
     HttpEndpoint.respondJson(exchange, code, answer);
     return code;
   }
 
-  private record Rejection(int line, String reason, String detail, byte[] raw) {}
+  /** What walking a body gives each line to. */
+  private interface Lines {
+    void accepted(RequestLog log);
 
-  private void parseBody(
-      byte[] body, long now, List<RequestLog> accepted, List<Rejection> rejected) {
+    /** A rejected line, its raw bytes {@code raw[from, to)}. */
+    void rejected(int line, String reason, String detail, byte[] raw, int from, int to);
+  }
+
+  /** The time of the oldest usable line of a body, or {@link Long#MAX_VALUE}. */
+  private long oldestLine(byte[] body) {
+    long[] oldest = {Long.MAX_VALUE};
+    walkBody(
+        body,
+        clock.millis(),
+        new Lines() {
+          @Override
+          public void accepted(RequestLog log) {
+            oldest[0] = Math.min(oldest[0], log.getTime());
+          }
+
+          @Override
+          public void rejected(
+              int line, String reason, String detail, byte[] raw, int from, int to) {}
+        });
+    return oldest[0];
+  }
+
+  /**
+   * Parses a body line by line (JSON lines), or element by element (a JSON array, read as a stream
+   * so that no tree of the whole body is built), giving each to {@code lines}.
+   */
+  private void walkBody(byte[] body, long now, Lines lines) {
     int first = 0;
     while (first < body.length && Character.isWhitespace(body[first])) {
       first++;
     }
     if (first < body.length && body[first] == '[') {
-      JsonNode array;
-      try {
-        array = JSON.readTree(body);
-      } catch (JsonProcessingException e) {
-        rejected.add(
-            new Rejection(
-                1,
-                RequestLogParser.MALFORMED_JSON,
-                "not a JSON array: " + e.getOriginalMessage(),
-                body));
-        return;
-      } catch (IOException e) {
-        rejected.add(new Rejection(1, RequestLogParser.MALFORMED_JSON, e.getMessage(), body));
-        return;
-      }
-      int i = 0;
-      for (JsonNode element : array) {
-        i++;
-        RequestLogParser.Parsed p = parser.parse(element, now);
-        take(
-            p,
-            i,
-            p instanceof RequestLogParser.Rejected
-                ? element.toString().getBytes(StandardCharsets.UTF_8)
-                : null,
-            accepted,
-            rejected);
-      }
+      walkArray(body, now, lines);
       return;
     }
     int lineNo = 0;
@@ -260,37 +302,55 @@ public final class RequestLogIntake implements HttpHandler {
       int lineEnd = end > pos && body[end - 1] == '\r' ? end - 1 : end;
       int len = lineEnd - pos;
       if (len > maxLine) {
-        byte[] raw = Arrays.copyOfRange(body, pos, lineEnd);
-        rejected.add(
-            new Rejection(
-                lineNo,
-                RequestLogParser.LINE_TOO_LONG,
-                len + " bytes, over the limit of " + maxLine,
-                raw));
+        lines.rejected(
+            lineNo,
+            RequestLogParser.LINE_TOO_LONG,
+            len + " bytes, over the limit of " + maxLine,
+            body,
+            pos,
+            lineEnd);
       } else if (!isBlank(body, pos, lineEnd)) {
         RequestLogParser.Parsed p =
             parser.parseLine(new String(body, pos, len, StandardCharsets.UTF_8), now);
-        take(
-            p,
-            lineNo,
-            p instanceof RequestLogParser.Rejected ? Arrays.copyOfRange(body, pos, lineEnd) : null,
-            accepted,
-            rejected);
+        if (p instanceof RequestLogParser.Accepted a) {
+          lines.accepted(a.log());
+        } else if (p instanceof RequestLogParser.Rejected r) {
+          lines.rejected(lineNo, r.reason(), r.detail(), body, pos, lineEnd);
+        }
       }
       pos = end + 1;
     }
   }
 
-  private static void take(
-      RequestLogParser.Parsed p,
-      int line,
-      byte[] raw,
-      List<RequestLog> accepted,
-      List<Rejection> rejected) {
-    if (p instanceof RequestLogParser.Accepted a) {
-      accepted.add(a.log());
-    } else if (p instanceof RequestLogParser.Rejected r) {
-      rejected.add(new Rejection(line, r.reason(), r.detail(), raw));
+  private void walkArray(byte[] body, long now, Lines lines) {
+    int i = 0;
+    try (JsonParser in = JSON.getFactory().createParser(body)) {
+      in.nextToken(); // the array's start
+      while (in.nextToken() != JsonToken.END_ARRAY) {
+        if (in.currentToken() == null) {
+          throw new JsonParseException(in, "the array does not end");
+        }
+        i++;
+        JsonNode element = JSON.readTree(in);
+        RequestLogParser.Parsed p = parser.parse(element, now);
+        if (p instanceof RequestLogParser.Accepted a) {
+          lines.accepted(a.log());
+        } else if (p instanceof RequestLogParser.Rejected r) {
+          byte[] raw = element.toString().getBytes(StandardCharsets.UTF_8);
+          lines.rejected(i, r.reason(), r.detail(), raw, 0, raw.length);
+        }
+      }
+    } catch (JsonProcessingException e) {
+      // The rest of the body, from the element that broke, is one rejected line.
+      lines.rejected(
+          i + 1,
+          RequestLogParser.MALFORMED_JSON,
+          "not a JSON array from element " + (i + 1) + ": " + e.getOriginalMessage(),
+          body,
+          0,
+          body.length);
+    } catch (IOException e) {
+      lines.rejected(i + 1, RequestLogParser.MALFORMED_JSON, e.getMessage(), body, 0, body.length);
     }
   }
 
@@ -325,28 +385,6 @@ public final class RequestLogIntake implements HttpHandler {
     return out.toByteArray();
   }
 
-  /**
-   * Reads and drops the body so that the connection can serve the shipper's retry; past {@code
-   * limit} bytes it stops, and the connection closes after the answer.
-   */
-  private static void drain(HttpExchange exchange, long limit) {
-    InputStream in = exchange.getRequestBody();
-    try {
-      byte[] buf = new byte[64 * 1024];
-      long read = 0;
-      int n;
-      while ((n = in.read(buf)) > 0) {
-        read += n;
-        if (read > limit) {
-          exchange.getResponseHeaders().set("Connection", "close");
-          return;
-        }
-      }
-    } catch (IOException ignored) {
-      // the client went away
-    }
-  }
-
   private static long parseLong(String s) {
     try {
       return Long.parseLong(s.trim());
@@ -355,6 +393,7 @@ public final class RequestLogIntake implements HttpHandler {
     }
   }
 
+  /** A 503: the shipper sends the batch again (and the request topic's marks wait for it). */
   private int unavailable(HttpExchange exchange, String why) throws IOException {
     exchange.getResponseHeaders().set("Retry-After", "5");
     return error(exchange, 503, why + "; retry later");

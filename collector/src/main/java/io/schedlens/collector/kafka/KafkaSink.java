@@ -1,6 +1,7 @@
 package io.schedlens.collector.kafka;
 
 import io.schedlens.collector.CollectorMetrics;
+import io.schedlens.common.threads.WorkerThreads;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -63,6 +64,7 @@ public final class KafkaSink implements AutoCloseable {
   private final AtomicBoolean running = new AtomicBoolean(true);
   private final AtomicBoolean kafkaUp = new AtomicBoolean(false);
   private final Set<String> sourcesWithGap = ConcurrentHashMap.newKeySet();
+  private final Set<String> relisting = ConcurrentHashMap.newKeySet();
   private final Map<String, Runnable> relisters = new ConcurrentHashMap<>();
   private volatile long lastOverflowLog;
 
@@ -97,17 +99,14 @@ public final class KafkaSink implements AutoCloseable {
     this.admin = Admin.create(adminSettings);
     metrics.bufferGauges(queue::size, capacity);
     metrics.bufferByteGauges(bufferedBytes::get, capacityBytes);
-    this.pump = new Thread(this::pumpLoop, "kafka-sink-pump");
-    pump.setDaemon(true);
+    // An Error on the pump or the probe ends the process (WorkerThreads): a collector whose pump
+    // died would take lines it never sends.
+    this.pump = WorkerThreads.daemon("kafka-sink-pump", this::pumpLoop);
     pump.start();
     this.prober =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "kafka-sink-probe");
-              t.setDaemon(true);
-              return t;
-            });
-    prober.scheduleWithFixedDelay(this::probe, 0, 2, TimeUnit.SECONDS);
+        Executors.newSingleThreadScheduledExecutor(WorkerThreads.factory("kafka-sink-probe"));
+    prober.scheduleWithFixedDelay(
+        WorkerThreads.periodic("the Kafka probe", this::probe), 0, 2, TimeUnit.SECONDS);
   }
 
   /** The producer settings: client settings plus the delivery guarantees of the collector. */
@@ -134,6 +133,14 @@ public final class KafkaSink implements AutoCloseable {
    */
   public void onGap(String source, Runnable relist) {
     relisters.put(source, relist);
+  }
+
+  /**
+   * Whether records of {@code source} were not queued and are still to be re-sent (its relist has
+   * not been queued yet): its topic's progress marks must wait, or they would pass them.
+   */
+  public boolean awaitingResend(String source) {
+    return sourcesWithGap.contains(source) || relisting.contains(source);
   }
 
   /** What a record is taken to cost in the buffer beyond its key and value (objects, headers). */
@@ -230,6 +237,11 @@ public final class KafkaSink implements AutoCloseable {
   /** Bytes waiting in the buffer, as the byte bound counts them. */
   public long bufferedBytes() {
     return bufferedBytes.get();
+  }
+
+  /** Whether the send pump is running (while the sink is open). */
+  public boolean pumping() {
+    return pump.isAlive();
   }
 
   /** Whether the last probe reached Kafka. */
@@ -401,6 +413,7 @@ public final class KafkaSink implements AutoCloseable {
       for (String source : Set.copyOf(sourcesWithGap)) {
         Runnable relist = relisters.get(source);
         if (relist != null) {
+          relisting.add(source);
           sourcesWithGap.remove(source);
           log.info(
               "{}: records were not queued while the buffer was full; re-sending current state",
@@ -410,6 +423,8 @@ public final class KafkaSink implements AutoCloseable {
           } catch (RuntimeException e) {
             sourcesWithGap.add(source);
             log.warn("{}: relist failed, will retry: {}", source, e.toString());
+          } finally {
+            relisting.remove(source);
           }
         }
       }

@@ -1,22 +1,26 @@
 package io.schedlens.collector.kafka;
 
+import io.schedlens.common.threads.WorkerThreads;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 /**
  * Writes the collector's progress marks: every interval, to every partition of each input topic, a
  * mark of its clock minus an allowance, through the send buffer, so that it goes behind every
  * record read before it. The streams app decides from these marks alone when a pod's inputs are
  * complete (which incarnation a sample belongs to, when one matches no pod, when a final timeline
- * may go out), which makes its results a function of the inputs, not of timing. A Kubernetes topic
- * is marked only once its informers have synced: before that, the pods listed at start are not all
- * sent.
+ * may go out), which makes its results a function of the inputs, not of timing.
+ *
+ * <p>A mark is a promise, so each topic's source may limit it ({@link MarkLimit}): a Kubernetes
+ * topic is marked only once its informers have synced and while no records of its source are
+ * waiting to be re-sent (a relist after a full buffer); the request topic's marks stay behind the
+ * lines the intake refused or held up until the shipper has caught up ({@code
+ * intake.RequestMarkHold}). Marks never go back, and a mark that says nothing new is not sent.
  */
 public final class ProgressMarker implements AutoCloseable {
 
@@ -24,12 +28,12 @@ public final class ProgressMarker implements AutoCloseable {
   private final Records records;
   private final Clock clock;
   private final long allowanceMs;
-  private final Map<String, BooleanSupplier> ready;
+  private final Map<String, MarkLimit> limits;
   private final ScheduledExecutorService ticker;
-  private long last = Long.MIN_VALUE;
+  private final Map<String, Long> last = new HashMap<>();
 
   /**
-   * @param ready per marked topic, whether its source has sent what it read (absent: always)
+   * @param limits per marked topic, how far its source lets the marks go (absent: the clock)
    */
   public ProgressMarker(
       KafkaSink sink,
@@ -37,33 +41,40 @@ public final class ProgressMarker implements AutoCloseable {
       Clock clock,
       Duration interval,
       Duration allowance,
-      Map<String, BooleanSupplier> ready) {
+      Map<String, MarkLimit> limits) {
     this.sink = sink;
     this.records = records;
     this.clock = clock;
     this.allowanceMs = allowance.toMillis();
-    this.ready = ready;
+    this.limits = limits;
     this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "progress-marks");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(WorkerThreads.factory("progress-marks"));
     ticker.scheduleAtFixedRate(
-        this::mark, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        WorkerThreads.periodic("the progress marks", this::mark),
+        interval.toMillis(),
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
   }
 
-  /** Queues one mark per topic whose source is ready; marks never go back (a clock may). */
-  void mark() {
+  /**
+   * Queues one mark per topic whose source lets it say something new: the clock less the allowance,
+   * or less where the source limits it; never back (a clock may go back).
+   */
+  synchronized void mark() {
     long now = clock.millis();
-    long time = Math.max(last, now - allowanceMs);
-    last = time;
-    List<String> topics = records.markedTopics();
-    for (String topic : topics) {
-      BooleanSupplier r = ready.get(topic);
-      if (r == null || r.getAsBoolean()) {
-        sink.offer(records.mark(topic, time, now));
+    for (String topic : records.markedTopics()) {
+      MarkLimit limit = limits.get(topic);
+      long latest = limit == null ? MarkLimit.UNLIMITED : limit.latest();
+      if (latest == MarkLimit.NONE) {
+        continue;
+      }
+      long time = Math.min(now - allowanceMs, latest);
+      Long before = last.get(topic);
+      if (before != null && time <= before) {
+        continue;
+      }
+      if (sink.offer(records.mark(topic, time, now))) {
+        last.put(topic, time);
       }
     }
   }

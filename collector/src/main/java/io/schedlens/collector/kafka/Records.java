@@ -44,6 +44,11 @@ public final class Records {
     this.maxDeadLetterBytes = maxDeadLetterBytes;
   }
 
+  /** The most raw input bytes a dead letter keeps. */
+  public int maxDeadLetterBytes() {
+    return maxDeadLetterBytes;
+  }
+
   /** A pod observation, keyed by UID, on the partition of its namespace/name. */
   public Outgoing pod(PodObservation p) {
     return new Outgoing(

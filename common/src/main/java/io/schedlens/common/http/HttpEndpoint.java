@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import io.schedlens.common.threads.WorkerThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -122,15 +123,8 @@ public final class HttpEndpoint implements AutoCloseable {
               + "); choose another port",
           e);
     }
-    AtomicInteger n = new AtomicInteger();
     ExecutorService executor =
-        Executors.newFixedThreadPool(
-            threads,
-            r -> {
-              Thread t = new Thread(r, "http-" + port + "-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newFixedThreadPool(threads, WorkerThreads.factory("http-" + port));
     server.setExecutor(executor);
     server.createContext("/metrics", new MetricsHandler(registry));
     addProbes(server, readiness);
