@@ -28,14 +28,16 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
@@ -45,9 +47,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The streams app: checks its topics, builds the topology, runs Kafka Streams (exactly-once),
- * serves /metrics, /healthz, /readyz (ready while RUNNING) and the timeline API. An exception no
- * handler took shuts the client down, so that Kubernetes restarts the pod.
+ * The streams app: serves /metrics, /healthz and /readyz at once, waits for Kafka and checks its
+ * topics, builds the topology, runs Kafka Streams (exactly-once), then serves the timeline API and
+ * pages too (ready while RUNNING). An exception no handler took shuts the client down, so that
+ * Kubernetes restarts the pod.
  */
 public final class StreamsApp implements AutoCloseable {
 
@@ -72,11 +75,48 @@ public final class StreamsApp implements AutoCloseable {
     terminated.await();
   }
 
-  /** Starts the app; returns once Kafka Streams has started (not necessarily RUNNING). */
+  /**
+   * Starts the app; returns once Kafka Streams has started (not necessarily RUNNING). The HTTP
+   * endpoint and the probes come first: while Kafka cannot be reached the app waits, with back-off,
+   * alive ({@code /healthz}) and not ready ({@code /readyz} says what it waits for), as the
+   * collector does, instead of exiting into a crash loop. A configuration Kafka answers against
+   * (topics missing, partitions that differ) still fails the start, with what to do.
+   */
   public static StreamsApp start(StreamsAppConfig config) {
     Topics topics = Topics.withPrefix(config.getString(StreamsAppConfig.TOPIC_PREFIX));
-    int partitions = checkTopics(config, topics);
     StreamsMetrics metrics = new StreamsMetrics();
+    StartingEndpoint front = new StartingEndpoint("starting: checking the topics on Kafka");
+    SSLContext tls = config.httpTls();
+    HttpEndpoint http =
+        HttpEndpoint.start(
+            config.getString(StreamsAppConfig.HTTP_HOST),
+            config.getInt(StreamsAppConfig.HTTP_PORT),
+            tls,
+            metrics.registry,
+            front::readiness,
+            4,
+            front.route("/api/pods"),
+            front.route("/api/workloads"),
+            front.route("/"));
+    HttpSettings.withProbes(
+        http, config, config.getString(StreamsAppConfig.HTTP_HOST), front::readiness);
+    try {
+      int partitions = awaitTopics(config, topics, front);
+      return startStreams(config, topics, partitions, metrics, http, front, tls);
+    } catch (RuntimeException e) {
+      http.close();
+      throw e;
+    }
+  }
+
+  private static StreamsApp startStreams(
+      StreamsAppConfig config,
+      Topics topics,
+      int partitions,
+      StreamsMetrics metrics,
+      HttpEndpoint http,
+      StartingEndpoint front,
+      SSLContext tls) {
     TopologySettings settings =
         new TopologySettings(
             config.timelineSettings(),
@@ -105,7 +145,6 @@ public final class StreamsApp implements AutoCloseable {
           }
         });
     String self = props.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG);
-    SSLContext tls = config.httpTls();
     LocalStores stores = new LocalStores(streams, self, partitions);
     TimelineQueries queries =
         new TimelineQueries(stores, config.apiToken(), tls != null, config.httpTlsTrust());
@@ -118,29 +157,55 @@ public final class StreamsApp implements AutoCloseable {
     metrics.registerWorkloadGauges(
         workloadGauges::interrupted, workloadGauges::interruptionAge, workloadGauges::degraded);
     metrics.registerConsumerLag(new ConsumerLag(streams::metrics)::report);
-    Supplier<Readiness> readiness =
+    front.serve(
         () ->
             streams.state() == KafkaStreams.State.RUNNING
                 ? Readiness.ready("ready: Kafka Streams RUNNING")
-                : Readiness.notReady("not ready: Kafka Streams " + streams.state());
-    HttpEndpoint http =
-        HttpEndpoint.start(
-            config.getString(StreamsAppConfig.HTTP_HOST),
-            config.getInt(StreamsAppConfig.HTTP_PORT),
-            tls,
-            metrics.registry,
-            readiness,
-            4,
-            new HttpEndpoint.Route("/api/pods", api::handle),
-            new HttpEndpoint.Route("/api/workloads", api::handle),
-            new HttpEndpoint.Route("/", pages::handle));
-    HttpSettings.withProbes(http, config, config.getString(StreamsAppConfig.HTTP_HOST), readiness);
+                : Readiness.notReady("not ready: Kafka Streams " + streams.state()),
+        Map.of("/api/pods", api::handle, "/api/workloads", api::handle, "/", pages::handle));
     streams.start();
     log.info(
         "streams app {} started; /metrics, /api and the timeline pages (/) on {}",
         config.getString(StreamsAppConfig.APPLICATION_ID),
         http.baseUrl());
     return new StreamsApp(streams, http, metrics, terminated);
+  }
+
+  /** Kafka could not be reached (as opposed to answering that something is wrong). */
+  static final class KafkaUnreachable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    KafkaUnreachable(String message) {
+      super(message);
+    }
+  }
+
+  /**
+   * Checks the topics, asking again with back-off (1 s doubling to 30 s) while Kafka cannot be
+   * reached, and saying so on {@code /readyz} and in the log meanwhile.
+   */
+  private static int awaitTopics(StreamsAppConfig config, Topics topics, StartingEndpoint front) {
+    long backoffMs = 1_000;
+    while (true) {
+      try {
+        return checkTopics(config, topics);
+      } catch (KafkaUnreachable e) {
+        String waiting =
+            "waiting for Kafka at "
+                + config.bootstrapServers()
+                + " (KAFKA_BOOTSTRAP_SERVERS): "
+                + e.getMessage();
+        front.waiting(waiting);
+        log.warn("{}; asking again in {} s", waiting, backoffMs / 1000);
+        try {
+          Thread.sleep(backoffMs); // the retry pace while Kafka is away, not a wait for a condition
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted while waiting for Kafka", interrupted);
+        }
+        backoffMs = Math.min(30_000, backoffMs * 2);
+      }
+    }
   }
 
   /**
@@ -153,7 +218,20 @@ public final class StreamsApp implements AutoCloseable {
     admin.put("default.api.timeout.ms", 60_000);
     Map<String, TopicDescription> found;
     try (Admin a = Admin.create(admin)) {
-      Set<String> names = a.listTopics().names().get(60, TimeUnit.SECONDS);
+      Set<String> names;
+      try {
+        // Asked for 10 s at a time, so that /readyz soon says what the app waits for.
+        names =
+            a.listTopics(new ListTopicsOptions().timeoutMs(10_000))
+                .names()
+                .get(15, TimeUnit.SECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+        if (cause instanceof RetriableException || cause instanceof TimeoutException) {
+          throw new KafkaUnreachable(cause.toString());
+        }
+        throw e;
+      }
       List<String> missing =
           needed.stream().map(Topic::name).filter(n -> !names.contains(n)).toList();
       if (!missing.isEmpty() && config.getBoolean(StreamsAppConfig.TOPICS_CREATE)) {
@@ -169,8 +247,11 @@ public final class StreamsApp implements AutoCloseable {
                 + "; create them (deploy/ has KafkaTopic resources), run with --topics-create true, or fix --topic-prefix");
       }
       found = describeWhenKnown(a, needed.stream().map(Topic::name).toList());
-    } catch (ConfigException e) {
+    } catch (ConfigException | KafkaUnreachable e) {
       throw e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConfigException("interrupted while checking the topics on Kafka");
     } catch (Exception e) {
       throw new ConfigException(
           "cannot reach Kafka at " + config.bootstrapServers() + " to check topics: " + e);

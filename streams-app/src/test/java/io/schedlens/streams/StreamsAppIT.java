@@ -13,6 +13,7 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
 import io.schedlens.testsupport.TopicReader;
 import java.io.File;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -23,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -119,6 +121,81 @@ class StreamsAppIT {
             StreamsAppConfig.DEF,
             args,
             Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+  }
+
+  /**
+   * Kafka away at start: the app waits, alive and not ready (saying for what), its API answering
+   * 503, instead of exiting into a crash loop; once Kafka is back it starts and becomes ready.
+   */
+  @Test
+  void shouldWaitForKafkaAtStartAliveAndNotReady() throws Exception {
+    topics("late-kafka.");
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    List<String> args = new ArrayList<>(args("late-kafka.", "late-kafka-app", stateDir));
+    args.set(args.indexOf("--http-port") + 1, Integer.toString(port));
+    StreamsAppConfig config =
+        StreamsAppConfig.from(
+            CommandLineSettings.load(
+                StreamsAppConfig.DEF,
+                args,
+                Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers())));
+    AtomicReference<StreamsApp> app = new AtomicReference<>();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    broker.stop();
+    Thread starter =
+        new Thread(
+            () -> {
+              try {
+                app.set(StreamsApp.start(config));
+              } catch (Throwable e) {
+                failed.set(e);
+              }
+            },
+            "streams-start");
+    starter.start();
+    String base = "http://127.0.0.1:" + port;
+    try {
+      await("/healthz while Kafka is away")
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .until(() -> get(base + "/healthz").statusCode() == 200);
+      await("/readyz saying what it waits for")
+          .atMost(Duration.ofSeconds(30))
+          .ignoreExceptions()
+          .until(() -> get(base + "/readyz").body().contains("waiting for Kafka at 127.0.0.1:"));
+      assertThat(get(base + "/readyz").statusCode()).isEqualTo(503);
+      assertThat(get(base + "/api/pods").statusCode())
+          .as("the API before the start")
+          .isEqualTo(503);
+      assertThat(failed.get()).as("the start, still waiting").isNull();
+      assertThat(starter.isAlive()).isTrue();
+
+      broker.restart();
+      starter.join(Duration.ofSeconds(90).toMillis());
+      assertThat(failed.get()).as("the start once Kafka is back").isNull();
+      assertThat(app.get()).isNotNull();
+      await("ready once Kafka Streams runs")
+          .atMost(Duration.ofSeconds(90))
+          .until(() -> get(base + "/readyz").statusCode() == 200);
+    } finally {
+      if (!broker.isRunning()) {
+        broker.restart();
+      }
+      starter.join(Duration.ofSeconds(90).toMillis());
+      if (app.get() != null) {
+        app.get().close();
+      }
+    }
+  }
+
+  static HttpResponse<String> get(String url) throws Exception {
+    return HttpClient.newHttpClient()
+        .send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(5)).build(),
+            HttpResponse.BodyHandlers.ofString());
   }
 
   @Test
