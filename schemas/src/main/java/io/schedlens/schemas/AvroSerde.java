@@ -3,10 +3,12 @@ package io.schedlens.schemas;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
@@ -19,24 +21,32 @@ import org.apache.avro.io.DatumWriter;
 import org.apache.avro.io.DecoderFactory;
 import org.apache.avro.io.EncoderFactory;
 import org.apache.avro.message.BinaryMessageDecoder;
+import org.apache.avro.message.MissingSchemaException;
 import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecord;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serializer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Kafka serde for a generated Avro class using Avro single-object encoding: a two-byte marker, the
  * writer schema's 64-bit fingerprint, then the binary datum. The decoder knows every schema version
  * kept in {@link SchemaHistory}, so records written by an older producer still decode into the
  * current class (Avro schema resolution fills new fields with their defaults), and those written
- * before a move of fields into a nested record through its {@link SchemaMigrations} step.
+ * before a move of fields into a nested record through its {@link SchemaMigrations} step. A type
+ * whose versions only ever appended fields ({@link SchemaHistory#appendOnly}) is also read when
+ * written by a newer version this build does not know: as its current version, the appended fields
+ * skipped (so a collector upgraded before the streams app is not dead-lettered wholesale).
  *
  * <p>Thread-safe: Avro's message encoder and decoder keep their buffers per thread.
  */
 public final class AvroSerde<T extends SpecificRecord>
     implements Serde<T>, Serializer<T>, Deserializer<T> {
+
+  private static final Logger log = LoggerFactory.getLogger(AvroSerde.class);
 
   private final Class<T> type;
   private final Schema schema;
@@ -44,6 +54,12 @@ public final class AvroSerde<T extends SpecificRecord>
   private final DatumWriter<T> writer;
   private final ThreadLocal<Encoding> encoding = ThreadLocal.withInitial(Encoding::new);
   private final BinaryMessageDecoder<T> decoder;
+
+  /** Whether a record of an unknown, newer version is read as the current one (append-only). */
+  private final boolean readsNewer;
+
+  private final DatumReader<T> currentReader;
+  private final Set<Long> newerSeen = ConcurrentHashMap.newKeySet();
 
   /** Versions written before a move of fields ({@link SchemaMigrations}), or null. */
   private final Legacy legacy;
@@ -69,15 +85,17 @@ public final class AvroSerde<T extends SpecificRecord>
   }
 
   AvroSerde(Class<T> type, List<Schema> olderVersions) {
-    this(type, olderVersions, null, List.of());
+    this(type, olderVersions, null, List.of(), false);
   }
 
   private AvroSerde(
       Class<T> type,
       List<Schema> olderVersions,
       SchemaMigrations.Migration migration,
-      List<Schema> beforeMigration) {
+      List<Schema> beforeMigration,
+      boolean readsNewer) {
     this.type = type;
+    this.readsNewer = readsNewer;
     SpecificData model = SpecificData.getForClass(type);
     // The generated classes carry hand-rolled encoders and decoders ("custom coders") that skip
     // the generic union resolution; they write the same bytes, several times faster.
@@ -97,6 +115,7 @@ public final class AvroSerde<T extends SpecificRecord>
     System.arraycopy(fingerprint, 0, header, 2, fingerprint.length);
     this.writer = writerOf(model, schema);
     this.decoder = new BinaryMessageDecoder<>(model, schema);
+    this.currentReader = readerOf(model, schema);
     olderVersions.forEach(decoder::addSchema);
     if (migration == null) {
       this.legacy = null;
@@ -130,13 +149,18 @@ public final class AvroSerde<T extends SpecificRecord>
     int moved = migration == null ? 0 : migration.lastBefore();
     // A recorded version with the same fingerprint is the same wire schema (e.g. the published
     // form with logical types): decoding keeps the current schema for it, and its fast coders.
+    List<Schema> all = new ArrayList<>(versions);
+    if (all.isEmpty() || OutputHeaders.fingerprint(all.get(all.size() - 1)) != fingerprint) {
+      all.add(current);
+    }
     return new AvroSerde<>(
         type,
         versions.subList(moved, versions.size()).stream()
             .filter(v -> OutputHeaders.fingerprint(v) != fingerprint)
             .toList(),
         migration,
-        versions.subList(0, moved));
+        versions.subList(0, moved),
+        migration == null && SchemaHistory.appendOnly(all));
   }
 
   /** The schema this serde writes. */
@@ -176,19 +200,50 @@ public final class AvroSerde<T extends SpecificRecord>
         return migrated(legacy.decoder().decode(bytes));
       }
       return decoder.decode(bytes);
+    } catch (MissingSchemaException e) {
+      if (readsNewer) {
+        return newer(topic, bytes);
+      }
+      throw notKnown(topic, e);
     } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
-      throw new SerializationException(
-          "record on "
-              + topic
-              + " is not an Avro single-object encoded "
-              + type.getSimpleName()
-              + " of a known schema version ("
-              + e.getClass().getSimpleName()
-              + ": "
-              + e.getMessage()
-              + ")",
-          e);
+      throw notKnown(topic, e);
     }
+  }
+
+  /**
+   * A record written by a newer version of an append-only type: its datum starts with the current
+   * version's fields, then the ones appended since, which are left unread.
+   */
+  private T newer(String topic, byte[] bytes) {
+    long fingerprint = fingerprintOf(bytes);
+    if (newerSeen.add(fingerprint)) {
+      log.warn(
+          "{} on {} written with schema {}, newer than this build's: read as this build's version,"
+              + " the fields added since ignored; upgrade this app to use them",
+          type.getSimpleName(),
+          topic,
+          String.format("%016x", fingerprint));
+    }
+    try {
+      return currentReader.read(
+          null, DecoderFactory.get().binaryDecoder(bytes, 10, bytes.length - 10, null));
+    } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
+      throw notKnown(topic, e);
+    }
+  }
+
+  private SerializationException notKnown(String topic, Exception e) {
+    return new SerializationException(
+        "record on "
+            + topic
+            + " is not an Avro single-object encoded "
+            + type.getSimpleName()
+            + " of a known schema version ("
+            + e.getClass().getSimpleName()
+            + ": "
+            + e.getMessage()
+            + ")",
+        e);
   }
 
   /** The writer schema's fingerprint in a single-object header (little-endian, after C3 01). */

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.avro.Schema;
+import org.apache.avro.SchemaNormalization;
 
 /**
  * The recorded versions of every wire schema, kept as resources {@code
@@ -50,6 +51,53 @@ public final class SchemaHistory {
           "WorkloadState",
           "WorkloadMember",
           "SecondCount");
+
+  /**
+   * The types the collector writes and the streams app (or the report) reads. Their schemas only
+   * grow by fields appended at the end of the record, with defaults ({@link #appendOnly}; the
+   * compatibility test holds every recorded version to it), so that a reader older than its writer
+   * reads a newer version's record as its own latest one: the collector may be upgraded before or
+   * after the streams app.
+   */
+  public static final List<String> INPUT_TYPES =
+      List.of(
+          "PodObservation",
+          "WorkloadObservation",
+          "ExperimentConfig",
+          "ClusterEvent",
+          "GpuSample",
+          "ProgressMark",
+          "RequestLog");
+
+  /**
+   * Whether each version, oldest first, is the one before with fields appended at the end (with
+   * defaults) and nothing else changed on the wire: the fields before keep their names, order and
+   * types (docs aside). Then a reader that knows an earlier version decodes a later one's binary
+   * datum as its own: it reads the fields it knows, in place, and stops before the appended ones.
+   */
+  public static boolean appendOnly(List<Schema> versions) {
+    for (int v = 1; v < versions.size(); v++) {
+      List<Schema.Field> before = versions.get(v - 1).getFields();
+      List<Schema.Field> after = versions.get(v).getFields();
+      if (after.size() < before.size()) {
+        return false;
+      }
+      for (int f = 0; f < after.size(); f++) {
+        Schema.Field field = after.get(f);
+        if (f < before.size()) {
+          Schema.Field was = before.get(f);
+          if (!was.name().equals(field.name())
+              || !SchemaNormalization.toParsingForm(was.schema())
+                  .equals(SchemaNormalization.toParsingForm(field.schema()))) {
+            return false;
+          }
+        } else if (!field.hasDefaultValue()) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
 
   /** The Java class name of a recorded type. */
   public static String className(String name) {

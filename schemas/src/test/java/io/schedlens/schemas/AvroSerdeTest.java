@@ -167,4 +167,71 @@ class AvroSerdeTest {
     assertThat(topics.newTopics(3, (short) 1))
         .allSatisfy(t -> assertThat(t.numPartitions()).isEqualTo(3));
   }
+
+  /** The schema a later version would have: {@code schema} with a field appended at the end. */
+  static Schema appended(Schema schema) {
+    List<Schema.Field> fields = new java.util.ArrayList<>();
+    for (Schema.Field f : schema.getFields()) {
+      fields.add(new Schema.Field(f, f.schema()));
+    }
+    fields.add(
+        new Schema.Field(
+            "tenant", Schema.create(Schema.Type.STRING), "added by a later version", "none"));
+    return Schema.createRecord(
+        schema.getName(), schema.getDoc(), schema.getNamespace(), false, fields);
+  }
+
+  /**
+   * A rolling upgrade with the collector first: its records carry a newer RequestLog the streams
+   * app does not know; they are read as its own version, not dead-lettered.
+   */
+  @Test
+  void shouldReadARecordOfANewerAppendOnlyVersionAsTheCurrentOne() {
+    AvroSerde<RequestLog> serde = AvroSerde.of(RequestLog.class);
+    Schema newer = appended(serde.schema());
+    GenericRecord r = new GenericData.Record(newer);
+    r.put("time", 1_700_000_000_000L);
+    r.put("namespace", "ai-lab");
+    r.put("pod", "chat-0");
+    r.put("service", "chat");
+    r.put("route", null);
+    r.put("status", 200);
+    r.put("latencyMs", 40.0);
+    r.put("ttftMs", 12.5);
+    r.put("requestId", "req-1");
+    r.put("receivedAt", 1_700_000_000_100L);
+    r.put("tenant", "team-a");
+    byte[] bytes;
+    try {
+      bytes = new BinaryMessageEncoder<GenericRecord>(GenericData.get(), newer).encode(r).array();
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+
+    RequestLog read = serde.deserialize("schedlens.requests", bytes);
+
+    assertThat(read.getPod()).isEqualTo("chat-0");
+    assertThat(read.getLatencyMs()).isEqualTo(40.0);
+    assertThat(read.getTtftMs()).isEqualTo(12.5);
+    assertThat(read.getRequestId()).isEqualTo("req-1");
+    assertThat(read.getReceivedAt()).isEqualTo(1_700_000_000_100L);
+  }
+
+  @Test
+  void shouldStillRefuseARecordOfAnUnknownSchemaForATypeThatIsNotAppendOnly() {
+    // TimelineState moved fields into a nested record once (SchemaMigrations): not append-only.
+    AvroSerde<io.schedlens.avro.internal.TimelineState> serde =
+        AvroSerde.of(io.schedlens.avro.internal.TimelineState.class);
+    Schema other = appended(serde.schema());
+    byte[] bytes = new byte[10 + 4];
+    bytes[0] = (byte) 0xC3;
+    bytes[1] = 0x01;
+    long fp = org.apache.avro.SchemaNormalization.parsingFingerprint64(other);
+    for (int i = 0; i < 8; i++) {
+      bytes[2 + i] = (byte) (fp >>> (8 * i));
+    }
+    assertThatThrownBy(() -> serde.deserialize("pod-state-changelog", bytes))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("known schema version");
+  }
 }

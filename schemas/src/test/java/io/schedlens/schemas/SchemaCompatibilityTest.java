@@ -43,6 +43,43 @@ class SchemaCompatibilityTest {
     }
   }
 
+  static List<String> inputTypes() {
+    return SchemaHistory.INPUT_TYPES;
+  }
+
+  /**
+   * The rolling-upgrade rule: an input type only grows by fields appended at the end, so a streams
+   * app older than the collector reads its records (AvroSerde). A change that inserts, moves or
+   * retypes a field of an input fails here.
+   */
+  @ParameterizedTest
+  @MethodSource("inputTypes")
+  void shouldOnlyAppendFieldsToAnInputType(String name) throws Exception {
+    List<Schema> versions = new java.util.ArrayList<>(SchemaHistory.versionsOf(name));
+    versions.add(currentSchema(name));
+    assertThat(SchemaHistory.appendOnly(versions))
+        .as(
+            "%s: each version must be the one before with fields appended at the end, with"
+                + " defaults (docs/streams-app.md, upgrades)",
+            name)
+        .isTrue();
+  }
+
+  @Test
+  void shouldTellAnInsertedOrRetypedFieldFromAnAppendedOne() throws Exception {
+    Schema current = currentSchema("RequestLog");
+    Schema older = testSchema("older/RequestLog-without-ttft.avsc");
+    Schema retyped = testSchema("incompatible/PodObservation-gpus-as-string.avsc");
+
+    assertThat(SchemaHistory.appendOnly(List.of(current, current))).isTrue();
+    assertThat(SchemaHistory.appendOnly(List.of(current, AvroSerdeTest.appended(current))))
+        .isTrue();
+    // ttftMs was inserted before requestId, not appended: compatible, but not append-only
+    assertThat(SchemaHistory.appendOnly(List.of(older, current))).isFalse();
+    assertThat(SchemaHistory.appendOnly(List.of(currentSchema("PodObservation"), retyped)))
+        .isFalse();
+  }
+
   @Test
   void shouldRejectAChangeThatRetypesAField() throws Exception {
     Schema current = currentSchema("PodObservation");
