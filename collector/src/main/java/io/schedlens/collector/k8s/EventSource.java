@@ -89,7 +89,8 @@ public final class EventSource implements AutoCloseable {
               "events.k8s.io/v1",
               sources,
               new Handler<>((e, change) -> EventProjection.project(e, change, clock.millis())),
-              metrics));
+              metrics,
+              InformerHandle::withoutManagedFields));
     }
     if (apis.contains(EventProjection.CORE_V1)) {
       List<Informable<Event>> sources = new ArrayList<>();
@@ -104,7 +105,8 @@ public final class EventSource implements AutoCloseable {
               "events/v1",
               sources,
               new Handler<>((e, change) -> EventProjection.project(e, change, clock.millis())),
-              metrics));
+              metrics,
+              InformerHandle::withoutManagedFields));
     }
   }
 

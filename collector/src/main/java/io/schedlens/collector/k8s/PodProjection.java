@@ -42,6 +42,52 @@ public final class PodProjection {
     this.annotationKeys = Set.copyOf(annotationKeys);
   }
 
+  /**
+   * Drops, in place, what {@link #project} and the pod source do not read, before the informer
+   * keeps the pod in its cache: managed fields, annotations and labels other than the carried ones,
+   * volumes, scheduling constraints, and of each container everything but its name, resources and
+   * restart policy. A pod in the cache then costs a fraction of its full size (docs/collector.md,
+   * memory); the projection of the stripped pod is the projection of the pod ({@code
+   * PodProjectionTest}).
+   */
+  public Pod retainRead(Pod pod) {
+    var meta = pod.getMetadata();
+    if (meta != null) {
+      meta.setManagedFields(null);
+      meta.setAnnotations(select(meta.getAnnotations(), annotationKeys));
+      meta.setLabels(select(meta.getLabels(), labelKeys));
+    }
+    var spec = pod.getSpec();
+    if (spec != null) {
+      spec.setVolumes(null);
+      spec.setAffinity(null);
+      spec.setTolerations(null);
+      spec.setTopologySpreadConstraints(null);
+      spec.setNodeSelector(null);
+      spec.setImagePullSecrets(null);
+      spec.setSecurityContext(null);
+      spec.setEphemeralContainers(null);
+      spec.setContainers(namesAndResources(spec.getContainers()));
+      spec.setInitContainers(namesAndResources(spec.getInitContainers()));
+    }
+    return pod;
+  }
+
+  private static List<Container> namesAndResources(List<Container> containers) {
+    if (containers == null) {
+      return null;
+    }
+    List<Container> kept = new ArrayList<>(containers.size());
+    for (Container c : containers) {
+      Container k = new Container();
+      k.setName(c.getName());
+      k.setResources(c.getResources());
+      k.setRestartPolicy(c.getRestartPolicy()); // a restartable init container is a sidecar
+      kept.add(k);
+    }
+    return kept;
+  }
+
   /** The projection of {@code pod} as seen through a watch event of type {@code change}. */
   public PodObservation project(Pod pod, ChangeType change, long observedAt) {
     var meta = pod.getMetadata();

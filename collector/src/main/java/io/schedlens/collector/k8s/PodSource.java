@@ -76,7 +76,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     } else {
       namespaces.forEach(ns -> sources.add(selected(client.pods().inNamespace(ns))));
     }
-    informers = InformerHandle.start(RESOURCE, sources, this, metrics);
+    informers = InformerHandle.start(RESOURCE, sources, this, metrics, projection::retainRead);
     informers.synced().thenRun(() -> reportGone("start"));
   }
 

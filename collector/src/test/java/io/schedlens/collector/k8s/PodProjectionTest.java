@@ -211,4 +211,39 @@ class PodProjectionTest {
       assertThat(o.getCreatedAt()).as(f.toString()).isPositive();
     }
   }
+
+  /**
+   * The informer's cache keeps pods as {@link PodProjection#retainRead} leaves them: their
+   * projection must be the full pod's, for every real pod (with carried labels and annotations).
+   */
+  @Test
+  void shouldProjectARetainedPodAsTheWholePod() {
+    PodProjection projection =
+        new PodProjection(
+            List.of("app", "schedlens.io/arm", "job-name"),
+            List.of("schedlens.io/last-checkpoint", "kubectl.kubernetes.io/restartedAt"));
+    int checked = 0;
+    for (var f : Fixtures.list("pods", ".json")) {
+      String text = Fixtures.text("pods/" + f.getFileName());
+      if (!text.contains("\"PodList\"")) {
+        continue;
+      }
+      for (Pod pod :
+          io.fabric8.kubernetes.client.utils.Serialization.unmarshal(
+                  text, io.fabric8.kubernetes.api.model.PodList.class)
+              .getItems()) {
+        Pod copy = new PodBuilder(pod).build();
+        PodObservation whole = projection.project(pod, ChangeType.MODIFIED, 1L);
+        int before = io.fabric8.kubernetes.client.utils.Serialization.asJson(copy).length();
+        Pod retained = projection.retainRead(copy);
+        int after = io.fabric8.kubernetes.client.utils.Serialization.asJson(retained).length();
+        assertThat(projection.project(retained, ChangeType.MODIFIED, 1L))
+            .as(f.toString())
+            .isEqualTo(whole);
+        assertThat(after).as(f.toString()).isLessThanOrEqualTo(before);
+        checked++;
+      }
+    }
+    assertThat(checked).isPositive();
+  }
 }
