@@ -212,7 +212,8 @@ public final class Collector implements AutoCloseable {
             config.getInt(CollectorConfig.INTAKE_MAX_BODY),
             config.getInt(CollectorConfig.INTAKE_MAX_LINE),
             config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT),
-            requestMarks);
+            requestMarks,
+            config.getInt(CollectorConfig.INTAKE_MAX_INFLIGHT));
     http =
         HttpEndpoint.start(
             config.getString(CollectorConfig.HTTP_HOST),

@@ -54,6 +54,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String INTAKE_FIELD_MAPPING = "intake.field.mapping";
   public static final String INTAKE_ACK_TIMEOUT = "intake.ack.timeout";
   public static final String INTAKE_RESEND_WINDOW = "intake.resend.window";
+  public static final String INTAKE_MAX_INFLIGHT = "intake.max.inflight.bytes";
   public static final String BUFFER_RECORDS = "buffer.records";
   public static final String BUFFER_BYTES = "buffer.bytes";
   public static final String TOPIC_PREFIX = "topic.prefix";
@@ -255,6 +256,13 @@ public final class CollectorConfig extends AppConfig {
               DurationSetting.atLeast(Duration.ofMillis(100)),
               Importance.LOW,
               "How long the intake waits for Kafka to acknowledge a batch. Past it the lines stay in the send buffer, to be delivered, and the answer is 202 with delivered=false: a 503 would make the shipper send them again.")
+          .define(
+              INTAKE_MAX_INFLIGHT,
+              Type.INT,
+              32 << 20,
+              Range.atLeast(1024),
+              Importance.LOW,
+              "Bytes of request bodies the intake holds at once, across all requests (a request counts its Content-Length, or intake.max.body.bytes when chunked or gzip); a request beyond it is answered 503 without being read, so that the shipper sends it again. At least intake.max.body.bytes is used.")
           .define(
               INTAKE_RESEND_WINDOW,
               Type.STRING,

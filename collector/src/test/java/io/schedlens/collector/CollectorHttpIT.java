@@ -267,6 +267,39 @@ class CollectorHttpIT {
     }
   }
 
+  /**
+   * The bodies the intake holds at once are bounded: while a slow client holds the budget with a
+   * body it has announced and not sent, another request is answered 503 unread; once the slow one
+   * is gone, a request is taken again.
+   */
+  @Test
+  void shouldAnswer503UnreadWhileTheBodyBudgetIsHeld() throws Exception {
+    String prefix = "budget-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c =
+        collector(
+            prefix, "--intake-max-body-bytes", "4096", "--intake-max-inflight-bytes", "4096")) {
+      URI uri = URI.create(c.baseUrl());
+      try (Socket slow = new Socket(uri.getHost(), uri.getPort())) {
+        slow.getOutputStream()
+            .write(
+                ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n"
+                        + "Content-Type: application/x-ndjson\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+        slow.getOutputStream().flush();
+        await("the slow request holding the budget")
+            .atMost(Duration.ofSeconds(10))
+            .until(() -> post(c, utf8(line("chat-0", 200, 1))).statusCode() == 503);
+        HttpResponse<String> busy = post(c, utf8(line("chat-0", 200, 1)));
+        assertThat(busy.statusCode()).isEqualTo(503);
+        assertThat(busy.body()).contains("intake.max.inflight.bytes");
+        assertThat(busy.headers().firstValue("Retry-After")).isPresent();
+      }
+      await("taken once the slow client is gone")
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> post(c, utf8(line("chat-0", 200, 1))).statusCode() == 202);
+    }
+  }
+
   @Test
   void shouldRefuseForGoodABatchLargerThanTheWholeSendBuffer() throws Exception {
     String prefix = "huge-" + UUID.randomUUID().toString().substring(0, 6) + ".";

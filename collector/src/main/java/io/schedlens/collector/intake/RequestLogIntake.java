@@ -27,6 +27,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.zip.GZIPInputStream;
@@ -65,6 +66,15 @@ public final class RequestLogIntake implements HttpHandler {
   private final Duration ackTimeout;
   private final RequestMarkHold markHold;
 
+  /**
+   * Bytes of request bodies the intake may hold at once (each request takes its length, or the body
+   * limit when the length is not known before reading: chunked or gzip): what the intake holds is
+   * bounded whatever the number of shippers.
+   */
+  private final Semaphore bodyBudget;
+
+  private final int bodyBudgetBytes;
+
   public RequestLogIntake(
       RequestLogParser parser,
       KafkaSink sink,
@@ -75,7 +85,8 @@ public final class RequestLogIntake implements HttpHandler {
       int maxBody,
       int maxLine,
       Duration ackTimeout,
-      RequestMarkHold markHold) {
+      RequestMarkHold markHold,
+      int maxInFlightBytes) {
     this.parser = parser;
     this.sink = sink;
     this.records = records;
@@ -86,6 +97,8 @@ public final class RequestLogIntake implements HttpHandler {
     this.maxLine = maxLine;
     this.ackTimeout = ackTimeout;
     this.markHold = markHold;
+    this.bodyBudgetBytes = Math.max(maxInFlightBytes, maxBody);
+    this.bodyBudget = new Semaphore(bodyBudgetBytes);
   }
 
   @Override
@@ -96,6 +109,7 @@ public final class RequestLogIntake implements HttpHandler {
     try {
       handled.code = answer(exchange, handled);
     } finally {
+      bodyBudget.release(handled.budget);
       markHold.end(begun, handled.code == 503, handled.oldestLine);
     }
     int code = handled.code;
@@ -107,6 +121,9 @@ public final class RequestLogIntake implements HttpHandler {
   private static final class Handled {
     int code = 500;
     long oldestLine = Long.MAX_VALUE;
+
+    /** Bytes of the body budget this request holds. */
+    int budget;
   }
 
   private int answer(HttpExchange exchange, Handled handled) throws IOException {
@@ -122,6 +139,25 @@ public final class RequestLogIntake implements HttpHandler {
       exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
       return error(exchange, 401, "a valid 'Authorization: Bearer <token>' header is required");
     }
+    String length = exchange.getRequestHeaders().getFirst("Content-Length");
+    long declared = length == null ? -1 : parseLong(length);
+    if (declared > maxBody) {
+      // Not read at all: the connection closes after the answer.
+      exchange.getResponseHeaders().set("Connection", "close");
+      return error(exchange, 413, "body of " + length + " bytes is over the limit of " + maxBody);
+    }
+    String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
+    int need = declared >= 0 && encoding == null ? (int) declared : maxBody;
+    if (!bodyBudget.tryAcquire(need)) {
+      // Not read: the connection closes after the answer, and the shipper sends it again.
+      exchange.getResponseHeaders().set("Connection", "close");
+      return unavailable(
+          exchange,
+          "the intake holds "
+              + bodyBudgetBytes
+              + " bytes of request bodies already (intake.max.inflight.bytes)");
+    }
+    handled.budget = need;
     if (!sink.kafkaReachable() || sink.saturated()) {
       // Read (within the body limit) for the time of its oldest line: the request topic's marks
       // must wait for it until the shipper has sent it again.
@@ -135,12 +171,6 @@ public final class RequestLogIntake implements HttpHandler {
       }
       return unavailable(
           exchange, sink.kafkaReachable() ? "send buffer full" : "Kafka unreachable");
-    }
-    String length = exchange.getRequestHeaders().getFirst("Content-Length");
-    if (length != null && parseLong(length) > maxBody) {
-      // Not read at all: the connection closes after the answer.
-      exchange.getResponseHeaders().set("Connection", "close");
-      return error(exchange, 413, "body of " + length + " bytes is over the limit of " + maxBody);
     }
     byte[] body;
     try {
