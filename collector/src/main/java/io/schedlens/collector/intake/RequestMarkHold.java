@@ -16,9 +16,10 @@ import java.util.TreeMap;
  * acknowledge; the shipper's next lines wait behind it). From such trouble, the marks stay at the
  * least of: the troubled request's start less the allowance, and its oldest line. The hold lasts
  * while the shipper is behind: while batches keep being refused or slow, or keep carrying lines
- * older than the last trouble (its backlog), and for {@code intake.resend.window} after the last of
- * those, the longest a shipper waits between two attempts. Besides, a mark never passes the start
- * of a request still being handled (less the allowance).
+ * more than twice the allowance (at least 10 s) old (its backlog, sent once it is let through);
+ * then a while longer: twice the allowance after slow answers alone, and {@code
+ * intake.resend.window} after a refusal, the longest a shipper waits between two attempts. Besides,
+ * a mark never passes the start of a request still being handled (less the allowance).
  *
  * <p>A line resent later than the window after the last sign of a backlog can still be late, which
  * is why the window is a setting. The hold costs time, not data: while it lasts, the streams app's
@@ -30,9 +31,9 @@ public final class RequestMarkHold implements MarkLimit {
   private final long allowanceMs;
   private final long windowMs;
   private final long settleMs;
+  private final long lagToleranceMs;
   private final TreeMap<Long, Integer> inFlight = new TreeMap<>();
   private long heldAt = NONE;
-  private long lastTrouble;
   private long lastBehind;
   private long lastRefusal = NONE;
 
@@ -47,6 +48,9 @@ public final class RequestMarkHold implements MarkLimit {
     // After trouble without a refusal (slow answers only), nothing will be sent again: the hold
     // lasts while the backlog comes, and this long after its last batch.
     this.settleMs = Math.max(2 * allowanceMs, 1_000);
+    // A batch whose oldest line is older than this is the shipper catching up (its flush interval
+    // and a tail's delay stay well under it).
+    this.lagToleranceMs = Math.max(2 * allowanceMs, 10_000);
   }
 
   /** A request starts being handled; returns its start, to give to {@link #end}. */
@@ -69,12 +73,14 @@ public final class RequestMarkHold implements MarkLimit {
     boolean slow = now - start > allowanceMs;
     if (refused || slow) {
       hold(Math.min(start - allowanceMs, before(oldestLine)), now);
-      lastTrouble = now;
       if (refused) {
         lastRefusal = now;
       }
-    } else if (heldAt != NONE && oldestLine < lastTrouble - allowanceMs) {
-      // The shipper's backlog, written while the intake held it up: still behind.
+    } else if (heldAt != NONE
+        && oldestLine != Long.MAX_VALUE
+        && now - oldestLine > lagToleranceMs) {
+      // The shipper's backlog: lines written while the intake held it up, or while it caught up
+      // since; it is still behind.
       hold(before(oldestLine), now);
     }
   }

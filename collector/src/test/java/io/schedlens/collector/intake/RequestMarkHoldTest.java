@@ -79,13 +79,20 @@ class RequestMarkHoldTest {
       answered(20, false, t);
       assertThat(hold.latest()).as("while the backlog comes").isEqualTo(held);
     }
-    // Caught up: recent lines only; the hold ends a window after the last refusal (the shipper may
-    // still have batches to send again after a long back-off).
-    while (clock.now <= lastTrouble + WINDOW.toMillis()) {
-      assertThat(hold.latest()).isEqualTo(held);
-      clock.now += 1_000;
-      answered(20, false, clock.now - 500);
+    // Lines written since the trouble ended, still sent late (the shipper drains its backlog
+    // slower than it writes): behind too, as long as they are old.
+    for (int i = 0; i < 120; i++) {
+      clock.now += 500;
+      answered(20, false, clock.now - 30_000);
+      assertThat(hold.latest()).as("while the shipper is 30 s behind").isEqualTo(held);
     }
+    // Caught up: recent lines only. The window since the last refusal has passed; the hold ends
+    // twice the allowance after the last backlog batch.
+    long caughtUp = clock.now;
+    clock.now += 2 * ALLOWANCE.toMillis() - 100;
+    answered(20, false, clock.now - 500);
+    assertThat(hold.latest()).isEqualTo(held);
+    clock.now = caughtUp + 2 * ALLOWANCE.toMillis() + 1;
     assertThat(hold.latest()).isEqualTo(MarkLimit.UNLIMITED);
   }
 
@@ -104,6 +111,13 @@ class RequestMarkHoldTest {
     assertThat(hold.latest()).isEqualTo(held);
     clock.now = lastBehind + 2 * ALLOWANCE.toMillis() + 1;
     assertThat(hold.latest()).isEqualTo(MarkLimit.UNLIMITED);
+  }
+
+  @Test
+  void shouldKeepHoldingForTheWindowAfterARefusalEvenWhenTheShipperIsQuiet() {
+    answered(5, true, clock.now - 1_000);
+    clock.now += WINDOW.toMillis() - 1;
+    assertThat(hold.latest()).isNotEqualTo(MarkLimit.UNLIMITED);
   }
 
   @Test
