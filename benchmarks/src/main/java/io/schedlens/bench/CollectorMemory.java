@@ -48,7 +48,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  * java -cp "benchmarks/target/schedlens-benchmarks.jar:benchmarks/target/lib/*" \
- *   io.schedlens.bench.CollectorMemory [pods=5000] [nodes=200] [eventsPerPod=4] [heap=384m]
+ *   io.schedlens.bench.CollectorMemory [pods=5000] [nodes=200] [eventsPerPod=4] [heap=640m]
  * </pre>
  *
  * {@code -Dcollector.classpaths=CP1;CP2} measures other builds of the collector one after the other
@@ -63,7 +63,7 @@ public final class CollectorMemory {
     int pods = args.length > 0 ? Integer.parseInt(args[0]) : 5000;
     int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 200;
     int eventsPerPod = args.length > 2 ? Integer.parseInt(args[2]) : 4;
-    String heap = args.length > 3 ? args[3] : "384m";
+    String heap = args.length > 3 ? args[3] : "640m";
     Path fixtures = Path.of(System.getProperty("fixtures", "../shared/fixtures/real"));
     System.out.printf(
         "collector memory: %,d pods on %d nodes, %d events per pod in each Event API, -Xmx%s%n",

@@ -29,11 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The collector in its own JVM with the heap the manifests give it ({@code -Xmx384m}, {@code
- * -XX:+ExitOnOutOfMemoryError}): bodies of garbage (2 MiB of {@code x\n}, a million bad lines each)
- * are answered 400 with the lines counted by reason, their bytes reach the dead-letter topic in a
- * few bounded dead letters, the process lives on and stays ready, and a good batch afterwards is
- * delivered (202, not merely buffered).
+ * The collector in its own JVM with the manifests' GC and exit on OutOfMemoryError and a heap well
+ * under theirs ({@code -Xmx384m}, where they give 640m): bodies of garbage (2 MiB of {@code x\n}, a
+ * million bad lines each) are answered 400 with the lines counted by reason, their bytes reach the
+ * dead-letter topic in a few bounded dead letters, the process lives on and stays ready, and a good
+ * batch afterwards is delivered (202, not merely buffered).
  */
 class IntakeMemoryIT {
 

@@ -188,6 +188,7 @@ public final class RequestLogIntake implements HttpHandler {
     // Each accepted line is serialized as it is parsed, and the rejected ones are gathered into a
     // few dead letters: what a request holds is bounded by its body, whatever the body holds.
     List<Outgoing> out = new ArrayList<>();
+    BatchAck ack = BatchAck.unsealed();
     RejectedLines rejected = new RejectedLines(records.maxDeadLetterBytes());
     long[] oldest = {Long.MAX_VALUE};
     walkBody(
@@ -196,7 +197,7 @@ public final class RequestLogIntake implements HttpHandler {
         new Lines() {
           @Override
           public void accepted(RequestLog log) {
-            out.add(records.requestLog(log, null));
+            out.add(records.requestLog(log, ack));
             oldest[0] = Math.min(oldest[0], log.getTime());
           }
 
@@ -209,10 +210,9 @@ public final class RequestLogIntake implements HttpHandler {
     int acceptedLines = out.size();
     handled.oldestLine = oldest[0];
     for (RejectedLines.Chunk c : rejected.chunks()) {
-      out.add(records.deadLetter(SOURCE, c.reason(), c.where(), c.raw(), null, now, null));
+      out.add(records.deadLetter(SOURCE, c.reason(), c.where(), c.raw(), null, now, ack));
     }
-    BatchAck ack = new BatchAck(out.size());
-    out.replaceAll(o -> o.withAck(ack));
+    ack.seal(out.size());
     switch (sink.offerBatch(Records.REQUESTS, out)) {
       case NEVER -> {
         return error(

@@ -23,6 +23,25 @@ public final class BatchAck {
     }
   }
 
+  private BatchAck() {
+    this.remaining = new AtomicInteger();
+  }
+
+  /**
+   * A batch whose size is told later ({@link #seal}), so that its records can be made as they are
+   * read: none of them may be offered before the seal.
+   */
+  public static BatchAck unsealed() {
+    return new BatchAck();
+  }
+
+  /** Tells how many records the batch holds; before any of them is offered. */
+  public void seal(int records) {
+    if (remaining.addAndGet(records) == 0) {
+      done.complete(null);
+    }
+  }
+
   void acknowledged() {
     if (remaining.decrementAndGet() == 0) {
       done.complete(null);

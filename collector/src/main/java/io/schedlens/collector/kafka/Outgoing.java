@@ -27,9 +27,4 @@ public record Outgoing(
       String topic, String source, byte[] key, byte[] value, long eventTime, BatchAck ack) {
     this(topic, source, key, value, eventTime, ack, null, false);
   }
-
-  /** The same record, acknowledged to {@code batch}. */
-  public Outgoing withAck(BatchAck batch) {
-    return new Outgoing(topic, source, key, value, eventTime, batch, partitionKey, mark);
-  }
 }
