@@ -31,6 +31,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -147,7 +150,6 @@ class BrokerFaultsIT {
     AtomicLong leaderKilled = new AtomicLong(-1);
     AtomicLong outageMs = new AtomicLong();
     AtomicLong recoveredMs = new AtomicLong();
-    AtomicBoolean marking = new AtomicBoolean(true);
     try {
       await().atMost(Duration.ofSeconds(60)).until(() -> collector.readiness().ready());
       long start = System.currentTimeMillis();
@@ -212,21 +214,15 @@ class BrokerFaultsIT {
       faults.start();
       // The pod topics' marks, written on their own clock as the collector writes them, whatever
       // the shipper does (a producer on a dead cluster may block its caller for a minute).
-      Thread podMarks =
-          new Thread(
-              () -> {
-                while (marking.get()) {
-                  pods.mark(System.currentTimeMillis() - 1_000);
-                  try {
-                    Thread.sleep(100); // the marking pace
-                  } catch (InterruptedException e) {
-                    return;
-                  }
-                }
-              },
-              "pod-marks");
-      podMarks.setDaemon(true);
-      podMarks.start();
+      ScheduledExecutorService podMarks =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "pod-marks");
+                t.setDaemon(true); // a failed test does not keep the JVM
+                return t;
+              });
+      podMarks.scheduleWithFixedDelay(
+          () -> pods.mark(System.currentTimeMillis() - 1_000), 0, 100, TimeUnit.MILLISECONDS);
 
       Map<String, int[]> expected = new TreeMap<>();
       long seq = 0;
@@ -269,8 +265,8 @@ class BrokerFaultsIT {
           takenAfter++;
         }
       }
-      marking.set(false);
-      podMarks.join();
+      podMarks.shutdown();
+      assertThat(podMarks.awaitTermination(90, TimeUnit.SECONDS)).as("pod marks stopped").isTrue();
       faults.join();
 
       long end = System.currentTimeMillis();
@@ -342,7 +338,6 @@ class BrokerFaultsIT {
       throw e;
     } finally {
       faultsDone.set(true);
-      marking.set(false);
       pods.close();
       app.close();
       collector.close();
