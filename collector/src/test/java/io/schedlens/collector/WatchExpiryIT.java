@@ -83,7 +83,8 @@ class WatchExpiryIT {
             .build();
     server
         .expect()
-        .withPath("/api/v1/namespaces/expiry/pods?resourceVersion=0")
+        // The informer lists in pages of 500 (InformerHandle.LIST_PAGE), first and after a 410.
+        .withPath("/api/v1/namespaces/expiry/pods?limit=500")
         .andReturn(
             200,
             new PodListBuilder()
@@ -105,7 +106,7 @@ class WatchExpiryIT {
         .once();
     server
         .expect()
-        .withPath("/api/v1/namespaces/expiry/pods")
+        .withPath("/api/v1/namespaces/expiry/pods?limit=500")
         .andReturn(
             200,
             new PodListBuilder()
