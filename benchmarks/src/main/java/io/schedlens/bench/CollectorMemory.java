@@ -6,6 +6,7 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
@@ -31,6 +32,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.UUID;
@@ -228,8 +230,7 @@ public final class CollectorMemory {
    */
   static String histogram(long pid, int n) throws Exception {
     String[] lines = jcmd(pid, "GC.class_histogram").split("\n");
-    return String.join(
-        "\n", java.util.Arrays.asList(lines).subList(0, Math.min(lines.length, n + 3)));
+    return String.join("\n", Arrays.asList(lines).subList(0, Math.min(lines.length, n + 3)));
   }
 
   private static Pod pod(Pod template, int i, int nodes) {
@@ -290,8 +291,7 @@ public final class CollectorMemory {
         .build();
   }
 
-  private static io.fabric8.kubernetes.api.model.events.v1.Event newEvent(
-      Pod p, int e, String uid) {
+  private static Event newEvent(Pod p, int e, String uid) {
     return new EventBuilder()
         .withNewMetadata()
         .withName(p.getMetadata().getName() + "." + e)
