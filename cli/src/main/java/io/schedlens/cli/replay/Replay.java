@@ -230,12 +230,8 @@ public final class Replay {
     objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
     Map<String, PodName> podNames = new HashMap<>();
     List<ClusterEvent> events = new ArrayList<>();
+    List<PodWatchTimes.Watched> watched = new ArrayList<>();
     for (String file : objectFiles) {
-      // A watch stream is in the order things happened, but a Pod carries no time of its own
-      // change (a deleted pending pod may carry no later time at all): each watch event is taken
-      // to happen at its latest fact, and not before the one recorded above it. List items (a
-      // snapshot) are in no order and stand at their own latest fact.
-      long watchClock = Long.MIN_VALUE;
       for (RecordedObjects.Item item : RecordedObjects.read(readFile(file), unusable)) {
         try {
           if (item instanceof RecordedObjects.PodItem p) {
@@ -246,13 +242,21 @@ public final class Replay {
                   o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
               at = Math.max(at, o.getDeletionTimestamp() - grace * 1000);
             }
-            if (p.change() != ChangeType.RELIST) {
-              watchClock = Math.max(watchClock, at);
-              at = watchClock;
-            }
-            o.setObservedAt(at);
-            inputs.add(records.pod(o));
             podNames.put(o.getUid(), PodName.of(o));
+            if (p.change() == ChangeType.RELIST) {
+              // List items (a snapshot) are in no order and stand at their own latest fact.
+              o.setObservedAt(at);
+              inputs.add(records.pod(o));
+            } else {
+              watched.add(
+                  new PodWatchTimes.Watched(
+                      o,
+                      p.change(),
+                      file,
+                      p.line(),
+                      PodWatchTimes.revision(p.pod().getMetadata().getResourceVersion()),
+                      at));
+            }
           } else if (item instanceof RecordedObjects.CoreEventItem e) {
             event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
           } else if (item instanceof RecordedObjects.EventsV1Item e) {
@@ -264,6 +268,8 @@ public final class Replay {
         }
       }
     }
+    PodWatchTimes.place(watched, config.getDuration(StreamsAppConfig.GRACE).toMillis())
+        .forEach(o -> inputs.add(records.pod(o)));
     int renamed = 0;
     for (ClusterEvent e : events) {
       // A recording put together from several captures may name a pod in an event otherwise than
@@ -288,11 +294,12 @@ public final class Replay {
               + " by UID",
           renamed);
     }
+    Map<String, String> scrapes = new TreeMap<>();
     for (String file : config.getList(ReplayConfig.DCGM)) {
-      String name = Path.of(file).getFileName().toString();
-      RecordedScrapes.read(name, readFile(file), unusable)
-          .forEach(s -> inputs.add(records.gpuSample(s.key(), s.sample())));
+      scrapes.put(file, readFile(file));
     }
+    RecordedScrapes.readAll(scrapes, unusable)
+        .forEach(s -> inputs.add(records.gpuSample(s.key(), s.sample())));
     RequestLogParser requests =
         new RequestLogParser(
             FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)),

@@ -27,17 +27,23 @@ import java.util.List;
  */
 public final class RecordedObjects {
 
-  /** One usable object, with the change it was recorded as. */
+  /**
+   * One usable object, with the change it was recorded as and the line of the file its value (or
+   * the List holding it) starts on.
+   */
   public sealed interface Item permits PodItem, CoreEventItem, EventsV1Item {
     ChangeType change();
+
+    int line();
   }
 
-  public record PodItem(Pod pod, ChangeType change) implements Item {}
+  public record PodItem(Pod pod, ChangeType change, int line) implements Item {}
 
-  public record CoreEventItem(Event event, ChangeType change) implements Item {}
+  public record CoreEventItem(Event event, ChangeType change, int line) implements Item {}
 
   public record EventsV1Item(
-      io.fabric8.kubernetes.api.model.events.v1.Event event, ChangeType change) implements Item {}
+      io.fabric8.kubernetes.api.model.events.v1.Event event, ChangeType change, int line)
+      implements Item {}
 
   public static final String UNPARSEABLE = "unparseable";
   public static final String NOT_AN_OBJECT = "not-a-kubernetes-object";
@@ -63,10 +69,12 @@ public final class RecordedObjects {
           (json ? JSON : YAML).readerFor(JsonNode.class).readValues(parser);
       while (true) {
         JsonNode node;
+        int line;
         try {
           if (!it.hasNextValue()) {
             break;
           }
+          line = parser.currentTokenLocation().getLineNr();
           node = it.nextValue();
         } catch (JsonProcessingException e) {
           unusable.add(
@@ -81,9 +89,9 @@ public final class RecordedObjects {
           continue;
         }
         if (node.isArray()) {
-          node.forEach(n -> value(n, null, items, unusable));
+          node.forEach(n -> value(n, null, line, items, unusable));
         } else {
-          value(node, null, items, unusable);
+          value(node, null, line, items, unusable);
         }
       }
     } catch (IOException e) {
@@ -98,7 +106,8 @@ public final class RecordedObjects {
         : "line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
   }
 
-  private static void value(JsonNode node, ChangeType change, List<Item> items, Unusable unusable) {
+  private static void value(
+      JsonNode node, ChangeType change, int line, List<Item> items, Unusable unusable) {
     if (!node.isObject()) {
       unusable.add(NOT_AN_OBJECT, abbreviate(node.toString()));
       return;
@@ -106,9 +115,9 @@ public final class RecordedObjects {
     if (node.has("type") && node.has("object") && node.path("object").isObject()) {
       String type = node.path("type").asText();
       switch (type) {
-        case "ADDED" -> value(node.path("object"), ChangeType.ADDED, items, unusable);
-        case "MODIFIED" -> value(node.path("object"), ChangeType.MODIFIED, items, unusable);
-        case "DELETED" -> value(node.path("object"), ChangeType.DELETED, items, unusable);
+        case "ADDED" -> value(node.path("object"), ChangeType.ADDED, line, items, unusable);
+        case "MODIFIED" -> value(node.path("object"), ChangeType.MODIFIED, line, items, unusable);
+        case "DELETED" -> value(node.path("object"), ChangeType.DELETED, line, items, unusable);
         case "BOOKMARK" -> {
           // a resourceVersion marker, no object state
         }
@@ -127,6 +136,7 @@ public final class RecordedObjects {
                   value(
                       withKind(i, kind.substring(0, kind.length() - 4), apiVersion),
                       ChangeType.RELIST,
+                      line,
                       items,
                       unusable));
       return;
@@ -134,15 +144,16 @@ public final class RecordedObjects {
     ChangeType c = change == null ? ChangeType.ADDED : change;
     try {
       if (kind.equals("Pod") && apiVersion.equals("v1")) {
-        items.add(new PodItem(KUBE.unmarshal(node.toString(), Pod.class), c));
+        items.add(new PodItem(KUBE.unmarshal(node.toString(), Pod.class), c, line));
       } else if (kind.equals("Event") && apiVersion.equals("v1")) {
-        items.add(new CoreEventItem(KUBE.unmarshal(node.toString(), Event.class), c));
+        items.add(new CoreEventItem(KUBE.unmarshal(node.toString(), Event.class), c, line));
       } else if (kind.equals("Event") && apiVersion.equals("events.k8s.io/v1")) {
         items.add(
             new EventsV1Item(
                 KUBE.unmarshal(
                     node.toString(), io.fabric8.kubernetes.api.model.events.v1.Event.class),
-                c));
+                c,
+                line));
       } else if (kind.isEmpty()) {
         unusable.add(NOT_AN_OBJECT, "no kind: " + abbreviate(node.toString()));
       } else {

@@ -28,15 +28,55 @@ public final class RecordedScrapes {
 
   private RecordedScrapes() {}
 
+  /** Reads one file of scrapes. */
   public static List<KeyedGpuSample> read(String name, String content, Unusable unusable) {
+    return readAll(Map.of(name, content), unusable);
+  }
+
+  /**
+   * Reads several files of scrapes (name to content) as one recording: the scrapes of all files are
+   * taken in time order, so the interval of each sample (from the previous one of its GPU) does not
+   * depend on how the recording was cut into files or in which order they come.
+   */
+  public static List<KeyedGpuSample> readAll(Map<String, String> files, Unusable unusable) {
+    // time -> file -> samples; files in name order within one time, whatever order they came in
+    Map<Long, Map<String, List<ExpositionSample>>> byTime = new TreeMap<>();
+    for (var file : files.entrySet()) {
+      String name = file.getKey();
+      int untimed = 0;
+      for (ExpositionSample s : parse(name, file.getValue(), unusable)) {
+        if (s.timestampMs() == null) {
+          untimed++;
+        } else {
+          byTime
+              .computeIfAbsent(s.timestampMs(), t -> new TreeMap<>())
+              .computeIfAbsent(name, n -> new ArrayList<>())
+              .add(s);
+        }
+      }
+      unusable.add(NO_TIMESTAMP, untimed, name + ": " + untimed + " samples without a timestamp");
+    }
+    List<KeyedGpuSample> out = new ArrayList<>();
+    GpuIntervals intervals = new GpuIntervals();
+    for (var scrapes : byTime.entrySet()) {
+      for (var scrape : scrapes.getValue().entrySet()) {
+        String name = scrape.getKey();
+        var result = GpuSampleAssembler.assemble(scrape.getValue(), scrapes.getKey(), name, null);
+        result.samples().forEach(k -> intervals.stamp(k.sample()));
+        out.addAll(result.samples());
+        result.notUsed().forEach((reason, n) -> unusable.add("dcgm-" + reason, n, name));
+      }
+    }
+    return out;
+  }
+
+  private static List<ExpositionSample> parse(String name, String content, Unusable unusable) {
     List<String> lines = new ArrayList<>(List.of(content.split("\n", -1)));
-    List<ExpositionSample> samples = null;
     int bad = 0;
-    while (samples == null) {
+    while (true) {
       try {
-        samples =
-            ExpositionParser.parse(
-                String.join("\n", lines), ExpositionParser.Format.PROMETHEUS_TEXT);
+        return ExpositionParser.parse(
+            String.join("\n", lines), ExpositionParser.Format.PROMETHEUS_TEXT);
       } catch (ExpositionFormatException e) {
         unusable.add(MALFORMED_LINE, name + ": " + e.getMessage());
         int index = e.line() - 1;
@@ -46,24 +86,5 @@ public final class RecordedScrapes {
         lines.set(index, "# (unparseable line skipped by replay)");
       }
     }
-    Map<Long, List<ExpositionSample>> byTime = new TreeMap<>();
-    int untimed = 0;
-    for (ExpositionSample s : samples) {
-      if (s.timestampMs() == null) {
-        untimed++;
-      } else {
-        byTime.computeIfAbsent(s.timestampMs(), t -> new ArrayList<>()).add(s);
-      }
-    }
-    unusable.add(NO_TIMESTAMP, untimed, name + ": " + untimed + " samples without a timestamp");
-    List<KeyedGpuSample> out = new ArrayList<>();
-    GpuIntervals intervals = new GpuIntervals();
-    for (var scrape : byTime.entrySet()) {
-      var result = GpuSampleAssembler.assemble(scrape.getValue(), scrape.getKey(), name, null);
-      result.samples().forEach(k -> intervals.stamp(k.sample()));
-      out.addAll(result.samples());
-      result.notUsed().forEach((reason, n) -> unusable.add("dcgm-" + reason, n, name));
-    }
-    return out;
   }
 }

@@ -30,7 +30,8 @@ import java.util.UUID;
  * {@code pods.json} and {@code events.json} as {@code kubectl get --watch --output-watch-events -o
  * json} prints them (one watch event per line), {@code dcgm.prom} with one timestamped scrape of
  * every node's dcgm-exporter every scrape interval, and {@code requests.jsonl} with the intake's
- * fields. Used as the simulator's {@link ClusterWriter}, {@link RequestSink} and {@link
+ * fields. Objects carry a {@code metadata.resourceVersion} from one cluster-wide counter, as the
+ * API server's are. Used as the simulator's {@link ClusterWriter}, {@link RequestSink} and {@link
  * Simulator.Pacer} at once (the pacer sees virtual time pass, which is when scrapes happen).
  */
 public final class ClusterRecorder
@@ -53,6 +54,14 @@ public final class ClusterRecorder
   private final long scrapeIntervalMs;
   private final Map<String, Pod> lastPod = new HashMap<>();
   private final Set<String> eventsSeen = new HashSet<>();
+
+  /**
+   * The cluster's revision, as etcd counts it: every write of a pod or an event takes the next one
+   * as its {@code metadata.resourceVersion}, which orders one cluster's watch events whatever file
+   * they end up in.
+   */
+  private long revision;
+
   private long nextScrape;
 
   public ClusterRecorder(
@@ -100,6 +109,8 @@ public final class ClusterRecorder
   public void deletePod(String namespace, String name) {
     Pod last = lastPod.remove(namespace + "/" + name);
     if (last != null) {
+      // a DELETED watch event carries the revision of the deletion
+      last.getMetadata().setResourceVersion(Long.toString(++revision));
       watchEvent(pods, "DELETED", last);
     }
   }
@@ -121,6 +132,7 @@ public final class ClusterRecorder
       copy.getMetadata()
           .setUid(UUID.nameUUIDFromBytes(key.getBytes(StandardCharsets.UTF_8)).toString());
     }
+    copy.getMetadata().setResourceVersion(Long.toString(++revision));
     watchEvent(events, eventsSeen.add(key) ? "ADDED" : "MODIFIED", copy);
   }
 
@@ -143,6 +155,7 @@ public final class ClusterRecorder
 
   private void pod(Pod pod, String type) {
     Pod copy = KUBE.clone(pod);
+    copy.getMetadata().setResourceVersion(Long.toString(++revision));
     lastPod.put(copy.getMetadata().getNamespace() + "/" + copy.getMetadata().getName(), copy);
     watchEvent(pods, type, copy);
   }
