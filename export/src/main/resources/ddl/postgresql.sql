@@ -85,6 +85,10 @@ CREATE TABLE IF NOT EXISTS preemptions (
 -- Added with PodTimeline v6: allocated GPU time no sample covers (missing data, not idle).
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS unsampled_gpu_seconds double precision;
 
+-- Added with PodTimeline v7: 'end-of-recording' on a replay's timeline of a pod the recording
+-- ended on (its numbers stop at its latest recorded input).
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS ended_by text;
+
 -- Added with the preemptions from the victim's workload and the wasted busy part.
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_kind text;
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_name text;

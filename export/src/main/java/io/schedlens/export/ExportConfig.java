@@ -93,6 +93,30 @@ public final class ExportConfig extends AppConfig {
       throw new ConfigException(
           "give --to DIR (Parquet or Avro files) or --to jdbc:postgresql://HOST/DB");
     }
+    requireLocalOrJdbc(getString(TO), "--to");
+  }
+
+  /**
+   * Refuses a destination that is a URL other than JDBC ({@code s3://}, {@code gs://}, {@code
+   * abfss://}, {@code hdfs://}, {@code file://}): files go to a local directory, which a copy
+   * command or a mounted bucket takes further; a URL must not become a folder named {@code s3:}.
+   */
+  public static void requireLocalOrJdbc(String to, String setting) {
+    if (to.startsWith("jdbc:")) {
+      return;
+    }
+    int scheme = to.indexOf("://");
+    if (scheme > 0 && to.substring(0, scheme).matches("[A-Za-z][A-Za-z0-9+.-]*")) {
+      throw new ConfigException(
+          setting
+              + " "
+              + to
+              + ": "
+              + to.substring(0, scheme)
+              + ":// is not a destination schedlens writes to; give a local directory (then copy"
+              + " it, e.g. aws s3 sync DIR s3://bucket/prefix, gcloud storage rsync -r DIR"
+              + " gs://bucket/prefix) or a jdbc: URL");
+    }
   }
 
   public static ExportConfig from(CommandLineSettings s) {

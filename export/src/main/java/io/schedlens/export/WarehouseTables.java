@@ -118,7 +118,8 @@ public final class WarehouseTables {
           Column.of("disruptionBy", "/disruption/by", TEXT),
           Column.of("preemptionsOfWorkload", "/preemptionsOfWorkload", INT),
           Column.of("starving", "/starving", BOOLEAN),
-          Column.of("updatedAt", "/updatedAt", TIMESTAMP));
+          Column.of("updatedAt", "/updatedAt", TIMESTAMP),
+          Column.of("endedBy", "/endedBy", TEXT));
 
   /** preemptions: one row per victim, from the victim's final timeline. */
   public static final FlatTable PREEMPTION_TABLE =

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
+import io.schedlens.cli.common.DeadLetterReader;
+import io.schedlens.cli.common.RunExport;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
@@ -11,6 +13,7 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.InputGaps;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
@@ -64,6 +67,7 @@ public final class Demo {
       List<ClusterRun> runs,
       Map<String, PodTimeline> finals,
       Map<String, WorkloadTimeline> workloads,
+      InputGaps gaps,
       ExperimentReport report,
       Path out) {
 
@@ -255,8 +259,17 @@ public final class Demo {
               Map.of("bootstrap.servers", broker.bootstrapServers()),
               topics,
               scenario.experiment());
+      DeadLetterReader deadLetters =
+          DeadLetterReader.read(Map.of("bootstrap.servers", broker.bootstrapServers()), topics);
+      InputGaps gaps = new InputGaps(Map.of(), deadLetters.reasons(), deadLetters.pods());
+      if (!gaps.isEmpty()) {
+        say(
+            "dead-lettered by the streams app: %s; e.g. %s",
+            deadLetters.reasons(), deadLetters.examples());
+      }
+      RunExport.to(config.getString(RunExport.EXPORT), broker.bootstrapServers(), progress);
       ExperimentReport report =
-          write(scenario, truth, finals, workloads.values(), conditions, outDir);
+          write(scenario, truth, finals, workloads.values(), conditions, gaps, outDir);
       out.println();
       out.print(ReportWriter.table(report));
       out.print(ReportWriter.continuityTable(report));
@@ -275,7 +288,7 @@ public final class Demo {
         Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
         forever.await();
       }
-      return new Result(scenario, truth, simulator.runs(), finals, workloads, report, outDir);
+      return new Result(scenario, truth, simulator.runs(), finals, workloads, gaps, report, outDir);
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
         try {
@@ -340,6 +353,7 @@ public final class Demo {
       Map<String, PodTimeline> finals,
       Collection<WorkloadTimeline> workloads,
       Conditions conditions,
+      InputGaps gaps,
       Path dir)
       throws IOException {
     conditions.write(dir);
@@ -357,7 +371,9 @@ public final class Demo {
     ReportWriter.writeAll(
         dir,
         report,
-        "Scenario `"
+        gaps.markdown()
+            + (gaps.isEmpty() ? "" : "\n")
+            + "Scenario `"
             + scenario.name()
             + "`: "
             + scenario.description()

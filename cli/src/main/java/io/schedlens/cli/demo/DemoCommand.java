@@ -2,6 +2,7 @@ package io.schedlens.cli.demo;
 
 import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.InputGaps;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,12 @@ public final class DemoCommand {
     DemoConfig config = DemoConfig.from(settings);
     Demo.Result result = new Demo(config, out, err).run();
     int exit = result.missing().isEmpty() ? 0 : 1;
+    if (exit == 0
+        && !result.gaps().isEmpty()
+        && !config.getBoolean(DemoConfig.ALLOW_DEAD_LETTERS)) {
+      err.println(result.gaps().oneLine("demo"));
+      exit = InputGaps.EXIT_CODE;
+    }
     PagesServer.afterRun(config, result.out(), err);
     return exit;
   }

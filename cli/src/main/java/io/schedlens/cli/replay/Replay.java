@@ -3,12 +3,13 @@ package io.schedlens.cli.replay;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
-import io.schedlens.avro.DeadLetter;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
+import io.schedlens.cli.common.DeadLetterReader;
+import io.schedlens.cli.common.RunExport;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.collector.InputBounds;
@@ -25,10 +26,12 @@ import io.schedlens.collector.recorded.Unusable;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.InputGaps;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
+import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.ProgressMarks;
@@ -60,9 +63,11 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.StreamsConfig;
 
 /**
@@ -81,12 +86,17 @@ public final class Replay {
 
   private static final Duration QUIET = Duration.ofSeconds(3);
 
-  /** What a replay produced. */
+  /** The mark on the final timeline of a pod the recording ended on. */
+  public static final String END_OF_RECORDING = "end-of-recording";
+
   /**
    * What a replay computed.
    *
+   * @param timelines the latest timeline of every pod: final, those the recording ended on closed
+   *     with {@link #END_OF_RECORDING}
    * @param preemptions the latest record per key of schedlens.preemptions
    * @param deadLetterKeys every dead letter of the streams app as "reason source key", sorted
+   * @param gaps what the numbers do not rest on (unusable input, dead letters)
    */
   public record Result(
       Map<String, PodTimeline> timelines,
@@ -96,6 +106,7 @@ public final class Replay {
       Unusable unusable,
       Map<String, Integer> deadLetters,
       List<String> deadLetterKeys,
+      InputGaps gaps,
       ExperimentReport report,
       Path out) {}
 
@@ -155,9 +166,7 @@ public final class Replay {
       Map<String, PodTimeline> timelines;
       Map<String, WorkloadTimeline> workloads;
       Conditions conditions;
-      Map<String, Integer> deadLetters;
-      Map<String, String> deadLetterExamples = new TreeMap<>();
-      List<String> deadLetterKeys = new ArrayList<>();
+      DeadLetterReader deadLetters;
       Map<String, Preemption> preemptions = new TreeMap<>();
       try {
         produce(kafka, topics, records, inputs);
@@ -175,21 +184,32 @@ public final class Replay {
                     .filter(e -> e != null)
                     .findFirst()
                     .orElse("replay"));
-        deadLetters = deadLetters(kafka, topics, deadLetterExamples, deadLetterKeys);
+        deadLetters = DeadLetterReader.read(kafka, topics);
         try (KafkaConsumer<String, Preemption> consumer =
             TopicConsumers.fromBeginning(kafka, topics.preemptions)) {
           TopicConsumers.readToEnd(consumer, r -> preemptions.put(r.key(), r.value()));
         }
-        if (!deadLetters.isEmpty()) {
-          say("dead-lettered by the streams app: %s; e.g. %s", deadLetters, deadLetterExamples);
+        if (!deadLetters.reasons().isEmpty()) {
+          say(
+              "dead-lettered by the streams app: %s; e.g. %s",
+              deadLetters.reasons(), deadLetters.examples());
         }
       } finally {
         streams.close();
       }
+      int cut = closeAtEndOfRecording(kafka, topics, timelines);
+      if (cut > 0) {
+        say(
+            "%d pods were still there when the recording ended: their final timelines say"
+                + " endedBy %s",
+            cut, END_OF_RECORDING);
+      }
+      InputGaps gaps = new InputGaps(unusable.counts(), deadLetters.reasons(), deadLetters.pods());
+      RunExport.to(config.getString(RunExport.EXPORT), broker.bootstrapServers(), progress);
       WorkloadsFile.write(outDir, workloads.values());
       conditions.write(outDir);
       ExperimentReport report =
-          write(timelines, workloads, conditions, produced, unusable, deadLetters, outDir);
+          write(timelines, workloads, conditions, produced, unusable, gaps, outDir);
       out.println();
       out.print(ReportWriter.table(report));
       out.print(ReportWriter.continuityTable(report));
@@ -210,8 +230,9 @@ public final class Replay {
           preemptions,
           produced,
           unusable,
-          deadLetters,
-          deadLetterKeys,
+          deadLetters.reasons(),
+          deadLetters.keys(),
+          gaps,
           report,
           outDir);
     } finally {
@@ -509,38 +530,45 @@ public final class Replay {
     return lag;
   }
 
-  private static Map<String, Integer> deadLetters(
-      Map<String, Object> kafka, Topics topics, Map<String, String> examples, List<String> keys) {
-    Map<String, Integer> reasons = new TreeMap<>();
-    try (KafkaConsumer<String, DeadLetter> consumer =
-        TopicConsumers.fromBeginning(kafka, topics.deadLetters)) {
-      TopicConsumers.readToEnd(
-          consumer,
-          r -> {
-            if (r.value() != null) {
-              reasons.merge(r.value().getReason(), 1, Integer::sum);
-              keys.add(
-                  r.value().getReason()
-                      + " "
-                      + r.value().getSource()
-                      + " "
-                      + (r.value().getKey() == null
-                          ? "-"
-                          : StandardCharsets.UTF_8.decode(r.value().getKey().duplicate())));
-              examples.putIfAbsent(
-                  r.value().getReason(),
-                  r.value().getSource()
-                      + " "
-                      + (r.value().getKey() == null
-                          ? ""
-                          : StandardCharsets.UTF_8.decode(r.value().getKey()).toString())
-                      + ": "
-                      + r.value().getDetail());
-            }
-          });
+  /**
+   * Closes the timelines of the pods the recording ended on (running, pending, or finished but not
+   * deleted, as a Job's pods stay until their Job goes): final, marked {@link #END_OF_RECORDING},
+   * their numbers as of their latest input; published to the pod-timelines topic after the streams
+   * app stopped, so that {@code export} and {@code report --from kafka} over the replay's topics
+   * see them as the files do. Returns how many.
+   */
+  private static int closeAtEndOfRecording(
+      Map<String, Object> kafka, Topics topics, Map<String, PodTimeline> timelines) {
+    Map<String, PodTimeline> cut = new TreeMap<>();
+    timelines.forEach(
+        (uid, t) -> {
+          if (!t.getFinal$()) {
+            cut.put(uid, endOfRecording(t));
+          }
+        });
+    if (cut.isEmpty()) {
+      return 0;
     }
-    Collections.sort(keys);
-    return reasons;
+    Map<String, Object> p = new HashMap<>(kafka);
+    p.put(ProducerConfig.ACKS_CONFIG, "all");
+    p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, true);
+    try (KafkaProducer<String, PodTimeline> producer =
+        new KafkaProducer<>(
+            p, new StringSerializer(), AvroSerde.of(PodTimeline.class).serializer())) {
+      cut.forEach(
+          (uid, t) ->
+              producer.send(
+                  new ProducerRecord<>(
+                      topics.podTimelines.name(), null, t.getUpdatedAt(), uid, t)));
+      producer.flush();
+    }
+    timelines.putAll(cut);
+    return cut.size();
+  }
+
+  /** The final timeline of a pod the recording ended on. */
+  static PodTimeline endOfRecording(PodTimeline t) {
+    return PodTimeline.newBuilder(t).setFinal$(true).setEndedBy(END_OF_RECORDING).build();
   }
 
   private ExperimentReport write(
@@ -549,7 +577,7 @@ public final class Replay {
       Conditions conditions,
       Map<String, Integer> produced,
       Unusable unusable,
-      Map<String, Integer> deadLetters,
+      InputGaps gaps,
       Path dir)
       throws IOException {
     List<PodTimeline> ordered = TimelinesFile.write(dir, timelines.values());
@@ -566,7 +594,11 @@ public final class Replay {
                 config.getDuration(StreamsAppConfig.STARVATION_PENDING).toMillis(),
                 workloads.values())
             .withConditions(conditions);
-    StringBuilder intro = new StringBuilder("Replay of recorded data: ");
+    StringBuilder intro = new StringBuilder(gaps.markdown());
+    if (!gaps.isEmpty()) {
+      intro.append('\n');
+    }
+    intro.append("Replay of recorded data: ");
     intro.append(String.join(", ", config.getList(ReplayConfig.PODS)));
     if (!config.getList(ReplayConfig.EVENTS).isEmpty()) {
       intro.append(" and ").append(String.join(", ", config.getList(ReplayConfig.EVENTS)));
@@ -574,21 +606,31 @@ public final class Replay {
     intro.append(".\n\nInputs used: ").append(produced).append(". ");
     intro.append(
         unusable.isEmpty() ? "Nothing unusable." : "Unusable input: " + unusable.counts() + ".");
-    if (!deadLetters.isEmpty()) {
-      intro.append(" Dead-lettered by the streams app: ").append(deadLetters).append('.');
+    if (!gaps.deadLetters().isEmpty()) {
+      intro.append(" Dead-lettered by the streams app: ").append(gaps.deadLetters()).append('.');
     }
-    intro.append(" Timelines of pods still running when the recording ended are not final.");
+    long cut =
+        timelines.values().stream().filter(t -> END_OF_RECORDING.equals(t.getEndedBy())).count();
+    if (cut > 0) {
+      intro.append(
+          String.format(
+              " %d pods were still there when the recording ended: their timelines are closed"
+                  + " there (`endedBy: %s`), their numbers as of their latest recorded input.",
+              cut, END_OF_RECORDING));
+    }
     ReportWriter.writeAll(dir, report, intro.toString(), config.getList(ReplayConfig.GUARDRAILS));
     Map<String, Object> summary = new LinkedHashMap<>();
     summary.put("inputs", produced);
     summary.put("unusable", unusable.counts());
     summary.put("unusableExamples", unusable.examples());
-    summary.put("deadLetters", deadLetters);
+    summary.put("deadLetters", gaps.deadLetters());
+    summary.putAll(gaps.toSummary());
     summary.put("pods", timelines.size());
     summary.put(
         "finalTimelines", timelines.values().stream().filter(PodTimeline::getFinal$).count());
+    summary.put("endedByEndOfRecording", cut);
     Files.writeString(
-        dir.resolve("replay-summary.json"),
+        dir.resolve(InputGaps.REPLAY_SUMMARY),
         new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(summary) + "\n");
     return report;
   }

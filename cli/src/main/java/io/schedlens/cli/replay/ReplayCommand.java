@@ -2,6 +2,7 @@ package io.schedlens.cli.replay;
 
 import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.InputGaps;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,12 @@ public final class ReplayCommand {
     ReplayConfig config = ReplayConfig.from(settings);
     Replay.Result result = new Replay(config, out, err).run();
     int exit = result.timelines().isEmpty() ? 1 : 0;
+    if (exit == 0
+        && !result.gaps().isEmpty()
+        && !config.getBoolean(ReplayConfig.ALLOW_DEAD_LETTERS)) {
+      err.println(result.gaps().oneLine("replay"));
+      exit = InputGaps.EXIT_CODE;
+    }
     PagesServer.afterRun(config, result.out(), err);
     return exit;
   }

@@ -1,6 +1,7 @@
 package io.schedlens.cli.replay;
 
 import io.schedlens.cli.common.PagesServer;
+import io.schedlens.cli.common.RunExport;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -30,6 +31,7 @@ public final class ReplayConfig extends AppConfig {
   public static final String TIMEOUT = "timeout";
   public static final String GUARDRAILS = "guardrails";
   public static final String SHUFFLE = "shuffle.seed";
+  public static final String ALLOW_DEAD_LETTERS = "allow.dead.letters";
 
   /** Streams app settings that shape the timelines, passed through unchanged. */
   public static final String SLICE = "slice";
@@ -58,7 +60,7 @@ public final class ReplayConfig extends AppConfig {
           CollectorConfig.POD_ANNOTATIONS,
           CollectorConfig.INTAKE_FIELD_MAPPING);
 
-  public static final ConfigDef DEF = PagesServer.define(define());
+  public static final ConfigDef DEF = RunExport.define(PagesServer.define(define()));
 
   private static ConfigDef define() {
     ConfigDef def =
@@ -119,6 +121,12 @@ public final class ReplayConfig extends AppConfig {
                 Importance.LOW,
                 "The longest the replay waits for the streams app to finish processing.")
             .define(
+                ALLOW_DEAD_LETTERS,
+                Type.BOOLEAN,
+                false,
+                Importance.MEDIUM,
+                "false: when any recorded input could not be used or the streams app dead-lettered any, the replay still writes everything (report.md says what is missing at its top) but exits with code 4. true: partial results are acceptable, exit 0.")
+            .define(
                 GUARDRAILS,
                 Type.LIST,
                 Guardrails.DEFAULT,
@@ -145,6 +153,7 @@ public final class ReplayConfig extends AppConfig {
     }
     c.getDuration(TIMEOUT);
     c.getDuration(SLICE);
+    RunExport.validate(c.getString(RunExport.EXPORT));
     try {
       Guardrails.validate(c.getList(GUARDRAILS));
     } catch (IllegalArgumentException e) {

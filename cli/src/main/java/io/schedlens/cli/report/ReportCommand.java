@@ -4,6 +4,7 @@ import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
+import io.schedlens.cli.common.DeadLetterReader;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -11,6 +12,7 @@ import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.report.Conditions;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.Guardrails;
+import io.schedlens.report.InputGaps;
 import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
@@ -49,6 +51,7 @@ public final class ReportCommand {
   public static final String STARVATION_PENDING = "starvation.pending";
   public static final String TOPIC_PREFIX = "topic.prefix";
   public static final String GUARDRAILS = "guardrails";
+  public static final String ALLOW_DEAD_LETTERS = "allow.dead.letters";
 
   public static final ConfigDef DEF =
       new ConfigDef()
@@ -76,6 +79,12 @@ public final class ReportCommand {
               Guardrails.DEFAULT,
               Importance.MEDIUM,
               "Rollback conditions, each PASS or FAIL per arm: slo-breach-ratio<=control, no-starving, interruption<=control, batch-pending-p95<=DURATION, wasted-gpu-hours<=NUMBER.")
+          .define(
+              ALLOW_DEAD_LETTERS,
+              Type.BOOLEAN,
+              false,
+              Importance.MEDIUM,
+              "false: when the timelines rest on incomplete inputs (a replay's unusable input or dead letters in its replay-summary.json; with --from kafka, the dead-letter topic), the report says so at its top and the command exits with code 4. true: partial results are acceptable, exit 0.")
           .define(
               STARVATION_PENDING,
               Type.STRING,
@@ -140,6 +149,10 @@ public final class ReportCommand {
             ? ConditionsReader.configMaps(
                 config.kafkaClientSettings(), Topics.withPrefix(config.getString(TOPIC_PREFIX)))
             : List.of();
+    InputGaps gaps =
+        from.equals("kafka")
+            ? gapsOnTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
+            : InputGaps.read(dirOf(from));
     Map<String, List<PodTimeline>> byExperiment = new TreeMap<>();
     String only = config.getString(EXPERIMENT);
     for (PodTimeline t : timelines) {
@@ -162,6 +175,7 @@ public final class ReportCommand {
       Path dir = byExperiment.size() == 1 ? outDir : outDir.resolve(safe(e.getKey()));
       List<PodTimeline> mine = e.getValue();
       long notFinal = mine.stream().filter(t -> !t.getFinal$()).count();
+      long cut = mine.stream().filter(t -> t.getEndedBy() != null).count();
       ExperimentReport report =
           ExperimentReport.of(
                   e.getKey(),
@@ -181,13 +195,21 @@ public final class ReportCommand {
                       ? fileConditions
                       : Conditions.of(e.getKey(), configMaps, List.of()));
       String intro =
-          "From "
+          gaps.markdown()
+              + (gaps.isEmpty() ? "" : "\n")
+              + "From "
               + mine.size()
               + " pod timelines of "
               + from
               + (notFinal > 0
                   ? " (" + notFinal + " not final: pods still running or waiting when read)."
-                  : ".");
+                  : ".")
+              + (cut > 0
+                  ? " "
+                      + cut
+                      + " of them were closed where their recording ended (endedBy), their numbers"
+                      + " as of their latest recorded input."
+                  : "");
       List<Guardrails.Result> checked = ReportWriter.writeAll(dir, report, intro, guardrails);
       out.println();
       out.print(ReportWriter.table(report));
@@ -216,7 +238,23 @@ public final class ReportCommand {
               + ", "
               + ReportWriter.WASTED_PNG);
     }
+    if (!gaps.isEmpty() && !config.getBoolean(ALLOW_DEAD_LETTERS)) {
+      err.println(gaps.oneLine("report"));
+      return InputGaps.EXIT_CODE;
+    }
     return 0;
+  }
+
+  /** The directory of {@code --from}: itself, or the directory of the file. */
+  private static Path dirOf(String from) {
+    Path p = Path.of(from);
+    return Files.isDirectory(p) ? p : p.toAbsolutePath().getParent();
+  }
+
+  /** The dead letters on the topic, as gaps of the timelines read beside them. */
+  static InputGaps gapsOnTopic(Config config, Topics topics) {
+    DeadLetterReader d = DeadLetterReader.read(config.kafkaClientSettings(), topics);
+    return new InputGaps(Map.of(), d.reasons(), d.pods());
   }
 
   static List<PodTimeline> fromFile(String from) throws IOException {

@@ -6,6 +6,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.InputGaps;
+import io.schedlens.report.TimelinesFile;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.scenario.Scenario;
@@ -16,6 +18,10 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -152,27 +158,70 @@ class ReplayIT {
     for (Path p : Fixtures.list("events", "")) {
       args.addAll(List.of("--events", p.toString()));
     }
-    args.addAll(List.of("--out", dir.resolve("real").toString()));
-    Replay.Result r = replay(args);
+    Path out = dir.resolve("real");
+    Path warehouse = dir.resolve("warehouse");
+    args.addAll(List.of("--out", out.toString(), "--export", warehouse.toString()));
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    PrintStream print = new PrintStream(console, true, StandardCharsets.UTF_8);
+    int exit = ReplayCommand.run(args, Map.of(), print, print);
+    String said = console.toString(StandardCharsets.UTF_8);
+    System.out.println(said);
 
-    // Unusable parts are counted, not fatal: describe-output text, non-pod kinds, a bare condition.
-    assertThat(r.unusable().counts()).containsKeys("not-a-kubernetes-object", "not-a-pod-or-event");
+    // Unusable parts are counted, not fatal: describe-output text, non-pod kinds, a bare
+    // condition. But the results rest on incomplete inputs: said at the top of the report, and
+    // in the exit code unless accepted.
+    assertThat(exit).as(said).isEqualTo(InputGaps.EXIT_CODE);
+    assertThat(said)
+        .contains("replay: the results rest on incomplete inputs", "--allow-dead-letters");
+    InputGaps gaps = InputGaps.read(out);
+    assertThat(gaps.unusable()).containsKeys("not-a-kubernetes-object", "not-a-pod-or-event");
+    String report = Files.readString(out.resolve("report.md"));
+    assertThat(report.lines().skip(2).findFirst().orElse(""))
+        .as("the line after the title")
+        .startsWith("> **Incomplete inputs:");
+    assertThat(Files.readString(out.resolve("replay-summary.json")))
+        .contains("\"incomplete\" : true");
+
+    Map<String, PodTimeline> timelines = new java.util.TreeMap<>();
+    TimelinesFile.read(out).forEach(t -> timelines.put(t.getUid(), t));
     PodTimeline gpuPending =
-        r.timelines().values().stream()
+        timelines.values().stream()
             .filter(t -> t.getName().startsWith("pending-pod-resources"))
             .findFirst()
             .orElseThrow();
     assertThat(gpuPending.getOutcome()).isEqualTo("Pending");
     assertThat(gpuPending.getPendingReasons()).containsEntry("Insufficient nvidia.com/gpu", 1);
     assertThat(gpuPending.getPreemptionAttempted()).isTrue();
-    PodTimeline affinity =
-        r.timelines().values().stream()
-            .filter(t -> t.getUid().equals("6947a9d5-f99e-4efc-81ce-2ee36083f307"))
-            .findFirst()
-            .orElseThrow();
+    PodTimeline affinity = timelines.get("6947a9d5-f99e-4efc-81ce-2ee36083f307");
     assertThat(affinity.getPendingReasons()).containsKey("node affinity/selector");
     // Its FailedScheduling event sits in another capture (matched by UID, not name), a series of
     // 3; the other one, "skip schedule deleting pod", is not an attempt to place it.
     assertThat(gpuPending.getFailedSchedulingCount()).isEqualTo(3);
+
+    // The captures end while the pods are pending or running: each is closed at the end of the
+    // recording, with its mark, in the files, the report and the exported tables.
+    assertThat(timelines.values()).allMatch(PodTimeline::getFinal$);
+    List<String> cut =
+        timelines.values().stream()
+            .filter(t -> Replay.END_OF_RECORDING.equals(t.getEndedBy()))
+            .map(PodTimeline::getUid)
+            .sorted()
+            .toList();
+    assertThat(cut).contains(gpuPending.getUid(), affinity.getUid());
+    assertThat(report).contains(cut.size() + " pods were still there when the recording ended");
+    try (Connection db = DriverManager.getConnection("jdbc:duckdb:");
+        Statement s = db.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT uid FROM read_parquet('"
+                    + warehouse
+                    + "/pod_timelines/**/*.parquet', hive_partitioning = true,"
+                    + " union_by_name = true) WHERE endedBy = 'end-of-recording' ORDER BY uid")) {
+      List<String> exported = new ArrayList<>();
+      while (rs.next()) {
+        exported.add(rs.getString(1));
+      }
+      assertThat(exported).isEqualTo(cut);
+    }
   }
 }

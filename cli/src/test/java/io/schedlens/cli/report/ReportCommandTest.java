@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadRef;
+import io.schedlens.report.InputGaps;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.schemas.AvroJson;
 import java.awt.image.BufferedImage;
@@ -142,5 +143,53 @@ class ReportCommandTest {
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("is the --out of simulate")
         .hasMessageContaining("report.md");
+  }
+
+  @Test
+  void shouldSayAtTheTopThatTheInputsWereIncompleteAndExitFourUnlessAccepted() throws Exception {
+    Path in = dir.resolve("replay-out");
+    Files.createDirectories(in);
+    Files.write(
+        in.resolve("timelines.jsonl"),
+        List.of(AvroJson.toLine(pod("day08", "control", 1, "chat", "Deployment", 1_000, 0))));
+    // as a replay writes it: unusable recorded input and the streams app's dead letters
+    Files.writeString(
+        in.resolve(InputGaps.REPLAY_SUMMARY),
+        "{\"unusable\": {\"not-a-kubernetes-object\": 2}, \"deadLetters\": {\"unknown-pod\": 40},"
+            + " \"incomplete\": true, \"deadLetteredPods\": [\"ai-lab/chat-7\"]}");
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    PrintStream print = new PrintStream(console, true, StandardCharsets.UTF_8);
+
+    int exit =
+        ReportCommand.run(
+            List.of("--from", in.toString(), "--out", dir.resolve("a").toString()),
+            Map.of(),
+            print,
+            print);
+
+    assertThat(exit).isEqualTo(InputGaps.EXIT_CODE);
+    assertThat(console.toString(StandardCharsets.UTF_8))
+        .contains("report: the results rest on incomplete inputs", "--allow-dead-letters");
+    List<String> report = Files.readAllLines(dir.resolve("a").resolve("report.md"));
+    assertThat(report.get(2)).startsWith("> **Incomplete inputs: 42 inputs were not used");
+    assertThat(String.join("\n", report))
+        .contains("40 input(s) dead-lettered by the streams app: `unknown-pod`")
+        .contains("record the Pods over the whole span")
+        .contains("`ai-lab/chat-7`");
+
+    int accepted =
+        ReportCommand.run(
+            List.of(
+                "--from",
+                in.toString(),
+                "--out",
+                dir.resolve("b").toString(),
+                "--allow-dead-letters"),
+            Map.of(),
+            print,
+            print);
+    assertThat(accepted).isZero();
+    assertThat(Files.readString(dir.resolve("b").resolve("report.md")))
+        .contains("Incomplete inputs");
   }
 }
