@@ -13,7 +13,14 @@ final class LogFormat {
   static final String FLAG = "--log-format";
   static final String ENV = "SCHEDLENS_LOG_FORMAT";
 
+  private static final String JSON_CONFIGURATION = "logback-json.xml";
+
   private LogFormat() {}
+
+  /** Whether the process logs JSON lines. */
+  static boolean json() {
+    return JSON_CONFIGURATION.equals(System.getProperty("logback.configurationFile"));
+  }
 
   /**
    * Selects the configuration and returns the arguments without the flag.
@@ -37,7 +44,7 @@ final class LogFormat {
       case "text" -> {}
       case "json" -> {
         if (System.getProperty("logback.configurationFile") == null) {
-          System.setProperty("logback.configurationFile", "logback-json.xml");
+          System.setProperty("logback.configurationFile", JSON_CONFIGURATION);
         }
       }
       default ->

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigException;
+import org.slf4j.LoggerFactory;
 
 /**
  * Entry point of {@code ./schedlens}: dispatches to one subcommand per part. Exit codes: 0 success,
@@ -112,16 +113,38 @@ public final class Main {
     try {
       return entry.command().run(args.subList(1, args.size()));
     } catch (KafkaReachability.UnreachableException e) {
-      err.println("schedlens " + args.get(0) + ": " + e.getMessage());
+      fatal(err, "schedlens " + args.get(0) + ": " + e.getMessage(), null);
       return FAILED;
     } catch (ConfigException e) {
-      err.println("schedlens " + args.get(0) + ": " + e.getMessage());
-      err.println("(run ./schedlens " + args.get(0) + " --help for the settings)");
+      fatal(
+          err,
+          "schedlens "
+              + args.get(0)
+              + ": "
+              + e.getMessage()
+              + " (./schedlens "
+              + args.get(0)
+              + " --help lists the settings)",
+          null);
       return USAGE;
     } catch (Exception e) {
-      err.println("schedlens " + args.get(0) + " failed: " + e);
-      e.printStackTrace(err);
+      fatal(err, "schedlens " + args.get(0) + " failed: " + e, e);
       return FAILED;
+    }
+  }
+
+  /**
+   * The line that ends a command: plain text, or under {@code --log-format json} a log record like
+   * every other line (logback's JSON encoder), so that a log collector sees why it ended.
+   */
+  private static void fatal(PrintStream err, String line, Exception e) {
+    if (LogFormat.json()) {
+      LoggerFactory.getLogger(Main.class).error(line, e);
+      return;
+    }
+    err.println(line);
+    if (e != null) {
+      e.printStackTrace(err);
     }
   }
 

@@ -6,6 +6,7 @@ import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.common.ConditionsReader;
 import io.schedlens.cli.common.DeadLetterReader;
 import io.schedlens.cli.common.RunExport;
+import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
@@ -30,7 +31,6 @@ import io.schedlens.simulator.live.RequestShipper;
 import io.schedlens.simulator.live.SimClock;
 import io.schedlens.simulator.live.SimulatedApiServer;
 import io.schedlens.simulator.scenario.Scenario;
-import io.schedlens.simulator.scenario.ScenarioLoader;
 import io.schedlens.streams.StreamsApp;
 import io.schedlens.streams.StreamsAppConfig;
 import java.io.IOException;
@@ -97,7 +97,7 @@ public final class Demo {
 
   public Result run() throws Exception {
     long t0 = System.nanoTime();
-    Scenario loaded = ScenarioLoader.load(config.getString(DemoConfig.SCENARIO));
+    Scenario loaded = ScenarioSetting.load(config.getString(DemoConfig.SCENARIO));
     long seed = config.getLong(DemoConfig.SEED);
     Scenario scenario = seed < 0 ? loaded : loaded.withSeed(seed);
     double speed = config.getDouble(DemoConfig.SPEED);

@@ -1,6 +1,7 @@
 package io.schedlens.cli.demo;
 
 import io.schedlens.cli.common.PagesServer;
+import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.InputGaps;
 import java.io.PrintStream;
@@ -21,11 +22,13 @@ public final class DemoCommand {
   public static int run(
       List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
       throws Exception {
-    CommandLineSettings settings = CommandLineSettings.load(DemoConfig.DEF, args, env);
+    CommandLineSettings settings = CommandLineSettings.load(DemoConfig.DEF, args, env, false);
     if (settings.help()) {
       out.println(
-          "usage: ./schedlens demo [--out DIR] [--scenario day08|pool|FILE] [--keep-running true]\n");
-      out.print(CommandLineSettings.helpText(DemoConfig.DEF));
+          "usage: ./schedlens demo [--out DIR] [--scenario "
+              + ScenarioSetting.choices()
+              + "] [--export DIR] [--keep-running]\n");
+      out.print(CommandLineSettings.helpText(DemoConfig.DEF, false));
       return 0;
     }
     DemoConfig config = DemoConfig.from(settings);

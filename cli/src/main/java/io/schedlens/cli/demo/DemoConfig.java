@@ -2,6 +2,7 @@ package io.schedlens.cli.demo;
 
 import io.schedlens.cli.common.PagesServer;
 import io.schedlens.cli.common.RunExport;
+import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.DurationSetting;
@@ -117,6 +118,8 @@ public final class DemoConfig extends AppConfig {
   public static DemoConfig from(CommandLineSettings s) {
     DemoConfig c = new DemoConfig(s.values(), s.kafka());
     RunExport.validate(c.getString(RunExport.EXPORT));
+    c.getDuration(FINALS_TIMEOUT);
+    ScenarioSetting.load(c.getString(SCENARIO)); // before anything starts
     return c;
   }
 }

@@ -21,12 +21,12 @@ public final class ReplayCommand {
   public static int run(
       List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
       throws Exception {
-    CommandLineSettings settings = CommandLineSettings.load(ReplayConfig.DEF, args, env);
+    CommandLineSettings settings = CommandLineSettings.load(ReplayConfig.DEF, args, env, false);
     if (settings.help()) {
       out.println(
           "usage: ./schedlens replay --pods FILE --events FILE [--dcgm FILE] [--requests FILE]"
-              + " [--slo NAME=MILLIS]... [--config FILE] --out DIR\n");
-      out.print(CommandLineSettings.helpText(ReplayConfig.DEF));
+              + " [--slo NAME=MILLIS]... [--config FILE] --out DIR [--export DIR]\n");
+      out.print(CommandLineSettings.helpText(ReplayConfig.DEF, false));
       return 0;
     }
     ReplayConfig config = ReplayConfig.from(settings);

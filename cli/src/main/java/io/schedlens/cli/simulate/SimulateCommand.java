@@ -1,6 +1,8 @@
 package io.schedlens.cli.simulate;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.cli.common.ScenarioSetting;
+import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ReportWriter;
@@ -11,7 +13,6 @@ import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
 import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
-import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,12 +39,7 @@ public final class SimulateCommand {
 
   public static final ConfigDef DEF =
       new ConfigDef()
-          .define(
-              SCENARIO,
-              Type.STRING,
-              "day08",
-              Importance.HIGH,
-              "A bundled scenario (day08, day08-disruptions, node-failure, pool, dense) or a scenario YAML file.")
+          .define(SCENARIO, Type.STRING, "day08", Importance.HIGH, ScenarioSetting.doc())
           .define(
               OUT,
               Type.STRING,
@@ -58,6 +54,12 @@ public final class SimulateCommand {
               Importance.MEDIUM,
               "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (a timestamped scrape every scrape interval of the scenario, 15 s in most), requests.jsonl. Empty: no recording.");
 
+  private static final class Config extends AppConfig {
+    Config(Map<String, Object> values) {
+      super(DEF, values, Map.of());
+    }
+  }
+
   private SimulateCommand() {}
 
   public static int run(List<String> args, Map<String, String> env, PrintStream out)
@@ -69,23 +71,25 @@ public final class SimulateCommand {
   public static int run(
       List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
       throws Exception {
-    CommandLineSettings settings = CommandLineSettings.load(DEF, args, env);
+    CommandLineSettings settings = CommandLineSettings.load(DEF, args, env, false);
     if (settings.help()) {
-      out.println("usage: ./schedlens simulate [--scenario day08|pool|FILE] [--out DIR]\n");
-      out.print(CommandLineSettings.helpText(DEF));
+      out.println(
+          "usage: ./schedlens simulate [--scenario "
+              + ScenarioSetting.choices()
+              + "] [--seed N] [--out DIR] [--record DIR]\n");
+      out.print(CommandLineSettings.helpText(DEF, false));
       return 0;
     }
-    Map<String, Object> v = settings.values();
-    String name = v.getOrDefault(SCENARIO, "day08").toString();
-    Scenario scenario = ScenarioLoader.load(name);
-    long seed = v.containsKey(SEED) ? Long.parseLong(v.get(SEED).toString()) : -1;
+    Config config = new Config(settings.values());
+    Scenario scenario = ScenarioSetting.load(config.getString(SCENARIO));
+    long seed = config.getLong(SEED);
     if (seed >= 0) {
       scenario = scenario.withSeed(seed);
     }
     long t0 = System.nanoTime();
     long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
     Simulator sim = new Simulator(scenario, origin);
-    String recordDir = v.getOrDefault(RECORD, "").toString();
+    String recordDir = config.getString(RECORD);
     ClusterRecorder recorder =
         recordDir.isEmpty()
             ? null
@@ -141,7 +145,7 @@ public final class SimulateCommand {
     out.print(ReportWriter.table(report));
     out.println();
     report.findings().forEach(f -> out.println("  - " + f));
-    String dir = v.getOrDefault(OUT, "").toString();
+    String dir = config.getString(OUT);
     if (!dir.isEmpty()) {
       Path outDir = Path.of(dir);
       Files.createDirectories(outDir);

@@ -60,6 +60,34 @@ public final class CommandLineSettings {
    */
   public static CommandLineSettings load(
       ConfigDef def, List<String> args, Map<String, String> env) {
+    return load(def, args, env, true);
+  }
+
+  /**
+   * Reads settings for {@code def}; a command that is no Kafka client ({@code kafkaClient} false:
+   * it runs its own embedded broker, or none) refuses {@code --kafka} and {@code kafka.} settings
+   * instead of ignoring them, and ignores KAFKA_* variables of the environment.
+   */
+  public static CommandLineSettings load(
+      ConfigDef def, List<String> args, Map<String, String> env, boolean kafkaClient) {
+    if (kafkaClient) {
+      return read(def, args, env);
+    }
+    Map<String, String> ownEnv = new TreeMap<>(env);
+    ownEnv.keySet().removeIf(v -> v.startsWith(KAFKA_ENV_PREFIX));
+    CommandLineSettings s = read(def, args, ownEnv);
+    if (!s.kafka.isEmpty()) {
+      throw new ConfigException(
+          "this command uses no Kafka cluster of yours (it runs its own embedded broker, or none):"
+              + " remove the Kafka client settings "
+              + s.kafka.keySet()
+              + " (--kafka, or kafka. in the --config file)");
+    }
+    return new CommandLineSettings(s.values, Map.of(), s.help);
+  }
+
+  private static CommandLineSettings read(
+      ConfigDef def, List<String> args, Map<String, String> env) {
     Map<String, String> byEnvName = new TreeMap<>();
     Map<String, String> byFlag = new TreeMap<>();
     for (String name : def.names()) {
@@ -221,8 +249,16 @@ public final class CommandLineSettings {
     return help;
   }
 
-  /** A plain-text table of a command's settings for --help. */
+  /** A plain-text table of a command's settings for --help, with the Kafka client settings. */
   public static String helpText(ConfigDef def) {
+    return helpText(def, true);
+  }
+
+  /**
+   * A plain-text table of a command's settings for --help; the Kafka client settings only for a
+   * command that is a Kafka client.
+   */
+  public static String helpText(ConfigDef def, boolean kafkaClient) {
     StringBuilder sb = new StringBuilder();
     List<ConfigDef.ConfigKey> keys = new ArrayList<>(def.configKeys().values());
     for (ConfigDef.ConfigKey key : keys) {
@@ -237,6 +273,11 @@ public final class CommandLineSettings {
         sb.append("; valid: ").append(key.validator);
       }
       sb.append('\n');
+    }
+    if (!kafkaClient) {
+      sb.append(
+          "  --config FILE   Java properties file with any of the settings above (by name)\n");
+      return sb.toString();
     }
     sb.append("  --config FILE   Java properties file with any of the settings above (by name),\n");
     sb.append("                  and Kafka client settings prefixed 'kafka.'\n");

@@ -25,10 +25,18 @@ public final class KafkaReachability {
     }
   }
 
+  /**
+   * The client id of the probe's admin client: its connection warnings are the probe's business
+   * (the launcher's logging leaves them out, see the cli's ProbeWarningsFilter), the one line it
+   * throws says what went wrong.
+   */
+  public static final String PROBE_CLIENT_ID = "schedlens-reachability-probe";
+
   private KafkaReachability() {}
 
   public static void require(Map<String, Object> clientSettings, Duration timeout) {
     Map<String, Object> c = new HashMap<>(clientSettings);
+    c.put(AdminClientConfig.CLIENT_ID_CONFIG, PROBE_CLIENT_ID);
     int ms = (int) timeout.toMillis();
     c.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, ms);
     c.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, ms);
