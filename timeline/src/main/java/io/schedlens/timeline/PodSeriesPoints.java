@@ -10,10 +10,13 @@ import org.apache.avro.generic.GenericData;
 
 /**
  * A pod's GPU utilisation and requests over its life, bounded: at most {@link #MAX_POINTS} points
- * of {@code stepMs} each, where {@code stepMs} is {@link #BASE_STEP_MS} × 2^k, the smallest such
- * step at which every input from the first to the last fits into {@link #MAX_POINTS} aligned steps.
- * A longer life doubles the step and adds each pair of neighbours into one point. An hour of a pod
- * is 60 points of 1 minute, a week 40 points of 4.3 hours.
+ * of {@code stepMs} each, where {@code stepMs} is the DCGM sample interval ({@code
+ * gpu.sample.interval}, 15 s by default) × 2^k, the smallest such step at which every input from
+ * the first to the last fits into {@link #MAX_POINTS} aligned steps. The resolution follows the
+ * life: a life of 16 minutes or more has 32 to 64 points; a shorter one a point per sample interval
+ * (a 17-second pod two points of 15 s, not one minute that runs past its end). A longer life
+ * doubles the step and adds each pair of neighbours into one point. An hour of a pod is 60 points
+ * of 1 minute, a week 40 points of 4.3 hours.
  *
  * <p>The same inputs in any order give the same series: steps are aligned to the epoch (a point at
  * step 2w is exactly two points at step w), every field of a point is a sum (of integers, or of
@@ -23,12 +26,25 @@ import org.apache.avro.generic.GenericData;
 public final class PodSeriesPoints {
 
   /**
-   * One minute: a DCGM scrape is every 15 to 30 s and a chart of a pod's life needs no finer step;
-   * a finer one cost a busy pod's state 1.9 KB more (a point and its latency bins every 15 s).
+   * The finest step when the sample interval is shorter: a second, the resolution of the request
+   * counts (requests are counted per second).
    */
-  public static final long BASE_STEP_MS = 60_000;
+  public static final long MIN_STEP_MS = 1_000;
 
+  /**
+   * Points at most: a busy pod's state holds them (a point and its latency bins are about 30
+   * bytes), whatever the length of its life.
+   */
   public static final int MAX_POINTS = 64;
+
+  /**
+   * The finest step of a series: the DCGM sample interval, so that every step of a GPU line holds a
+   * sample (a finer step draws gaps between samples, read as missing data); at least {@link
+   * #MIN_STEP_MS}.
+   */
+  public static long baseStepMs(TimelineSettings settings) {
+    return Math.max(MIN_STEP_MS, settings.gpuSampleInterval().toMillis());
+  }
 
   private PodSeriesPoints() {}
 
@@ -45,13 +61,15 @@ public final class PodSeriesPoints {
       Double classSloMs,
       TimelineSettings settings) {
     PodSeries s = series;
+    long base = baseStepMs(settings);
     for (GpuReading r : in.getGpu()) {
-      s = addSample(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
+      s = addSample(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings), base);
     }
     if (in.getRequests() > 0) {
       s =
           addRequests(
               s,
+              base,
               in.getSecond(),
               in.getRequests(),
               in.getErrors(),
@@ -63,10 +81,20 @@ public final class PodSeriesPoints {
     return s;
   }
 
-  /** Adds one GPU sample at {@code t} of utilisation {@code util} standing for {@code spanMs}. */
-  static PodSeries addSample(PodSeries series, long t, double util, long spanMs) {
+  /**
+   * Adds one GPU sample at {@code t} of utilisation {@code util} standing for {@code spanMs}; a new
+   * series starts at {@code baseStepMs} ({@link #baseStepMs}).
+   */
+  static PodSeries addSample(PodSeries series, long t, double util, long spanMs, long baseStepMs) {
     return addPoint(
-        orEmpty(series), t, GpuBusy.busyMicros(util, spanMs), spanMs * 1000L, 0, 0, 0, List.of());
+        orEmpty(series, baseStepMs),
+        t,
+        GpuBusy.busyMicros(util, spanMs),
+        spanMs * 1000L,
+        0,
+        0,
+        0,
+        List.of());
   }
 
   /**
@@ -75,6 +103,7 @@ public final class PodSeriesPoints {
    */
   static PodSeries addRequests(
       PodSeries series,
+      long baseStepMs,
       long t,
       long requests,
       long errors,
@@ -82,13 +111,14 @@ public final class PodSeriesPoints {
       List<Double> latencies,
       Double serviceSloMs,
       Double classSloMs) {
-    PodSeries s = addPoint(orEmpty(series), t, 0, 0, requests, errors, breaches, latencies);
+    PodSeries s =
+        addPoint(orEmpty(series, baseStepMs), t, 0, 0, requests, errors, breaches, latencies);
     s.setSloMs(slo(s.getSloMs(), serviceSloMs, classSloMs));
     return s;
   }
 
-  private static PodSeries orEmpty(PodSeries s) {
-    return s == null ? new PodSeries(BASE_STEP_MS, null, new ArrayList<>()) : s;
+  private static PodSeries orEmpty(PodSeries s, long baseStepMs) {
+    return s == null ? new PodSeries(baseStepMs, null, new ArrayList<>()) : s;
   }
 
   /**

@@ -333,7 +333,9 @@ public final class TimelineReducer {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), g.getTime()));
     long span = GpuBusy.span(g.getIntervalMs(), settings);
     GpuBusy.add(s, g.getTime(), util, span);
-    s.setSeries(PodSeriesPoints.addSample(s.getSeries(), g.getTime(), util, span));
+    s.setSeries(
+        PodSeriesPoints.addSample(
+            s.getSeries(), g.getTime(), util, span, PodSeriesPoints.baseStepMs(settings)));
     return Change.countersOnly();
   }
 
@@ -402,6 +404,7 @@ public final class TimelineReducer {
     s.setSeries(
         PodSeriesPoints.addRequests(
             s.getSeries(),
+            PodSeriesPoints.baseStepMs(settings),
             InputSeconds.secondOf(r.getTime()),
             1,
             error ? 1 : 0,

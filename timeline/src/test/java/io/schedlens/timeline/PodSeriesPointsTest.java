@@ -71,6 +71,27 @@ class PodSeriesPointsTest {
   }
 
   @Test
+  void shouldFollowAShortLifeWithAPointPerSampleInterval() {
+    // A pod that lived 17 s: two scrapes 15 s apart and requests every second.
+    List<InputSecond> life = new ArrayList<>();
+    life.add(second(T0, 0.9, 3, List.of(40.0, 50.0, 60.0)));
+    for (int i = 1; i < 17; i++) {
+      InputSecond in = InputSeconds.empty(T0 + i * 1000L, "ns/pod");
+      in.setRequests(3);
+      life.add(in);
+    }
+    life.add(second(T0 + 15_000, 0.8, 0, List.of()));
+
+    PodSeries s = fold(life);
+
+    // steps of the sample interval (15 s), not of a minute that runs 43 s past the pod's end
+    assertThat(s.getStepMs()).isEqualTo(SETTINGS.gpuSampleInterval().toMillis());
+    assertThat(s.getPoints()).hasSizeBetween(2, 3);
+    assertThat(s.getPoints()).allSatisfy(p -> assertThat(p.getAt() % 15_000).isZero());
+    assertThat(s.getPoints().stream().mapToLong(PodPoint::getRequests).sum()).isEqualTo(51);
+  }
+
+  @Test
   void shouldGiveTheSameSeriesInAnyOrder() {
     Random random = new Random(7);
     List<InputSecond> seconds = new ArrayList<>();

@@ -132,7 +132,7 @@ final class PodPage {
     b.append(story(t, related));
     b.append(phasesChart(t, axis, end));
     b.append(gpuChart(t, axis, end));
-    b.append(serviceChart(t, axis));
+    b.append(serviceChart(t, axis, created, end));
     b.append("</div><aside>").append(numbers(t)).append("</aside></div>");
     return Html.page("Pod " + title, b.toString());
   }
@@ -409,7 +409,12 @@ final class PodPage {
         }
         double util = p.getBusyMicros() / (double) p.getSampledMicros();
         double busyGpus = util * Math.max(1, t.getGpus());
-        pts.add(new double[] {axis.x(p.getAt() + s.getStepMs() / 2), top + h - busyGpus / max * h});
+        long from = t.getCreatedAt() == null ? t.getUpdatedAt() : t.getCreatedAt();
+        pts.add(
+            new double[] {
+              StepInLife.of(p.getAt(), s.getStepMs(), from, end).x(axis),
+              top + h - busyGpus / max * h
+            });
       }
       b.append(polylines("busy", pts));
     }
@@ -424,18 +429,18 @@ final class PodPage {
   }
 
   /** Request and error rate, latency p50/p99 per step against the SLO, breaches marked. */
-  private static String serviceChart(PodTimeline t, TimeAxis axis) {
+  private static String serviceChart(PodTimeline t, TimeAxis axis, long from, long end) {
     PodSeries s = t.getSeries();
     if (s == null || t.getRequests() == 0) {
       return "<h2>Requests</h2><p class=\"muted\">No requests logged for this pod.</p>";
     }
-    double step = s.getStepMs() / 1000.0;
     double top = 10;
     double h = 90;
     double maxRate = 0;
     double maxLatency = s.getSloMs() == null ? 0 : s.getSloMs();
     for (PodPoint p : s.getPoints()) {
-      maxRate = Math.max(maxRate, p.getRequests() / step);
+      double seconds = StepInLife.of(p.getAt(), s.getStepMs(), from, end).seconds();
+      maxRate = Math.max(maxRate, p.getRequests() / seconds);
       Double p99 = LatencyBins.quantile(p.getLatency(), 0.99);
       if (p99 != null) {
         maxLatency = Math.max(maxLatency, p99);
@@ -455,7 +460,9 @@ final class PodPage {
     List<double[]> rate = new ArrayList<>();
     List<double[]> errors = new ArrayList<>();
     for (PodPoint p : s.getPoints()) {
-      double x = axis.x(p.getAt() + s.getStepMs() / 2);
+      StepInLife in = StepInLife.of(p.getAt(), s.getStepMs(), from, end);
+      double x = in.x(axis);
+      double step = in.seconds();
       rate.add(new double[] {x, top + h - p.getRequests() / step / maxRate * h});
       errors.add(new double[] {x, top + h - p.getErrors() / step / maxRate * h});
     }
@@ -499,7 +506,7 @@ final class PodPage {
     List<double[]> p99 = new ArrayList<>();
     StringBuilder breaches = new StringBuilder();
     for (PodPoint p : s.getPoints()) {
-      double x = axis.x(p.getAt() + s.getStepMs() / 2);
+      double x = StepInLife.of(p.getAt(), s.getStepMs(), from, end).x(axis);
       Double q50 = LatencyBins.quantile(p.getLatency(), 0.50);
       Double q99 = LatencyBins.quantile(p.getLatency(), 0.99);
       p50.add(q50 == null ? null : new double[] {x, top + h - q50 / maxLatency * h});

@@ -3,11 +3,17 @@ package io.schedlens.serving.pages;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.Disruption;
+import io.schedlens.avro.LatencyBin;
+import io.schedlens.avro.PodPoint;
 import io.schedlens.avro.PodRef;
+import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadRef;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 class PodPageTest {
@@ -104,5 +110,83 @@ class PodPageTest {
   void shouldDrawAFinishedPodTheSameAtAnyTime() {
     assertThat(PodPage.render(victim(), Map.of(), T + 800_000))
         .isEqualTo(PodPage.render(victim(), Map.of(), T + 86_400_000L * 30));
+  }
+
+  /** A running-then-done inference pod of {@code lifeMs} with a series of {@code stepMs} steps. */
+  static PodTimeline served(long lifeMs, long stepMs) {
+    List<PodPoint> points = new ArrayList<>();
+    for (long at = Math.floorDiv(T, stepMs) * stepMs; at < T + lifeMs; at += stepMs) {
+      points.add(
+          PodPoint.newBuilder()
+              .setAt(at)
+              .setBusyMicros(stepMs * 500)
+              .setSampledMicros(stepMs * 1000)
+              .setRequests(10)
+              .setLatency(List.of(new LatencyBin(20, 10L)))
+              .build());
+    }
+    return PodTimeline.newBuilder(victim())
+        .setUid("u-" + lifeMs)
+        .setCreatedAt(T)
+        .setScheduledAt(T)
+        .setRunningAt(T)
+        .setReadyAt(T)
+        .setPreemptedAt(null)
+        .setDisruption(null)
+        .setPreemptor(null)
+        .setWastedGpuSeconds(null)
+        .setTerminatedAt(T + lifeMs)
+        .setUpdatedAt(T + lifeMs)
+        .setOutcome("Succeeded")
+        .setRequests(10L * points.size())
+        .setSeries(new PodSeries(stepMs, 800.0, points))
+        .build();
+  }
+
+  /** The x of every vertex of the page's lines of {@code cls}. */
+  static List<Double> xs(String page, String cls) {
+    List<Double> out = new ArrayList<>();
+    Matcher m =
+        Pattern.compile("<polyline class=\"" + cls + "\" points=\"([^\"]*)\"").matcher(page);
+    while (m.find()) {
+      for (String xy : m.group(1).trim().split(" ")) {
+        out.add(Double.parseDouble(xy.split(",")[0]));
+      }
+    }
+    return out;
+  }
+
+  @Test
+  void shouldDrawAShortAndALongLifesLinesWithinTheLife() {
+    // 10 s with 15 s steps (the sample interval), 7 days with 4.3-hour steps: both epoch-aligned,
+    // so the first and last steps stick out of the life.
+    for (PodTimeline t : List.of(served(10_000, 15_000), served(7 * 86_400_000L, 60_000L << 8))) {
+      String page = PodPage.render(t, Map.of(), T + 30L * 86_400_000L);
+      TimeAxis axis = TimeAxis.of(t.getCreatedAt(), t.getTerminatedAt());
+      double from = axis.x(t.getCreatedAt());
+      double to = axis.x(t.getTerminatedAt());
+      for (String cls : List.of("busy", "rate", "p50", "p99")) {
+        List<Double> xs = xs(page, cls);
+        assertThat(xs).as(cls + " of a life of " + t.getUpdatedAt()).isNotEmpty();
+        assertThat(xs)
+            .as(cls + " drawn within the life, " + t.getUid())
+            .allSatisfy(x -> assertThat(x).isBetween(from - 0.01, to + 0.01));
+      }
+      assertThat(xs(page, "busy")).hasSizeLessThanOrEqualTo(64);
+    }
+  }
+
+  @Test
+  void shouldCountARateOverThePartOfAStepThePodLived() {
+    // T is 13 s into a 15-second step: a pod born at T lived 2 s of that step, 8 s of the next.
+    StepInLife first = StepInLife.of(T - 13_000, 15_000, T, T + 10_000);
+    StepInLife second = StepInLife.of(T + 2_000, 15_000, T, T + 10_000);
+
+    assertThat(first.seconds()).isEqualTo(2.0);
+    assertThat(second.seconds()).isEqualTo(8.0);
+    assertThat(first.from()).isEqualTo(T);
+    assertThat(second.to()).isEqualTo(T + 10_000);
+    // a step the life does not reach is drawn where it is
+    assertThat(StepInLife.of(T + 60_000, 15_000, T, T + 10_000).seconds()).isEqualTo(15.0);
   }
 }
