@@ -52,7 +52,9 @@ class DemoIT {
                     "--collector-http-port",
                     "0",
                     "--record",
-                    out.resolve("recording").toString()),
+                    out.resolve("recording").toString(),
+                    "--export",
+                    out.resolve("warehouse").toString()),
                 Map.of()));
     result = new Demo(config, print).run();
     console = buffer.toString(StandardCharsets.UTF_8);
@@ -70,6 +72,24 @@ class DemoIT {
    * and so is the GPU part of the pod's series (see {@link #seriesDifferences}). Every other field
    * must be equal.
    */
+  @Test
+  void shouldWriteItsWarehouseTablesForDuckDbWithoutAKafkaOfOnesOwn() throws Exception {
+    assertThat(result.gaps().isEmpty()).as("dead letters of the demo: %s", result.gaps()).isTrue();
+    try (java.sql.Connection db = java.sql.DriverManager.getConnection("jdbc:duckdb:");
+        java.sql.Statement s = db.createStatement();
+        java.sql.ResultSet rs =
+            s.executeQuery(
+                "SELECT count(DISTINCT uid), count(*) FILTER (WHERE endedBy IS NOT NULL)"
+                    + " FROM read_parquet('"
+                    + out.resolve("warehouse")
+                    + "/pod_timelines/**/*.parquet', hive_partitioning = true,"
+                    + " union_by_name = true)")) {
+      rs.next();
+      assertThat(rs.getLong(1)).isEqualTo(result.finals().size());
+      assertThat(rs.getLong(2)).as("pods cut by an end of recording: the demo sees all end").isZero();
+    }
+  }
+
   @Test
   void shouldEqualAReplayOfItsOwnRecording() throws Exception {
     Path rec = out.resolve("recording");
