@@ -242,11 +242,6 @@ public final class Replay {
 
   /** Every recorded input as the collector would have produced it. */
   List<Outgoing> read(Records records, Unusable unusable) throws IOException {
-    List<String> files = new ArrayList<>(config.getList(ReplayConfig.PODS));
-    files.addAll(config.getList(ReplayConfig.EVENTS));
-    files.addAll(config.getList(ReplayConfig.DCGM));
-    files.addAll(config.getList(ReplayConfig.REQUESTS));
-    HeapBudget.check(files, Runtime.getRuntime().maxMemory());
     List<Outgoing> inputs = new ArrayList<>();
     PodProjection pods =
         new PodProjection(

@@ -7,6 +7,8 @@ import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.Guardrails;
 import io.schedlens.streams.StreamsAppConfig;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
@@ -154,6 +156,15 @@ public final class ReplayConfig extends AppConfig {
     c.getDuration(TIMEOUT);
     c.getDuration(SLICE);
     RunExport.validate(c.getString(RunExport.EXPORT));
+    List<String> files = new ArrayList<>(c.getList(PODS));
+    files.addAll(c.getList(EVENTS));
+    files.addAll(c.getList(DCGM));
+    files.addAll(c.getList(REQUESTS));
+    try {
+      HeapBudget.check(files, Runtime.getRuntime().maxMemory());
+    } catch (IOException e) {
+      throw new ConfigException("cannot read the size of a recorded file: " + e.getMessage());
+    }
     try {
       Guardrails.validate(c.getList(GUARDRAILS));
     } catch (IllegalArgumentException e) {

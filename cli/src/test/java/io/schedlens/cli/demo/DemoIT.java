@@ -86,7 +86,9 @@ class DemoIT {
                     + " union_by_name = true)")) {
       rs.next();
       assertThat(rs.getLong(1)).isEqualTo(result.finals().size());
-      assertThat(rs.getLong(2)).as("pods cut by an end of recording: the demo sees all end").isZero();
+      assertThat(rs.getLong(2))
+          .as("pods cut by an end of recording: the demo sees all end")
+          .isZero();
     }
   }
 
