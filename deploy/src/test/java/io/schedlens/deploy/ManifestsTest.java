@@ -590,8 +590,15 @@ class ManifestsTest {
   void shouldLetBrowsersReachTheTimelinePagesThroughTheIngressOverlayOnly() throws Exception {
     Manifests m = Manifests.chart("production", "pages-ingress");
     Ingress ingress = m.one(Ingress.class, "schedlens-pages");
-    var backend = ingress.getSpec().getRules().get(0).getHttp().getPaths().get(0).getBackend();
-    assertThat(backend.getService().getName()).isEqualTo("schedlens-streams");
+    var paths = ingress.getSpec().getRules().get(0).getHttp().getPaths();
+    assertThat(paths)
+        .as("the pages, the login form and /api; not /metrics, /healthz, /readyz")
+        .extracting(p -> p.getPath() + " " + p.getPathType())
+        .containsExactly(
+            "/ Exact", "/login Exact", "/pods Prefix", "/workloads Prefix", "/api Prefix");
+    assertThat(paths)
+        .allMatch(p -> p.getBackend().getService().getName().equals("schedlens-streams"));
+    var backend = paths.get(0).getBackend();
     Service service = m.one(Service.class, "schedlens-streams");
     assertThat(service.getSpec().getPorts())
         .anyMatch(p -> p.getPort().equals(backend.getService().getPort().getNumber()));

@@ -322,14 +322,48 @@ class StreamsAppIT {
                   .statusCode())
           .as("the pages are behind the token")
           .isEqualTo(401);
-      HttpResponse<String> login =
+      // A token in an address lands in access logs: it logs nobody in.
+      assertThat(
+              http.send(
+                      HttpRequest.newBuilder(
+                              URI.create(app.baseUrl() + "/pods/u-chat-1?token=" + API_TOKEN))
+                          .build(),
+                      HttpResponse.BodyHandlers.ofString())
+                  .statusCode())
+          .isEqualTo(401);
+      HttpResponse<String> form =
           http.send(
-              HttpRequest.newBuilder(
-                      URI.create(app.baseUrl() + "/pods/u-chat-1?token=" + API_TOKEN))
+              HttpRequest.newBuilder(URI.create(app.baseUrl() + "/pods/u-chat-1")).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(form.body())
+          .as("the 401 page is the login form, back to the page asked for")
+          .contains("<form method=\"post\" action=\"/login\">", "value=\"/pods/u-chat-1\"");
+      HttpResponse<String> wrong =
+          http.send(
+              HttpRequest.newBuilder(URI.create(app.baseUrl() + "/login"))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(HttpRequest.BodyPublishers.ofString("token=nope&next=%2Fpods%2Fu-chat-1"))
                   .build(),
               HttpResponse.BodyHandlers.ofString());
-      assertThat(login.statusCode()).as("?token= sets a cookie and drops it").isEqualTo(303);
-      String cookie = login.headers().firstValue("Set-Cookie").orElseThrow().split(";")[0];
+      assertThat(wrong.statusCode()).isEqualTo(401);
+      assertThat(wrong.headers().firstValue("Set-Cookie")).isEmpty();
+      HttpResponse<String> login =
+          http.send(
+              HttpRequest.newBuilder(URI.create(app.baseUrl() + "/login"))
+                  .header("Content-Type", "application/x-www-form-urlencoded")
+                  .POST(
+                      HttpRequest.BodyPublishers.ofString(
+                          "token="
+                              + java.net.URLEncoder.encode(
+                                  API_TOKEN, java.nio.charset.StandardCharsets.UTF_8)
+                              + "&next=%2Fpods%2Fu-chat-1"))
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(login.statusCode()).as("the posted token sets a cookie").isEqualTo(303);
+      assertThat(login.headers().firstValue("Location")).hasValue("/pods/u-chat-1");
+      String setCookie = login.headers().firstValue("Set-Cookie").orElseThrow();
+      assertThat(setCookie).contains("; Secure", "; HttpOnly", "; SameSite=Strict");
+      String cookie = setCookie.split(";")[0];
       assertThat(
               http.send(
                       HttpRequest.newBuilder(URI.create(app.baseUrl() + "/pods/u-chat-1"))

@@ -28,8 +28,8 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  * that name (a choice when the name was reused), {@code /workloads/{namespace}/{kind}/{name}}.
  *
  * <p>Behind the same bearer token as {@code /api} when one is set: a browser that cannot send the
- * header opens any page once with {@code ?token=...}; the page then sets it as an HttpOnly,
- * SameSite=Strict cookie and drops it from the address.
+ * header logs in once through the form at {@code /login} ({@link Login}: POSTed, never in an
+ * address), which sets a Secure, HttpOnly, SameSite=Strict session cookie.
  */
 public final class TimelinePages {
 
@@ -57,7 +57,11 @@ public final class TimelinePages {
 
   public void handle(HttpExchange exchange) throws IOException {
     Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
-    if (token != null && !authorized(exchange, query)) {
+    if (Login.PATH.equals(exchange.getRequestURI().getRawPath())) {
+      login(exchange, query);
+      return;
+    }
+    if (token != null && !authorized(exchange)) {
       return;
     }
     if (!exchange.getRequestMethod().equals("GET")) {
@@ -247,27 +251,9 @@ public final class TimelinePages {
     html(exchange, 200, WorkloadPage.render(w.get(), pods, source.now()));
   }
 
-  private boolean authorized(HttpExchange exchange, Map<String, String> query) throws IOException {
+  private boolean authorized(HttpExchange exchange) throws IOException {
     if (BearerToken.authorizes(exchange.getRequestHeaders().getFirst("Authorization"), token)) {
       return true;
-    }
-    String fromQuery = query.get("token");
-    if (fromQuery != null && BearerToken.authorizes("Bearer " + fromQuery, token)) {
-      exchange
-          .getResponseHeaders()
-          .add("Set-Cookie", COOKIE + "=" + fromQuery + "; Path=/; HttpOnly; SameSite=Strict");
-      // Back to the same page, its other parameters kept, the token dropped from the address.
-      StringBuilder rest = new StringBuilder();
-      String raw = exchange.getRequestURI().getRawQuery();
-      for (String pair : raw == null ? new String[0] : raw.split("&")) {
-        if (!pair.isEmpty() && !pair.startsWith("token=")) {
-          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
-        }
-      }
-      exchange.getResponseHeaders().set("Location", exchange.getRequestURI().getRawPath() + rest);
-      exchange.sendResponseHeaders(303, -1);
-      exchange.close();
-      return false;
     }
     for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String c : header.split(";")) {
@@ -280,15 +266,40 @@ public final class TimelinePages {
       }
     }
     exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
-    html(
-        exchange,
-        401,
-        Html.problem(
-            "A token is needed",
-            "These pages are behind the API's bearer token: open this address once with"
-                + " ?token=<token> (it is then kept as a cookie), or send"
-                + " 'Authorization: Bearer <token>' from an authenticating proxy."));
+    String raw = exchange.getRequestURI().getRawQuery();
+    String here = exchange.getRequestURI().getRawPath() + (raw == null ? "" : "?" + raw);
+    html(exchange, 401, Login.form(here, false));
     return false;
+  }
+
+  /** {@code /login}: the form (GET), the token posted from it (POST). */
+  private void login(HttpExchange exchange, Map<String, String> query) throws IOException {
+    if (exchange.getRequestMethod().equals("GET")) {
+      html(exchange, 200, Login.form(query.get("next"), false));
+      return;
+    }
+    if (!exchange.getRequestMethod().equals("POST")) {
+      html(exchange, 405, Html.problem("Method not allowed", "/login answers GET and POST."));
+      return;
+    }
+    byte[] body = exchange.getRequestBody().readNBytes(Login.MAX_BODY_BYTES + 1);
+    if (body.length > Login.MAX_BODY_BYTES) {
+      html(exchange, 413, Html.problem("Too large", "A login form is a token and a page."));
+      return;
+    }
+    Map<String, String> form = Login.fields(new String(body, StandardCharsets.UTF_8));
+    String given = form.getOrDefault("token", "");
+    String next = Login.safeNext(form.get("next"));
+    if (token != null && !BearerToken.authorizes("Bearer " + given, token)) {
+      html(exchange, 401, Login.form(next, true));
+      return;
+    }
+    if (token != null) {
+      exchange.getResponseHeaders().add("Set-Cookie", Login.cookie(COOKIE, given));
+    }
+    exchange.getResponseHeaders().set("Location", next);
+    exchange.sendResponseHeaders(303, -1);
+    exchange.close();
   }
 
   private static String[] segments(String rawPath) {
