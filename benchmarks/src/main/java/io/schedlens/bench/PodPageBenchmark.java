@@ -10,6 +10,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.serving.api.Listing;
 import io.schedlens.serving.pages.PageSource;
 import io.schedlens.serving.pages.TimelinePages;
@@ -133,7 +134,7 @@ public class PodPageBenchmark {
               }
 
               @Override
-              public Optional<WorkloadTimeline> workload(String ns, String kind, String name) {
+              public Optional<WorkloadTimeline> workload(WorkloadKey key) {
                 return Optional.empty();
               }
 

@@ -78,6 +78,12 @@ public final class Inputs {
       NAMES.put(uid, new String[] {namespace, name});
     }
 
+    /** The owner's UID (by default its name and "-uid"): a Job created again under its name. */
+    public Pod ownerUid(String uid) {
+      b.setOwner(new OwnerReference(b.getOwner().getKind(), b.getOwner().getName(), uid));
+      return this;
+    }
+
     public Pod created(double s) {
       b.setCreatedAt(sec(s));
       return this;

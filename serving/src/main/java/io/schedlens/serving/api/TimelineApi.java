@@ -122,23 +122,26 @@ public final class TimelineApi {
     }
   }
 
-  /** {@code GET /api/workloads/{namespace}/{kind}/{name}}. */
+  /**
+   * {@code GET /api/workloads/{namespace}/{kind}/{name}}: the newest workload of that name; {@code
+   * .../{name}/{controllerUid}}: that one.
+   */
   private void workload(HttpExchange exchange, String key, Map<String, String> query)
       throws IOException {
     String[] parts = key.split("/", -1);
-    if (parts.length != 3 || Arrays.stream(parts).anyMatch(String::isEmpty)) {
+    if (parts.length < 3 || parts.length > 4 || Arrays.stream(parts).anyMatch(String::isEmpty)) {
       HttpEndpoint.respondJson(
           exchange,
           400,
           Map.of(
               "error",
-              "ask for /api/workloads/{namespace}/{kind}/{name}, e.g."
+              "ask for /api/workloads/{namespace}/{kind}/{name}[/{controllerUid}], e.g."
                   + " /api/workloads/ai-lab/Deployment/interactive-inference"));
       return;
     }
     Optional<WorkloadTimeline> t =
         query.containsKey("local")
-            ? Optional.ofNullable(local.workloads().get(key))
+            ? WorkloadsOfName.find(local.workloads(), key)
             : queries.workload(key);
     if (t.isEmpty()) {
       HttpEndpoint.respondJson(

@@ -3,6 +3,7 @@ package io.schedlens.serving.api;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.WorkloadKey;
 import java.io.IOException;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -80,11 +81,15 @@ public final class TimelineQueries {
     return ListPaging.merge(parts, local.partitions(), limit, ListPaging::pod);
   }
 
-  /** The timeline of a workload {@code namespace/kind/name}. */
+  /**
+   * The timeline of a workload: {@code namespace/kind/name/controllerUid} that identity, {@code
+   * namespace/kind/name} the newest workload of that name (a Job created again under its name is
+   * another workload, each kept).
+   */
   public Optional<WorkloadTimeline> workload(String key) throws IOException {
-    String owner = local.otherOwner(PublishedStores.WORKLOADS, key);
+    String owner = local.otherOwner(PublishedStores.WORKLOADS, WorkloadKey.parse(key).topicKey());
     if (owner == null) {
-      return Optional.ofNullable(local.workloads().get(key));
+      return WorkloadsOfName.find(local.workloads(), key);
     }
     String body = others.fetch(owner, "/api/workloads/" + key + "?local=true");
     return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, WorkloadTimeline.class));

@@ -10,6 +10,7 @@ import io.schedlens.serving.api.TimelineFilters;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -51,15 +52,11 @@ public final class FilePageSource implements PageSource {
             .forEach(
                 l -> {
                   WorkloadTimeline t = AvroJson.fromLine(l, WorkloadTimeline.class);
-                  workloads.put(key(t.getNamespace(), t.getKind(), t.getName()), t);
+                  workloads.put(WorkloadKey.of(t).identity(), t);
                   now = Math.max(now, t.getUpdatedAt());
                 });
       }
     }
-  }
-
-  private static String key(String namespace, String kind, String name) {
-    return WorkloadKey.of(namespace, kind, name).topicKey();
   }
 
   public int podCount() {
@@ -84,8 +81,15 @@ public final class FilePageSource implements PageSource {
   }
 
   @Override
-  public Optional<WorkloadTimeline> workload(String namespace, String kind, String name) {
-    return Optional.ofNullable(workloads.get(key(namespace, kind, name)));
+  public Optional<WorkloadTimeline> workload(WorkloadKey key) {
+    if (key.controllerUid() != null) {
+      return Optional.ofNullable(workloads.get(key.identity()));
+    }
+    return workloads.values().stream()
+        .filter(w -> WorkloadKey.of(w).topicKey().equals(key.topicKey()))
+        .max(
+            Comparator.comparingLong(WorkloadTimeline::getUpdatedAt)
+                .thenComparing(w -> WorkloadKey.of(w).identity()));
   }
 
   @Override

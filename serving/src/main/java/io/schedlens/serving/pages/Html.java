@@ -1,5 +1,6 @@
 package io.schedlens.serving.pages;
 
+import io.schedlens.avro.WorkloadTimeline;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -78,6 +79,12 @@ final class Html {
 
   static String workloadHref(String namespace, String kind, String name) {
     return "/workloads/" + seg(namespace) + "/" + seg(kind) + "/" + seg(name);
+  }
+
+  /** The page of this very workload: its name, and its controller's UID when it has one. */
+  static String workloadHref(WorkloadTimeline w) {
+    String byName = workloadHref(w.getNamespace(), w.getKind(), w.getName());
+    return w.getControllerUid() == null ? byName : byName + "/" + seg(w.getControllerUid());
   }
 
   static String time(Long epochMs) {

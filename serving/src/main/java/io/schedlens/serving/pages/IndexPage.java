@@ -147,8 +147,7 @@ final class IndexPage {
         b.append("<tr><td>")
             .append(
                 Html.link(
-                    Html.workloadHref(w.getNamespace(), w.getKind(), w.getName()),
-                    w.getNamespace() + "/" + w.getKind() + "/" + w.getName()))
+                    Html.workloadHref(w), w.getNamespace() + "/" + w.getKind() + "/" + w.getName()))
             .append("</td><td class=\"n\">")
             .append(w.getDesired())
             .append("</td><td class=\"n\">")

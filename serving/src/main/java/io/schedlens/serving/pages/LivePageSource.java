@@ -37,9 +37,8 @@ public final class LivePageSource implements PageSource {
   }
 
   @Override
-  public Optional<WorkloadTimeline> workload(String namespace, String kind, String name)
-      throws IOException {
-    return api.workload(WorkloadKey.of(namespace, kind, name).topicKey());
+  public Optional<WorkloadTimeline> workload(WorkloadKey key) throws IOException {
+    return api.workload(key.identity());
   }
 
   @Override

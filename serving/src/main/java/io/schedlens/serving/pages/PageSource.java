@@ -2,6 +2,7 @@ package io.schedlens.serving.pages;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.serving.api.Listing;
 import java.io.IOException;
 import java.util.Map;
@@ -24,8 +25,11 @@ public interface PageSource {
   Listing<PodTimeline> pods(String state, Map<String, String> filters, int limit)
       throws IOException;
 
-  Optional<WorkloadTimeline> workload(String namespace, String kind, String name)
-      throws IOException;
+  /**
+   * The workload {@code key} names: with its controller UID that identity, without it the newest
+   * workload of that name (a Job created again under its name is another workload).
+   */
+  Optional<WorkloadTimeline> workload(WorkloadKey key) throws IOException;
 
   /**
    * The workloads that match ({@code namespace}, {@code kind}, {@code arm}, {@code interrupted}).

@@ -5,6 +5,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.serving.api.ApiUnavailable;
 import io.schedlens.serving.api.ListPaging;
 import io.schedlens.serving.api.Listing;
@@ -14,6 +15,7 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -76,8 +78,8 @@ public final class TimelinePages {
         pod(exchange, parts[1]);
       } else if (parts[0].equals("pods") && parts.length == 3) {
         podNamed(exchange, parts[1], parts[2]);
-      } else if (parts[0].equals("workloads") && parts.length == 4) {
-        workload(exchange, parts[1], parts[2], parts[3]);
+      } else if (parts[0].equals("workloads") && (parts.length == 4 || parts.length == 5)) {
+        workload(exchange, parts[1], parts[2], parts[3], parts.length == 5 ? parts[4] : null);
       } else {
         html(
             exchange,
@@ -85,7 +87,7 @@ public final class TimelinePages {
             Html.problem(
                 "No such page",
                 "Pages: / (the index), /pods/{uid}, /pods/{namespace}/{name},"
-                    + " /workloads/{namespace}/{kind}/{name}."));
+                    + " /workloads/{namespace}/{kind}/{name}[/{controllerUid}]."));
       }
     } catch (ApiUnavailable | InvalidStateStoreException e) {
       exchange.getResponseHeaders().set("Retry-After", "5");
@@ -227,18 +229,20 @@ public final class TimelinePages {
     html(exchange, 200, Html.page(ns + "/" + n, b.toString()));
   }
 
-  private void workload(HttpExchange exchange, String namespace, String kind, String name)
+  private void workload(
+      HttpExchange exchange, String namespace, String kind, String name, String uid)
       throws IOException {
     String ns = decode(namespace);
     String k = decode(kind);
     String n = decode(name);
-    Optional<WorkloadTimeline> w = source.workload(ns, k, n);
+    WorkloadKey key = new WorkloadKey(ns, k, n, uid == null ? null : decode(uid));
+    Optional<WorkloadTimeline> w = source.workload(key);
     if (w.isEmpty()) {
       html(
           exchange,
           404,
           Html.problem(
-              "No timeline for workload " + ns + "/" + k + "/" + n,
+              "No timeline for workload " + key,
               "The kind is Deployment, StatefulSet, Job, DaemonSet or Pod, spelt as Kubernetes"
                   + " does; none of its pods seen yet?"));
       return;
@@ -248,7 +252,16 @@ public final class TimelinePages {
             "all",
             Map.of("namespace", ns, "workloadKind", k, "workloadName", n),
             ListPaging.MAX_LIMIT);
-    html(exchange, 200, WorkloadPage.render(w.get(), pods, source.now()));
+    // Every workload this name has had (a Job created again under its name), newest first.
+    List<WorkloadTimeline> named =
+        source.workloads(Map.of("namespace", ns, "kind", k), LIST_MAX).items().stream()
+            .filter(x -> x.getName().equals(n))
+            .sorted(
+                Comparator.comparingLong(WorkloadTimeline::getUpdatedAt)
+                    .reversed()
+                    .thenComparing(x -> WorkloadKey.of(x).identity()))
+            .toList();
+    html(exchange, 200, WorkloadPage.render(w.get(), pods, named, source.now()));
   }
 
   private boolean authorized(HttpExchange exchange) throws IOException {

@@ -8,6 +8,7 @@ import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.serving.api.Listing;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -25,6 +26,15 @@ final class WorkloadPage {
   private WorkloadPage() {}
 
   static String render(WorkloadTimeline w, Listing<PodTimeline> pods, long now) {
+    return render(w, pods, List.of(w), now);
+  }
+
+  /**
+   * @param named every workload this name has had, newest first (a Job created again under its name
+   *     is another workload); listed with links when there is more than this one
+   */
+  static String render(
+      WorkloadTimeline w, Listing<PodTimeline> pods, List<WorkloadTimeline> named, long now) {
     List<PodTimeline> rows = new ArrayList<>(pods.items());
     rows.sort(
         Comparator.comparing(
@@ -86,6 +96,24 @@ final class WorkloadPage {
             w.getInterruptions()));
     b.append(intervals("Degraded (fewer Ready than desired)", "degraded", w.getDegraded()));
     b.append(recoveries(w));
+    if (named.size() > 1) {
+      b.append("<h2 id=\"named-title\">Workloads of this name, newest first</h2>")
+          .append("<ol id=\"named\" aria-labelledby=\"named-title\">");
+      for (WorkloadTimeline x : named) {
+        String label =
+            (x.getControllerUid() == null ? "(recorded by name only)" : x.getControllerUid())
+                + ", last change "
+                + Html.time(x.getUpdatedAt());
+        boolean self = WorkloadKey.of(x).identity().equals(WorkloadKey.of(w).identity());
+        b.append("<li>")
+            .append(
+                self
+                    ? esc(label) + " <span class=\"tag\">this one</span>"
+                    : Html.link(Html.workloadHref(x), label))
+            .append("</li>");
+      }
+      b.append("</ol>");
+    }
     return Html.page(w.getKind() + " " + title, b.toString());
   }
 

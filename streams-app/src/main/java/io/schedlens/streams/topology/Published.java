@@ -2,6 +2,7 @@ package io.schedlens.streams.topology;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,23 +34,63 @@ final class Published<V> implements Processor<String, V, Void, Void> {
     Long since(V value);
   }
 
+  /** A key that replaces the one its value was published under by an earlier release. */
+  interface Replaces<V> {
+    /** The former key of a value now published under {@code key}, or null. */
+    String formerKey(String key);
+
+    /** Whether the value under the former key is the same thing as {@code current}. */
+    boolean same(V former, V current);
+  }
+
   /** A pod's timeline is over once final. */
   static Published<PodTimeline> timelines(Duration retention) {
     return new Published<>(
-        TimelineTopology.PUBLISHED_STORE, retention, t -> t.getFinal$() ? t.getUpdatedAt() : null);
+        TimelineTopology.PUBLISHED_STORE,
+        retention,
+        t -> t.getFinal$() ? t.getUpdatedAt() : null,
+        new Replaces<>() {
+          @Override
+          public String formerKey(String key) {
+            return null;
+          }
+
+          @Override
+          public boolean same(PodTimeline former, PodTimeline current) {
+            return false;
+          }
+        });
   }
 
-  /** A workload is over while it wants no replicas and has none. */
+  /**
+   * A workload is over while it wants no replicas and has none. A workload whose key carries its
+   * controller's UID was published by a release before under its name alone: that record, in the
+   * same partition, goes when the workload's first record under its identity comes, or it would
+   * stand as a second, stale copy (counted by the gauges, listed by the API) for good.
+   */
   static Published<WorkloadTimeline> workloads(Duration retention) {
     return new Published<>(
         TimelineTopology.PUBLISHED_WORKLOADS_STORE,
         retention,
-        w -> w.getDesired() == 0 && w.getReady() == 0 ? w.getUpdatedAt() : null);
+        w -> w.getDesired() == 0 && w.getReady() == 0 ? w.getUpdatedAt() : null,
+        new Replaces<>() {
+          @Override
+          public String formerKey(String key) {
+            WorkloadKey id = WorkloadKey.parse(key);
+            return id.controllerUid() == null ? null : id.topicKey();
+          }
+
+          @Override
+          public boolean same(WorkloadTimeline former, WorkloadTimeline current) {
+            return WorkloadKey.of(former).identity().equals(WorkloadKey.of(current).identity());
+          }
+        });
   }
 
   private final String storeName;
   private final long retentionMs;
   private final Over<V> over;
+  private final Replaces<V> replaces;
 
   /** Stream time and wall time of the last look for what is old. */
   private long lookedAtStream = Long.MIN_VALUE;
@@ -58,10 +99,11 @@ final class Published<V> implements Processor<String, V, Void, Void> {
   private KeyValueStore<String, V> published;
   private ProcessorContext<Void, Void> context;
 
-  private Published(String storeName, Duration retention, Over<V> over) {
+  private Published(String storeName, Duration retention, Over<V> over, Replaces<V> replaces) {
     this.storeName = storeName;
     this.retentionMs = retention.toMillis();
     this.over = over;
+    this.replaces = replaces;
   }
 
   @Override
@@ -79,6 +121,13 @@ final class Published<V> implements Processor<String, V, Void, Void> {
     if (record.value() == null) {
       published.delete(record.key());
     } else {
+      String former = replaces.formerKey(record.key());
+      if (former != null) {
+        V old = published.get(former);
+        if (old != null && replaces.same(old, record.value())) {
+          published.delete(former);
+        }
+      }
       published.put(record.key(), record.value());
     }
     long streamTime = context.currentStreamTimeMs();

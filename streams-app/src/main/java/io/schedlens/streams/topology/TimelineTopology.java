@@ -129,7 +129,16 @@ public final class TimelineTopology {
     store(t, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
     store(t, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
     sink(t, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
-    sink(t, WORKLOAD_TIMELINES_SINK, topics.workloadTimelines, keyOut, null, "workloads");
+    // Keyed by the workload's identity (a repeat's Job is another workload), partitioned by its
+    // object's name: every identity of a name sits in one partition, where a lookup by name finds
+    // them (and the records keyed by name alone, written before the key carried the identity).
+    sink(
+        t,
+        WORKLOAD_TIMELINES_SINK,
+        topics.workloadTimelines,
+        keyOut,
+        new Broadcast(ByWorkloadObject::partition),
+        "workloads");
     sink(t, WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
 
     // node stage

@@ -452,7 +452,7 @@ final class WorkloadStage
         WorkloadContinuity.view(
             id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());
     context.forward(
-        new Record<>(id.topicKey(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
+        new Record<>(id.identity(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TimelineTopology.WORKLOAD_TIMELINES_SINK);
     PodLabels labels =
         new PodLabels(

@@ -16,6 +16,7 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.Topics;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.testsupport.Inputs;
 import io.schedlens.testsupport.PodLives;
@@ -740,6 +741,87 @@ class TimelineTopologyTest {
         .filteredOn(x -> x.getDesired() == 0)
         .first()
         .satisfies(x -> assertThat(x.getAt()).isEqualTo(sec(600)));
+  }
+
+  /**
+   * An experiment runs its Job three times under one name: three workloads. The workload timelines
+   * topic is compacted, which keeps the last record of each key; keyed by the name alone, the
+   * second and third repeat's timelines would fold the first away. Keyed by identity, all three
+   * stay, in the one partition of their name.
+   */
+  @Test
+  void shouldKeepEveryRepeatOfAJobOfOneNameWhatCompactionLeaves() {
+    start();
+    List<Object> in = new ArrayList<>();
+    for (int r = 1; r <= 3; r++) {
+      double t0 = r * 1000;
+      Inputs.Pod p =
+          new Inputs.Pod(
+                  "u-embed-" + r, "ai-lab", "embed-" + r, "Job", "embed", "batch-low", 1000, 1)
+              .ownerUid("u-job-" + r)
+              .created(t0)
+              .condition("PodScheduled", "True", t0 + 1, null, null)
+              .node("gpu-node-1")
+              .phase("Running")
+              .running("embed", t0 + 2, 0, true);
+      in.add(p.seen(ChangeType.ADDED, t0 + 2.5));
+      p.terminated("embed", t0 + 2, t0 + 300, 0, "Completed").phase("Succeeded");
+      in.add(p.seen(ChangeType.MODIFIED, t0 + 300.5));
+      in.add(p.seen(ChangeType.DELETED, t0 + 301));
+    }
+    pipeAll(in);
+    finish(3 * 1000 + 600);
+
+    // the last record of each key: what compaction leaves
+    Map<String, WorkloadTimeline> compacted = driver.latestWorkloads();
+    assertThat(compacted.keySet())
+        .filteredOn(k -> k.startsWith("ai-lab/Job/embed"))
+        .containsExactlyInAnyOrder(
+            "ai-lab/Job/embed/u-job-1", "ai-lab/Job/embed/u-job-2", "ai-lab/Job/embed/u-job-3");
+    compacted.forEach((k, w) -> assertThat(k).isEqualTo(WorkloadKey.of(w).identity()));
+  }
+
+  /**
+   * An upgrade: the topic holds a running Job's timeline keyed by its name alone, as the release
+   * before wrote it. When the Job's timeline comes under its identity, the API's store drops the
+   * old copy instead of keeping a stale second one for good.
+   */
+  @Test
+  void shouldReplaceARecordKeyedByNameAloneWithTheSameWorkloadUnderItsIdentity() {
+    start();
+    var oldTopic =
+        driver.driver.createInputTopic(
+            Topics.defaults().workloadTimelines.name(),
+            new StringSerializer(),
+            Topics.defaults().workloadTimelines.valueSerde().serializer());
+    oldTopic.pipeInput(
+        "ai-lab/Job/embed",
+        WorkloadTimeline.newBuilder()
+            .setNamespace("ai-lab")
+            .setKind("Job")
+            .setName("embed")
+            .setControllerUid("u-job-1")
+            .setDesiredSource("observed")
+            .setDesired(1)
+            .setReady(0)
+            .setUpdatedAt(sec(500))
+            .build(),
+        sec(500));
+    Inputs.Pod p =
+        new Inputs.Pod("u-embed-1", "ai-lab", "embed-1", "Job", "embed", "batch-low", 1000, 1)
+            .ownerUid("u-job-1")
+            .created(1000)
+            .condition("PodScheduled", "True", 1001, null, null)
+            .node("gpu-node-1")
+            .phase("Running")
+            .running("embed", 1002, 0, true);
+    pipeAll(List.of(p.seen(ChangeType.ADDED, 1002.5)));
+    finish(1300);
+
+    KeyValueStore<String, WorkloadTimeline> published =
+        driver.driver.getKeyValueStore(TimelineTopology.PUBLISHED_WORKLOADS_STORE);
+    assertThat(published.get("ai-lab/Job/embed/u-job-1")).isNotNull();
+    assertThat(published.get("ai-lab/Job/embed")).as("the stale copy under the name").isNull();
   }
 
   @Test

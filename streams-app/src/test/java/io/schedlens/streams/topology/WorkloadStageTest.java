@@ -100,8 +100,9 @@ class WorkloadStageTest {
     List<Record<String, Object>> out = s.records(TimelineTopology.WORKLOAD_TIMELINES_SINK);
     assertThat(out).hasSize(1);
     assertThat(out.get(0).key())
-        .as("the topic's key: without the controller's UID")
-        .isEqualTo("ai-lab/Job/asr-batch");
+        .as(
+            "the topic's key: the workload's identity, with its controller's UID (DESIGN section 3)")
+        .isEqualTo("ai-lab/Job/asr-batch/job-uid-1");
     assertThat(out.get(0).timestamp()).isEqualTo(at(1));
     assertThat(((WorkloadTimeline) out.get(0).value()).getControllerUid()).isEqualTo("job-uid-1");
 
