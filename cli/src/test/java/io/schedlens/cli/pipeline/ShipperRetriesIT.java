@@ -39,6 +39,9 @@ import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
 import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -171,6 +174,18 @@ class ShipperRetriesIT {
               },
               "broker-outage");
       outage.start();
+      // The pod topics' marks, written on their own clock as the collector writes them, whatever
+      // the shipper does: a producer on a stopped broker may block its caller for a minute (its
+      // metadata wait), which would stop the shipper for the whole outage and hide its 503s.
+      ScheduledExecutorService podMarks =
+          Executors.newSingleThreadScheduledExecutor(
+              r -> {
+                Thread t = new Thread(r, "pod-marks");
+                t.setDaemon(true); // a failed test does not keep the JVM
+                return t;
+              });
+      podMarks.scheduleWithFixedDelay(
+          () -> pods.mark(System.currentTimeMillis() - 1_000), 0, 100, TimeUnit.MILLISECONDS);
 
       SplittableRandom random = new SplittableRandom(42);
       Map<String, Expected> expected = new TreeMap<>();
@@ -210,8 +225,9 @@ class ShipperRetriesIT {
           sendUntilTaken(collector, body, unavailable);
           resent.incrementAndGet();
         }
-        pods.mark(System.currentTimeMillis() - 1_000);
       }
+      podMarks.shutdown();
+      assertThat(podMarks.awaitTermination(90, TimeUnit.SECONDS)).as("pod marks stopped").isTrue();
       outage.join();
 
       long end = System.currentTimeMillis();
