@@ -221,7 +221,7 @@ public final class Collector implements AutoCloseable {
             config.httpTls(),
             metrics.registry,
             this::readiness,
-            4,
+            HttpSettings.limits(config),
             new HttpEndpoint.Route(RequestLogIntake.PATH, intake));
     HttpSettings.withProbes(
         http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);

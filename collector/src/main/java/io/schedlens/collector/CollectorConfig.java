@@ -334,7 +334,7 @@ public final class CollectorConfig extends AppConfig {
               "Raw input bytes kept in a dead letter.");
 
   static {
-    HttpSettings.define(DEF, "the intake, /metrics and the probes");
+    HttpSettings.define(DEF, "the intake, /metrics and the probes", 16);
     BearerToken.define(DEF, "intake", "the request-log intake");
   }
 

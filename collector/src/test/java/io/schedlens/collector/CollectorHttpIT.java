@@ -269,34 +269,59 @@ class CollectorHttpIT {
 
   /**
    * The bodies the intake holds at once are bounded: while a slow client holds the budget with a
-   * body it has announced and not sent, another request is answered 503 unread; once the slow one
-   * is gone, a request is taken again.
+   * body it has announced and sent only in part (more than the server reads before the handler, 1
+   * MiB), another request is answered 503 unparsed; once the slow one is gone, a request is taken
+   * again. A slow client whose whole body fits the early read holds neither budget nor thread.
    */
   @Test
   void shouldAnswer503UnreadWhileTheBodyBudgetIsHeld() throws Exception {
     String prefix = "budget-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    int mib = 1 << 20;
     try (Collector c =
         collector(
-            prefix, "--intake-max-body-bytes", "4096", "--intake-max-inflight-bytes", "4096")) {
+            prefix,
+            "--intake-max-body-bytes",
+            Integer.toString(4 * mib),
+            "--intake-max-inflight-bytes",
+            Integer.toString(4 * mib))) {
       URI uri = URI.create(c.baseUrl());
-      try (Socket slow = new Socket(uri.getHost(), uri.getPort())) {
-        slow.getOutputStream()
+      // Fits the early read: no budget, no thread held; the intake takes other batches.
+      try (Socket small = new Socket(uri.getHost(), uri.getPort())) {
+        small
+            .getOutputStream()
             .write(
                 ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n"
-                        + "Content-Type: application/x-ndjson\r\n\r\n")
+                        + "Content-Type: application/x-ndjson\r\n\r\n{")
                     .getBytes(StandardCharsets.US_ASCII));
+        small.getOutputStream().flush();
+        assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode()).isEqualTo(202);
+      }
+      String batch =
+          IntStream.range(0, 6000)
+              .mapToObj(i -> line("chat-" + (i % 4), 200, 1))
+              .collect(Collectors.joining("\n"));
+      assertThat(batch.length()).isGreaterThan(mib / 2).isLessThan(mib);
+      try (Socket slow = new Socket(uri.getHost(), uri.getPort())) {
+        int announced = 3 * mib + mib / 2;
+        slow.getOutputStream()
+            .write(
+                ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: "
+                        + announced
+                        + "\r\nContent-Type: application/x-ndjson\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+        slow.getOutputStream().write(new byte[mib + mib / 10]);
         slow.getOutputStream().flush();
         await("the slow request holding the budget")
             .atMost(Duration.ofSeconds(10))
-            .until(() -> post(c, utf8(line("chat-0", 200, 1))).statusCode() == 503);
-        HttpResponse<String> busy = post(c, utf8(line("chat-0", 200, 1)));
+            .until(() -> post(c, utf8(batch)).statusCode() == 503);
+        HttpResponse<String> busy = post(c, utf8(batch));
         assertThat(busy.statusCode()).isEqualTo(503);
         assertThat(busy.body()).contains("intake.max.inflight.bytes");
         assertThat(busy.headers().firstValue("Retry-After")).isPresent();
       }
       await("taken once the slow client is gone")
           .atMost(Duration.ofSeconds(30))
-          .until(() -> post(c, utf8(line("chat-0", 200, 1))).statusCode() == 202);
+          .until(() -> post(c, utf8(batch)).statusCode() == 202);
     }
   }
 

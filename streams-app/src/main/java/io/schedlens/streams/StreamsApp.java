@@ -94,7 +94,7 @@ public final class StreamsApp implements AutoCloseable {
             tls,
             metrics.registry,
             front::readiness,
-            4,
+            HttpSettings.limits(config).withPeerThreads(config.getInt(HttpSettings.THREADS)),
             front.route("/api/pods"),
             front.route("/api/workloads"),
             front.route("/"));

@@ -188,7 +188,13 @@ final class ScenarioInputs {
    * progress marks); {@code end}: then the mark that ends the input.
    */
   static void produce(String bootstrap, Topics topics, List<Object> inputs, boolean end) {
-    try (InputProducer producer = new InputProducer(bootstrap, topics, 2)) {
+    produce(bootstrap, topics, 2, inputs, end);
+  }
+
+  /** As above, on topics of {@code partitions} partitions. */
+  static void produce(
+      String bootstrap, Topics topics, int partitions, List<Object> inputs, boolean end) {
+    try (InputProducer producer = new InputProducer(bootstrap, topics, partitions)) {
       producer.produce(inputs);
       if (end) {
         producer.end();

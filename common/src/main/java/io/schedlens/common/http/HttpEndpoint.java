@@ -3,24 +3,31 @@ package io.schedlens.common.http;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
-import com.sun.net.httpserver.HttpServer;
-import com.sun.net.httpserver.HttpsConfigurator;
-import com.sun.net.httpserver.HttpsServer;
 import io.prometheus.metrics.exporter.httpserver.MetricsHandler;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
-import io.schedlens.common.threads.WorkerThreads;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.TreeMap;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
+import org.eclipse.jetty.server.Handler;
+import org.eclipse.jetty.server.HttpConfiguration;
+import org.eclipse.jetty.server.HttpConnectionFactory;
+import org.eclipse.jetty.server.NetworkConnectionLimit;
+import org.eclipse.jetty.server.Request;
+import org.eclipse.jetty.server.SecureRequestCustomizer;
+import org.eclipse.jetty.server.Server;
+import org.eclipse.jetty.server.ServerConnector;
+import org.eclipse.jetty.server.SslConnectionFactory;
+import org.eclipse.jetty.server.handler.EagerContentHandler;
+import org.eclipse.jetty.server.handler.GracefulHandler;
+import org.eclipse.jetty.server.handler.QoSHandler;
+import org.eclipse.jetty.util.ssl.SslContextFactory;
+import org.eclipse.jetty.util.thread.QueuedThreadPool;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,35 +37,47 @@ import org.slf4j.LoggerFactory;
  * job: informers synced and Kafka reachable, or the streams client RUNNING) and any routes the
  * process adds (the request-log intake, the timeline API).
  *
- * <p>Built on the JDK's HTTP server, as client_java's own exporter is; a thread pool bounds the
- * concurrent requests.
+ * <p>Served by Jetty 12, whose connections are read by a selector and cost no thread while idle or
+ * half-sent; the handlers are written against the JDK's {@code com.sun.net.httpserver} interface
+ * ({@link JettyExchange}), matched by the JDK server's rule: the route with the longest path that
+ * prefixes the request's. In front of the routes (not the probes nor {@code /metrics}):
+ *
+ * <ul>
+ *   <li>a request body up to {@link Limits#eagerBodyBytes} (while all such bodies stay within
+ *       {@link Limits#eagerBudgetBytes}) is read before a thread is given to the handler ({@code
+ *       EagerContentHandler}, {@link BodyFirst}), so that a client sending its body slowly holds
+ *       memory, not a thread;
+ *   <li>at most {@link Limits#threads} handler calls run at once ({@code QoSHandler}); a request
+ *       over that waits without a thread and is answered 503 after {@link Limits#queueWait};
+ *   <li>the other instances' calls ({@code local=true}) have a bound and threads of their own
+ *       ({@link Limits#peerThreads}), so that instances calling each other cannot each hold every
+ *       thread waiting for the other's;
+ * </ul>
+ *
+ * <p>The pool has threads beyond those, for the probes and {@code /metrics}, so that no number of
+ * slow or busy route clients keeps the kubelet's probes from an answer. Connections are bounded
+ * ({@link Limits#maxConnections}) and closed after {@link Limits#idleTimeout} without a byte; a
+ * close finishes the requests already taken (up to {@link Limits#stopGrace}) before it returns.
  */
 public final class HttpEndpoint implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(HttpEndpoint.class);
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  /*
-   * The JDK server reads a request's header and body on its handler threads, without a bound by
-   * default: a client that sends half a header holds a thread for ever. These bound it (seconds),
-   * for every server of the process; set before the server's configuration is first read.
-   */
-  static {
-    if (System.getProperty("sun.net.httpserver.maxReqTime") == null) {
-      System.setProperty("sun.net.httpserver.maxReqTime", "30");
-    }
-    if (System.getProperty("sun.net.httpserver.maxRspTime") == null) {
-      System.setProperty("sun.net.httpserver.maxRspTime", "120");
-    }
-  }
+  /** Paths served from the pool's reserve, outside the routes' bound. */
+  private static final String[] RESERVED_PATHS = {"/healthz", "/readyz", "/metrics"};
 
-  private final HttpServer server;
-  private final ExecutorService executor;
+  /** Threads the pool keeps beyond the routes' bound: probes, metrics, dispatch. */
+  private static final int RESERVE_THREADS = 6;
 
-  /** The probes' own server and threads, or null when they share the main port. */
-  private HttpServer probeServer;
+  private final Server server;
+  private final ServerConnector connector;
+  private final boolean secure;
 
-  private ExecutorService probeExecutor;
+  /** The probes' own server, or null when they share the main port. */
+  private Server probeServer;
+
+  private ServerConnector probeConnector;
 
   /** What {@code /readyz} reports: ready or not, and why. */
   public record Readiness(boolean ready, String detail) {
@@ -71,9 +90,82 @@ public final class HttpEndpoint implements AutoCloseable {
     }
   }
 
-  private HttpEndpoint(HttpServer server, ExecutorService executor) {
+  /**
+   * How much a port takes on.
+   *
+   * @param threads handler calls of the routes at once
+   * @param maxConnections open connections; more wait in the listen queue
+   * @param idleTimeout a connection (or a read of a request) without a byte for this long is closed
+   * @param queueWait how long a request waits for one of the {@code threads} before a 503
+   * @param eagerBodyBytes a body up to this size is read before the handler gets a thread
+   * @param eagerBudgetBytes bodies read so, all requests together; a request finding no room is
+   *     read by its handler
+   * @param stopGrace how long a close waits for the requests already taken
+   * @param peerThreads calls from the other instances of the app ({@link #isPeerCall}) handled at
+   *     once, with threads of their own; 0: they count among {@code threads}
+   */
+  public record Limits(
+      int threads,
+      int maxConnections,
+      Duration idleTimeout,
+      Duration queueWait,
+      int eagerBodyBytes,
+      int eagerBudgetBytes,
+      Duration stopGrace,
+      int peerThreads) {
+
+    public Limits {
+      if (threads < 1 || maxConnections < 1 || eagerBodyBytes < 0 || peerThreads < 0) {
+        throw new IllegalArgumentException(
+            "threads and maxConnections must be at least 1, eagerBodyBytes and peerThreads not"
+                + " negative");
+      }
+    }
+
+    /** These limits with {@code n} threads of their own for the other instances' calls. */
+    public Limits withPeerThreads(int n) {
+      return new Limits(
+          threads,
+          maxConnections,
+          idleTimeout,
+          queueWait,
+          eagerBodyBytes,
+          eagerBudgetBytes,
+          stopGrace,
+          n);
+    }
+
+    /** These limits with requests waiting at most {@code wait} for a thread before a 503. */
+    public Limits withQueueWait(Duration wait) {
+      return new Limits(
+          threads,
+          maxConnections,
+          idleTimeout,
+          wait,
+          eagerBodyBytes,
+          eagerBudgetBytes,
+          stopGrace,
+          peerThreads);
+    }
+
+    /** The defaults with {@code threads} handler threads. */
+    public static Limits of(int threads) {
+      return new Limits(
+          threads,
+          HttpSettings.DEFAULT_MAX_CONNECTIONS,
+          HttpSettings.DEFAULT_IDLE_TIMEOUT,
+          Duration.ofSeconds(5),
+          HttpSettings.DEFAULT_EAGER_BODY,
+          HttpSettings.DEFAULT_EAGER_BUDGET,
+          Duration.ofSeconds(10),
+          0);
+    }
+  }
+
+  private HttpEndpoint(Server server, ServerConnector connector, boolean secure) {
     this.server = server;
-    this.executor = executor;
+    this.connector = connector;
+    this.secure = secure;
   }
 
   /**
@@ -88,7 +180,7 @@ public final class HttpEndpoint implements AutoCloseable {
       Supplier<Readiness> readiness,
       int threads,
       Route... routes) {
-    return start(host, port, null, registry, readiness, threads, routes);
+    return start(host, port, null, registry, readiness, Limits.of(threads), routes);
   }
 
   /**
@@ -103,16 +195,114 @@ public final class HttpEndpoint implements AutoCloseable {
       Supplier<Readiness> readiness,
       int threads,
       Route... routes) {
-    HttpServer server;
+    return start(host, port, tls, registry, readiness, Limits.of(threads), routes);
+  }
+
+  /** As above, with the port's {@link Limits}. */
+  public static HttpEndpoint start(
+      String host,
+      int port,
+      SSLContext tls,
+      PrometheusRegistry registry,
+      Supplier<Readiness> readiness,
+      Limits limits,
+      Route... routes) {
+    QueuedThreadPool pool =
+        new QueuedThreadPool(
+            limits.threads() + limits.peerThreads() + RESERVE_THREADS + 2, 2 + 2, 60_000);
+    pool.setName("http-" + port);
+    pool.setDaemon(true);
+    pool.setReservedThreads(0);
+    Server server = new Server(pool);
+    ServerConnector connector = connector(server, host, port, tls, limits);
+    server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
+    server.setStopTimeout(limits.stopGrace().toMillis());
+
+    Routes table = new Routes();
+    table.add("/metrics", new MetricsHandler(registry));
+    addProbes(table, readiness);
+    for (Route route : routes) {
+      table.add(route.path(), guarded(route.handler()));
+    }
+    QoSHandler bound = bound(JettyExchange.handler(table), limits.threads(), limits.queueWait());
+    Handler front = bound;
+    if (limits.peerThreads() > 0) {
+      // The other instances' calls never call further: served from their own threads, they cannot
+      // wait on the threads of the client requests that are waiting for them.
+      bound.exclude(HttpEndpoint::isPeerCall);
+      QoSHandler peers = bound(bound, limits.peerThreads(), limits.queueWait());
+      peers.include(HttpEndpoint::isPeerCall);
+      front = peers;
+    }
+    if (limits.eagerBodyBytes() > 0) {
+      EagerContentHandler eager =
+          new EagerContentHandler(
+              front, new BodyFirst(limits.eagerBodyBytes(), limits.eagerBudgetBytes()));
+      eager.excludePath(RESERVED_PATHS);
+      front = eager;
+    }
+    server.setHandler(new GracefulHandler(front));
+    start(server, host, port);
+    return new HttpEndpoint(server, connector, tls != null);
+  }
+
+  /**
+   * At most {@code threads} of the requests it applies to handled at once; others wait, holding no
+   * thread, up to {@code wait}, then 503; past 8 waiting per thread, 503 at once.
+   */
+  private static QoSHandler bound(Handler next, int threads, Duration wait) {
+    QoSHandler bound = new QoSHandler(next);
+    bound.setMaxRequestCount(threads);
+    bound.setMaxSuspendedRequestCount(threads * 8);
+    bound.setMaxSuspend(wait);
+    bound.setRejectStatusCode(503);
+    bound.excludePath(RESERVED_PATHS);
+    return bound;
+  }
+
+  /**
+   * Whether a request is another instance's call for what this one holds: its query says {@code
+   * local=true} (the timeline API's convention).
+   */
+  static boolean isPeerCall(Request request) {
+    String query = request.getHttpURI().getQuery();
+    return query != null && ("&" + query + "&").contains("&local=true&");
+  }
+
+  private static ServerConnector connector(
+      Server server, String host, int port, SSLContext tls, Limits limits) {
+    HttpConfiguration http = new HttpConfiguration();
+    http.setSendServerVersion(false);
+    http.setIdleTimeout(limits.idleTimeout().toMillis());
+    HttpConnectionFactory http11 = new HttpConnectionFactory(http);
+    ServerConnector connector;
+    if (tls == null) {
+      connector = new ServerConnector(server, 1, 1, http11);
+    } else {
+      http.addCustomizer(new SecureRequestCustomizer(false));
+      SslContextFactory.Server ssl = new SslContextFactory.Server();
+      ssl.setSslContext(tls);
+      connector =
+          new ServerConnector(
+              server, 1, 1, new SslConnectionFactory(ssl, http11.getProtocol()), http11);
+    }
+    connector.setHost(host);
+    connector.setPort(port);
+    connector.setIdleTimeout(limits.idleTimeout().toMillis());
+    connector.setAcceptQueueSize(128);
+    server.addConnector(connector);
+    return connector;
+  }
+
+  private static void start(Server server, String host, int port) {
     try {
-      if (tls == null) {
-        server = HttpServer.create(new InetSocketAddress(host, port), 128);
-      } else {
-        HttpsServer https = HttpsServer.create(new InetSocketAddress(host, port), 128);
-        https.setHttpsConfigurator(new HttpsConfigurator(tls));
-        server = https;
+      server.start();
+    } catch (Exception e) {
+      try {
+        server.stop();
+      } catch (Exception ignored) {
+        // nothing was served
       }
-    } catch (IOException e) {
       throw new UncheckedIOException(
           "cannot listen on "
               + host
@@ -121,18 +311,8 @@ public final class HttpEndpoint implements AutoCloseable {
               + " ("
               + e.getMessage()
               + "); choose another port",
-          e);
+          e instanceof IOException io ? io : new IOException(e));
     }
-    ExecutorService executor =
-        Executors.newFixedThreadPool(threads, WorkerThreads.factory("http-" + port));
-    server.setExecutor(executor);
-    server.createContext("/metrics", new MetricsHandler(registry));
-    addProbes(server, readiness);
-    for (Route route : routes) {
-      server.createContext(route.path(), guarded(route.handler()));
-    }
-    server.start();
-    return new HttpEndpoint(server, executor);
   }
 
   /** A path prefix and its handler. */
@@ -140,53 +320,50 @@ public final class HttpEndpoint implements AutoCloseable {
 
   /** The port actually bound. */
   public int port() {
-    return server.getAddress().getPort();
+    return connector.getLocalPort();
   }
 
   /** The base URL, e.g. {@code http://127.0.0.1:9400} ({@code https://} over TLS). */
   public String baseUrl() {
-    InetSocketAddress a = server.getAddress();
-    return (server instanceof HttpsServer ? "https://" : "http://")
-        + a.getHostString()
-        + ":"
-        + a.getPort();
+    String host = connector.getHost() == null ? "0.0.0.0" : connector.getHost();
+    return (secure ? "https://" : "http://") + host + ":" + port();
   }
 
   /**
    * Also serves {@code /healthz} and {@code /readyz} on {@code host:probePort}, with threads of
-   * their own, so that clients of the main port (the intake, {@code /api}), however many or slow,
-   * cannot keep the kubelet's probes from an answer. Returns this.
+   * their own: the port the manifests point the kubelet at. Returns this.
    */
   public HttpEndpoint withProbesOn(String host, int probePort, Supplier<Readiness> readiness) {
+    QueuedThreadPool pool = new QueuedThreadPool(6, 3, 60_000);
+    pool.setName("probes-" + probePort);
+    pool.setDaemon(true);
+    pool.setReservedThreads(0);
+    probeServer = new Server(pool);
+    Limits limits =
+        new Limits(2, 64, Duration.ofSeconds(10), Duration.ofSeconds(1), 0, 0, Duration.ZERO, 0);
+    probeConnector = connector(probeServer, host, probePort, null, limits);
+    probeServer.addBean(new NetworkConnectionLimit(limits.maxConnections(), probeConnector));
+    Routes table = new Routes();
+    addProbes(table, readiness);
+    probeServer.setHandler(JettyExchange.handler(table));
     try {
-      probeServer = HttpServer.create(new InetSocketAddress(host, probePort), 16);
-    } catch (IOException e) {
+      start(probeServer, host, probePort);
+    } catch (UncheckedIOException e) {
       throw new UncheckedIOException(
-          "cannot listen for probes on " + host + ":" + probePort + " (" + e.getMessage() + ")", e);
+          "cannot listen for probes on " + host + ":" + probePort + " (" + e.getMessage() + ")",
+          e.getCause());
     }
-    AtomicInteger n = new AtomicInteger();
-    probeExecutor =
-        Executors.newFixedThreadPool(
-            2,
-            r -> {
-              Thread t = new Thread(r, "probes-" + probePort + "-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
-    probeServer.setExecutor(probeExecutor);
-    addProbes(probeServer, readiness);
-    probeServer.start();
     return this;
   }
 
   /** The probes' own port, or -1 when they share the main port only. */
   public int probePort() {
-    return probeServer == null ? -1 : probeServer.getAddress().getPort();
+    return probeConnector == null ? -1 : probeConnector.getLocalPort();
   }
 
-  private static void addProbes(HttpServer server, Supplier<Readiness> readiness) {
-    server.createContext("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
-    server.createContext(
+  private static void addProbes(Routes table, Supplier<Readiness> readiness) {
+    table.add("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
+    table.add(
         "/readyz",
         exchange -> {
           Readiness r = readiness.get();
@@ -194,18 +371,47 @@ public final class HttpEndpoint implements AutoCloseable {
         });
   }
 
+  /**
+   * Stops taking connections, lets the requests already taken finish (up to the stop grace), then
+   * closes.
+   */
   @Override
   public void close() {
     if (probeServer != null) {
-      probeServer.stop(0);
-      probeExecutor.shutdownNow();
+      stop(probeServer);
     }
-    server.stop(0);
-    executor.shutdownNow();
+    stop(server);
+  }
+
+  private static void stop(Server server) {
     try {
-      executor.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      server.stop();
+    } catch (Exception e) {
+      log.warn("HTTP server did not stop cleanly: {}", e.toString());
+    }
+  }
+
+  /**
+   * The JDK server's context rule: a request goes to the route with the longest path that is a
+   * prefix of its own; 404 when none is.
+   */
+  private static final class Routes implements HttpHandler {
+    private final TreeMap<String, HttpHandler> byPath = new TreeMap<>();
+
+    void add(String path, HttpHandler handler) {
+      byPath.put(path, handler);
+    }
+
+    @Override
+    public void handle(HttpExchange exchange) throws IOException {
+      String path = exchange.getRequestURI().getRawPath();
+      for (Map.Entry<String, HttpHandler> e : byPath.descendingMap().entrySet()) {
+        if (path.startsWith(e.getKey())) {
+          e.getValue().handle(exchange);
+          return;
+        }
+      }
+      respond(exchange, 404, "text/plain", "no such path: " + path + "\n");
     }
   }
 

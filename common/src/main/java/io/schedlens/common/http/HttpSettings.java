@@ -1,5 +1,9 @@
 package io.schedlens.common.http;
 
+import io.schedlens.base.Durations;
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.DurationSetting;
+import java.time.Duration;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -16,6 +20,18 @@ public final class HttpSettings {
   public static final String PROBE_PORT = "http.probe.port";
   public static final String TLS_CERT = "http.tls.cert";
   public static final String TLS_KEY = "http.tls.key";
+  public static final String THREADS = "http.threads";
+  public static final String MAX_CONNECTIONS = "http.max.connections";
+  public static final String IDLE_TIMEOUT = "http.idle.timeout";
+
+  static final int DEFAULT_MAX_CONNECTIONS = 4096;
+  static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
+
+  /** A request body up to this size is read before its handler gets a thread. */
+  static final int DEFAULT_EAGER_BODY = 1 << 20;
+
+  /** Bodies read so, all requests of a port together. */
+  static final int DEFAULT_EAGER_BUDGET = 32 << 20;
 
   private HttpSettings() {}
 
@@ -24,17 +40,45 @@ public final class HttpSettings {
    *
    * @param serves what the port serves, for the settings' documentation
    */
-  public static ConfigDef define(ConfigDef def, String serves) {
+  public static ConfigDef define(ConfigDef def, String serves, int threads) {
     return def.define(
+            THREADS,
+            ConfigDef.Type.INT,
+            threads,
+            ConfigDef.Range.between(1, 1024),
+            ConfigDef.Importance.LOW,
+            "Requests handled at once on http.port (besides /metrics and the probes, which have"
+                + " threads of their own); more wait, holding no thread, up to 5 s and are then"
+                + " answered 503. Idle and half-sent connections hold no thread, and a request"
+                + " body up to 1 MiB is read before a thread is given to its request (32 MiB of"
+                + " such bodies at most, all requests together).")
+        .define(
+            MAX_CONNECTIONS,
+            ConfigDef.Type.INT,
+            DEFAULT_MAX_CONNECTIONS,
+            ConfigDef.Range.atLeast(16),
+            ConfigDef.Importance.LOW,
+            "Open connections http.port takes at once; further ones wait in the listen queue"
+                + " until one closes. Keep it below the process's file descriptor limit.")
+        .define(
+            IDLE_TIMEOUT,
+            ConfigDef.Type.STRING,
+            Durations.format(DEFAULT_IDLE_TIMEOUT),
+            DurationSetting.atLeast(Duration.ofSeconds(1)),
+            ConfigDef.Importance.LOW,
+            "A connection of http.port that sends nothing for this long, idle between requests or"
+                + " stalled inside one (a header or body sent in part), is closed. Keep it above"
+                + " the log shipper's keep-alive idle time (Fluent Bit net.keepalive_idle_timeout,"
+                + " 30 s by default) or let the shipper close first.")
+        .define(
             PROBE_PORT,
             ConfigDef.Type.INT,
             -1,
             ConfigDef.Range.between(-1, 65535),
             ConfigDef.Importance.MEDIUM,
-            "A port of their own for /healthz and /readyz, with threads of their own, so that"
-                + " clients of http.port (however many or slow) cannot keep the kubelet's probes"
-                + " from an answer; the manifests point the probes at it. -1: the probes only on"
-                + " http.port.")
+            "A port of their own for /healthz and /readyz, with a server and threads of their own;"
+                + " the manifests point the kubelet's probes at it. -1: the probes only on"
+                + " http.port (where they are served from threads the other requests cannot take).")
         .define(
             TLS_CERT,
             ConfigDef.Type.STRING,
@@ -62,6 +106,20 @@ public final class HttpSettings {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
+  }
+
+  /** The limits of http.port from the settings. */
+  public static HttpEndpoint.Limits limits(AppConfig config) {
+    HttpEndpoint.Limits d = HttpEndpoint.Limits.of(config.getInt(THREADS));
+    return new HttpEndpoint.Limits(
+        d.threads(),
+        config.getInt(MAX_CONNECTIONS),
+        config.getDuration(IDLE_TIMEOUT),
+        d.queueWait(),
+        d.eagerBodyBytes(),
+        d.eagerBudgetBytes(),
+        d.stopGrace(),
+        d.peerThreads());
   }
 
   /**

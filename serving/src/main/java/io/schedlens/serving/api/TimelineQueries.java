@@ -75,9 +75,7 @@ public final class TimelineQueries {
             + forwarded(TimelineFilters.POD_ATTRIBUTES.keySet(), query)
             + forwarded(List.of("preemptedSince"), query)
             + paging(after, limit);
-    for (String host : local.otherInstances()) {
-      parts.add(others.part(host, path, "pods", PodTimeline.class));
-    }
+    parts.addAll(others.parts(local.otherInstances(), path, "pods", PodTimeline.class));
     return ListPaging.merge(parts, local.partitions(), limit, ListPaging::pod);
   }
 
@@ -110,9 +108,7 @@ public final class TimelineQueries {
         "/api/workloads?local=true"
             + forwarded(TimelineFilters.WORKLOAD_ATTRIBUTES, query)
             + paging(after, limit);
-    for (String host : local.otherInstances()) {
-      parts.add(others.part(host, path, "workloads", WorkloadTimeline.class));
-    }
+    parts.addAll(others.parts(local.otherInstances(), path, "workloads", WorkloadTimeline.class));
     return ListPaging.merge(parts, local.partitions(), limit, ListPaging::workload);
   }
 
