@@ -222,7 +222,9 @@ public final class Collector implements AutoCloseable {
             metrics.registry,
             this::readiness,
             HttpSettings.limits(config),
-            new HttpEndpoint.Route(RequestLogIntake.PATH, intake));
+            new HttpEndpoint.Route(RequestLogIntake.PATH, intake),
+            new HttpEndpoint.Route(RequestLogIntake.OTLP_TRACES, intake),
+            new HttpEndpoint.Route(RequestLogIntake.OTLP_LOGS, intake));
     HttpSettings.withProbes(
         http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);
     resources.add(http);

@@ -19,6 +19,7 @@ import io.schedlens.common.http.HttpEndpoint;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,12 +31,16 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import java.util.zip.GZIPInputStream;
 
 /**
  * {@code POST /v1/request-logs}: request logs as JSON lines (Fluent Bit's {@code http} output with
  * {@code format json_lines}, Vector's HTTP sink with newline framing) or a JSON array, optionally
- * gzip-encoded.
+ * gzip-encoded. {@code POST /v1/traces} and {@code /v1/logs}: OpenTelemetry's OTLP/HTTP, in
+ * protobuf or JSON, optionally gzip-encoded ({@link OtlpRequests}), with the same token, limits,
+ * 503 before taking anything, and dead letters; its answer is OTLP's (200, with a partial success
+ * naming the rejected spans or log records).
  *
  * <p>Answers: 202 with the counts of accepted and rejected lines once Kafka has acknowledged them
  * (rejected lines go to the dead-letter topic with a reason, and each is listed with its line
@@ -51,6 +56,13 @@ import java.util.zip.GZIPInputStream;
 public final class RequestLogIntake implements HttpHandler {
 
   public static final String PATH = "/v1/request-logs";
+
+  /** OTLP/HTTP: server spans become request logs (see {@link OtlpRequests}). */
+  public static final String OTLP_TRACES = OtlpRequests.TRACES;
+
+  /** OTLP/HTTP: log records carrying request-log lines. */
+  public static final String OTLP_LOGS = OtlpRequests.LOGS;
+
   public static final String SOURCE = "request-logs";
 
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -126,9 +138,32 @@ public final class RequestLogIntake implements HttpHandler {
     int budget;
   }
 
+  /** What an OTLP request carries (traces or logs) and how it is encoded; null: JSON lines. */
+  private record Otlp(boolean traces, OtlpRequests.Encoding encoding) {}
+
   private int answer(HttpExchange exchange, Handled handled) throws IOException {
-    if (!exchange.getRequestURI().getPath().equals(PATH)) {
-      return error(exchange, 404, "no such endpoint; request logs go to POST " + PATH);
+    String path = exchange.getRequestURI().getPath();
+    Otlp otlp = null;
+    if (path.equals(OtlpRequests.TRACES) || path.equals(OtlpRequests.LOGS)) {
+      OtlpRequests.Encoding encoding =
+          OtlpRequests.Encoding.of(exchange.getRequestHeaders().getFirst("Content-Type"));
+      if (encoding == null) {
+        return error(
+            exchange,
+            415,
+            "OTLP/HTTP takes Content-Type application/x-protobuf or application/json");
+      }
+      otlp = new Otlp(path.equals(OtlpRequests.TRACES), encoding);
+    } else if (!path.equals(PATH)) {
+      return error(
+          exchange,
+          404,
+          "no such endpoint; request logs go to POST "
+              + PATH
+              + ", OpenTelemetry to POST "
+              + OtlpRequests.TRACES
+              + " or "
+              + OtlpRequests.LOGS);
     }
     if (!exchange.getRequestMethod().equals("POST")) {
       exchange.getResponseHeaders().set("Allow", "POST");
@@ -162,7 +197,7 @@ public final class RequestLogIntake implements HttpHandler {
       // Read (within the body limit) for the time of its oldest line: the request topic's marks
       // must wait for it until the shipper has sent it again.
       try {
-        handled.oldestLine = oldestLine(readBody(exchange));
+        handled.oldestLine = oldestLine(otlp, readBody(exchange));
       } catch (BodyTooLarge e) {
         exchange.getResponseHeaders().set("Connection", "close");
         return error(exchange, 413, "body is over the limit of " + maxBody + " bytes");
@@ -191,22 +226,27 @@ public final class RequestLogIntake implements HttpHandler {
     BatchAck ack = BatchAck.unsealed();
     RejectedLines rejected = new RejectedLines(records.maxDeadLetterBytes());
     long[] oldest = {Long.MAX_VALUE};
-    walkBody(
-        body,
-        now,
-        new Lines() {
-          @Override
-          public void accepted(RequestLog log) {
-            out.add(records.requestLog(log, ack));
-            oldest[0] = Math.min(oldest[0], log.getTime());
-          }
+    String undecodable =
+        walk(
+            otlp,
+            body,
+            now,
+            new Lines() {
+              @Override
+              public void accepted(RequestLog log) {
+                out.add(records.requestLog(log, ack));
+                oldest[0] = Math.min(oldest[0], log.getTime());
+              }
 
-          @Override
-          public void rejected(
-              int line, String reason, String detail, byte[] raw, int from, int to) {
-            rejected.add(line, reason, detail, raw, from, to);
-          }
-        });
+              @Override
+              public void rejected(
+                  int line, String reason, String detail, byte[] raw, int from, int to) {
+                rejected.add(line, reason, detail, raw, from, to);
+              }
+            });
+    if (undecodable != null) {
+      return error(exchange, 400, undecodable);
+    }
     int acceptedLines = out.size();
     handled.oldestLine = oldest[0];
     for (RejectedLines.Chunk c : rejected.chunks()) {
@@ -276,9 +316,67 @@ public final class RequestLogIntake implements HttpHandler {
               .map(r -> Map.of("line", r.line(), "reason", r.reason(), "detail", r.detail()))
               .toList());
     }
+    if (otlp != null) {
+      // OTLP/HTTP: 200, and what was rejected as a partial success, which the exporter does not
+      // retry; the rejected items are in the dead-letter topic.
+      String message =
+          rejected.isEmpty()
+              ? ""
+              : rejected.count()
+                  + " rejected (dead-lettered): "
+                  + rejected.examples().stream()
+                      .map(r -> "item " + r.line() + ": " + r.reason() + ": " + r.detail())
+                      .limit(3)
+                      .collect(Collectors.joining("; "));
+      byte[] bytes =
+          otlp.traces()
+              ? OtlpRequests.tracesAnswer(otlp.encoding(), rejected.count(), message)
+              : OtlpRequests.logsAnswer(otlp.encoding(), rejected.count(), message);
+      exchange.getResponseHeaders().set("Content-Type", otlp.encoding().contentType);
+      exchange.sendResponseHeaders(200, bytes.length == 0 ? -1 : bytes.length);
+      if (bytes.length > 0) {
+        try (OutputStream o = exchange.getResponseBody()) {
+          o.write(bytes);
+        }
+      }
+      return 200;
+    }
     int code = acceptedLines == 0 && !rejected.isEmpty() ? 400 : 202;
     HttpEndpoint.respondJson(exchange, code, answer);
     return code;
+  }
+
+  /**
+   * Gives each line of a body ({@code otlp} null) or each item of an OTLP request to {@code lines};
+   * returns why an OTLP body cannot be decoded, else null.
+   */
+  private String walk(Otlp otlp, byte[] body, long now, Lines lines) {
+    if (otlp == null) {
+      walkBody(body, now, lines);
+      return null;
+    }
+    OtlpRequests.Items items =
+        new OtlpRequests.Items() {
+          @Override
+          public void accepted(RequestLog log) {
+            lines.accepted(log);
+          }
+
+          @Override
+          public void rejected(int item, String reason, String detail, byte[] raw) {
+            lines.rejected(item, reason, detail, raw, 0, raw.length);
+          }
+        };
+    try {
+      if (otlp.traces()) {
+        OtlpRequests.traces(body, otlp.encoding(), parser, now, items);
+      } else {
+        OtlpRequests.logs(body, otlp.encoding(), parser, now, items);
+      }
+      return null;
+    } catch (OtlpRequests.Undecodable e) {
+      return e.getMessage();
+    }
   }
 
   /** What walking a body gives each line to. */
@@ -290,9 +388,10 @@ public final class RequestLogIntake implements HttpHandler {
   }
 
   /** The time of the oldest usable line of a body, or {@link Long#MAX_VALUE}. */
-  private long oldestLine(byte[] body) {
+  private long oldestLine(Otlp otlp, byte[] body) {
     long[] oldest = {Long.MAX_VALUE};
-    walkBody(
+    walk(
+        otlp,
         body,
         clock.millis(),
         new Lines() {

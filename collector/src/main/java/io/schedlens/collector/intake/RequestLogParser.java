@@ -3,6 +3,7 @@ package io.schedlens.collector.intake;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.base.Rfc3339;
 import io.schedlens.collector.InputBounds;
@@ -123,7 +124,43 @@ public final class RequestLogParser {
         return invalid(FieldMapping.TTFT_MS, ttft, "a non-negative number of milliseconds");
       }
     }
-    String problem = bounds.timeProblem(millis, receivedAt);
+    return checked(
+        millis,
+        ns,
+        podName,
+        optionalText(field(node, FieldMapping.SERVICE)),
+        optionalText(field(node, FieldMapping.ROUTE)),
+        code,
+        latencyMs,
+        ttftMs,
+        optionalText(field(node, FieldMapping.REQUEST_ID)),
+        receivedAt);
+  }
+
+  /**
+   * A request log of values already read (from a line, or from an OpenTelemetry span), if its names
+   * are usable and its time and latencies within the bounds.
+   *
+   * @param status the HTTP status, or null for a request that got no response
+   */
+  public Parsed checked(
+      long time,
+      String namespace,
+      String pod,
+      String service,
+      String route,
+      Integer status,
+      double latencyMs,
+      Double ttftMs,
+      String requestId,
+      long receivedAt) {
+    if (namespace == null || namespace.isEmpty() || namespace.length() > MAX_NAME) {
+      return new Rejected(INVALID_FIELD, "namespace '" + namespace + "' is not a usable name");
+    }
+    if (pod == null || pod.isEmpty() || pod.length() > MAX_NAME) {
+      return new Rejected(INVALID_FIELD, "pod '" + pod + "' is not a usable name");
+    }
+    String problem = bounds.timeProblem(time, receivedAt);
     if (problem != null) {
       return new Rejected(InputBounds.TIME_OUT_OF_RANGE, problem);
     }
@@ -136,17 +173,28 @@ public final class RequestLogParser {
     }
     return new Accepted(
         RequestLog.newBuilder()
-            .setTime(millis)
-            .setNamespace(ns)
-            .setPod(podName)
-            .setService(optionalText(field(node, FieldMapping.SERVICE)))
-            .setRoute(optionalText(field(node, FieldMapping.ROUTE)))
-            .setStatus(code)
+            .setTime(time)
+            .setNamespace(namespace)
+            .setPod(pod)
+            .setService(service)
+            .setRoute(route)
+            .setStatus(status)
             .setLatencyMs(latencyMs)
             .setTtftMs(ttftMs)
-            .setRequestId(optionalText(field(node, FieldMapping.REQUEST_ID)))
+            .setRequestId(requestId)
             .setReceivedAt(receivedAt)
             .build());
+  }
+
+  /**
+   * Sets {@code field} of a line to {@code value} where the line has none (and the field's mapped
+   * name is one key at the top).
+   */
+  void putIfAbsent(ObjectNode line, String field, String value) {
+    String[] path = mapping.path(field);
+    if (value != null && path.length == 1 && !line.has(path[0])) {
+      line.put(path[0], value);
+    }
   }
 
   private JsonNode field(JsonNode node, String field) {

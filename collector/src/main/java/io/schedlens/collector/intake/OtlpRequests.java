@@ -1,0 +1,413 @@
+package io.schedlens.collector.intake;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.google.protobuf.ByteString;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Message;
+import com.google.protobuf.util.JsonFormat;
+import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
+import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
+import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
+import io.opentelemetry.proto.collector.trace.v1.ExportTracePartialSuccess;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.logs.v1.LogRecord;
+import io.opentelemetry.proto.logs.v1.ResourceLogs;
+import io.opentelemetry.proto.logs.v1.ScopeLogs;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
+import io.opentelemetry.proto.trace.v1.Status;
+import io.schedlens.avro.RequestLog;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * OTLP/HTTP export requests ({@code /v1/traces}, {@code /v1/logs}) in protobuf or JSON, decoded
+ * with the official OpenTelemetry protobuf definitions and turned into request logs. Pure.
+ *
+ * <p>A span is a request when it is a server span ({@code SPAN_KIND_SERVER}); other spans are not
+ * requests and are passed over. Its pod is the resource's {@code k8s.namespace.name} and {@code
+ * k8s.pod.name}; its service {@code service.name}; its route {@code http.route}, else {@code
+ * url.path}, else the span's name; its status {@code http.response.status_code} (or the older
+ * {@code http.status_code}), else 500 for a span whose status is ERROR and 200 otherwise; its
+ * latency the span's duration and its time the span's end; its time to first token the attribute
+ * {@code gen_ai.server.time_to_first_token} (or vLLM's {@code gen_ai.latency.time_to_first_token}),
+ * in seconds, else the time from the span's start to its event {@code gen_ai.first_token} (or
+ * {@code first_token}); its request id {@code <trace id>-<span id>} in hex, so that a span sent
+ * again counts once.
+ *
+ * <p>A log record is a request-log line carried by OTLP (an OpenTelemetry Collector's {@code
+ * filelog} receiver and {@code otlphttp} exporter): its body, a JSON string or a map, is read as
+ * {@code /v1/request-logs} reads a line, with the resource's {@code k8s.namespace.name} and {@code
+ * k8s.pod.name} where the line has no namespace or pod.
+ */
+final class OtlpRequests {
+
+  static final String TRACES = "/v1/traces";
+  static final String LOGS = "/v1/logs";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final JsonFormat.Parser PROTO_JSON = JsonFormat.parser().ignoringUnknownFields();
+  private static final JsonFormat.Printer PROTO_PRINT =
+      JsonFormat.printer().omittingInsignificantWhitespace();
+
+  private OtlpRequests() {}
+
+  /** The two encodings of OTLP/HTTP, by their content types. */
+  enum Encoding {
+    PROTOBUF("application/x-protobuf"),
+    JSON("application/json");
+
+    final String contentType;
+
+    Encoding(String contentType) {
+      this.contentType = contentType;
+    }
+
+    /** The encoding of a request's {@code Content-Type}, or null for another type. */
+    static Encoding of(String contentType) {
+      if (contentType == null) {
+        return null;
+      }
+      String type = contentType.split(";", 2)[0].trim();
+      for (Encoding e : values()) {
+        if (e.contentType.equalsIgnoreCase(type)) {
+          return e;
+        }
+      }
+      return null;
+    }
+  }
+
+  /** Where each item of a request goes. */
+  interface Items {
+    void accepted(RequestLog log);
+
+    /** An item that is a request but cannot be used: {@code raw} is the item, as OTLP JSON. */
+    void rejected(int item, String reason, String detail, byte[] raw);
+  }
+
+  /** A body that is not an OTLP export request of its signal and encoding. */
+  static final class Undecodable extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    Undecodable(String message) {
+      super(message);
+    }
+  }
+
+  /** Decodes a {@code /v1/traces} body and gives each server span to {@code items}. */
+  static void traces(byte[] body, Encoding encoding, RequestLogParser parser, long now, Items items)
+      throws Undecodable {
+    ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
+    decode(body, encoding, request, "ExportTraceServiceRequest");
+    int index = 0;
+    for (ResourceSpans rs : request.getResourceSpansList()) {
+      Map<String, AnyValue> resource = attributes(rs.getResource().getAttributesList());
+      for (ScopeSpans ss : rs.getScopeSpansList()) {
+        for (Span span : ss.getSpansList()) {
+          index++;
+          if (span.getKind() != Span.SpanKind.SPAN_KIND_SERVER) {
+            continue;
+          }
+          RequestLogParser.Parsed p = request(span, resource, parser, now);
+          if (p instanceof RequestLogParser.Accepted a) {
+            items.accepted(a.log());
+          } else if (p instanceof RequestLogParser.Rejected r) {
+            items.rejected(index, r.reason(), r.detail(), json(span));
+          }
+        }
+      }
+    }
+  }
+
+  /** Decodes a {@code /v1/logs} body and gives each log record to {@code items}. */
+  static void logs(byte[] body, Encoding encoding, RequestLogParser parser, long now, Items items)
+      throws Undecodable {
+    ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
+    decode(body, encoding, request, "ExportLogsServiceRequest");
+    int index = 0;
+    for (ResourceLogs rl : request.getResourceLogsList()) {
+      Map<String, AnyValue> resource = attributes(rl.getResource().getAttributesList());
+      for (ScopeLogs sl : rl.getScopeLogsList()) {
+        for (LogRecord record : sl.getLogRecordsList()) {
+          index++;
+          RequestLogParser.Parsed p = line(record.getBody(), resource, parser, now);
+          if (p instanceof RequestLogParser.Accepted a) {
+            items.accepted(a.log());
+          } else if (p instanceof RequestLogParser.Rejected r) {
+            items.rejected(index, r.reason(), r.detail(), json(record));
+          }
+        }
+      }
+    }
+  }
+
+  /** The answer to a traces request, in its encoding: partial success when some were rejected. */
+  static byte[] tracesAnswer(Encoding encoding, int rejected, String message) {
+    ExportTraceServiceResponse.Builder answer = ExportTraceServiceResponse.newBuilder();
+    if (rejected > 0) {
+      answer.setPartialSuccess(
+          ExportTracePartialSuccess.newBuilder()
+              .setRejectedSpans(rejected)
+              .setErrorMessage(message));
+    }
+    return encode(answer.build(), encoding);
+  }
+
+  /** The answer to a logs request, in its encoding. */
+  static byte[] logsAnswer(Encoding encoding, int rejected, String message) {
+    ExportLogsServiceResponse.Builder answer = ExportLogsServiceResponse.newBuilder();
+    if (rejected > 0) {
+      answer.setPartialSuccess(
+          ExportLogsPartialSuccess.newBuilder()
+              .setRejectedLogRecords(rejected)
+              .setErrorMessage(message));
+    }
+    return encode(answer.build(), encoding);
+  }
+
+  private static byte[] encode(Message message, Encoding encoding) {
+    if (encoding == Encoding.PROTOBUF) {
+      return message.toByteArray();
+    }
+    try {
+      return PROTO_PRINT.print(message).getBytes(StandardCharsets.UTF_8);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static void decode(byte[] body, Encoding encoding, Message.Builder into, String what)
+      throws Undecodable {
+    try {
+      if (encoding == Encoding.PROTOBUF) {
+        into.mergeFrom(body);
+      } else {
+        PROTO_JSON.merge(hexIdsAsBase64(body), into);
+      }
+    } catch (InvalidProtocolBufferException | JsonProcessingException e) {
+      throw new Undecodable(
+          "not an OTLP " + what + " in " + encoding.contentType + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * OTLP's JSON writes trace and span ids in hex, where the protobuf JSON mapping (and so {@code
+   * JsonFormat}) expects base64: the ids are rewritten before decoding.
+   */
+  private static String hexIdsAsBase64(byte[] body) throws JsonProcessingException {
+    JsonNode tree;
+    try {
+      tree = JSON.readTree(body);
+    } catch (JsonProcessingException e) {
+      throw e;
+    } catch (java.io.IOException e) {
+      throw new IllegalStateException(e);
+    }
+    rewriteIds(tree);
+    return tree.toString();
+  }
+
+  private static void rewriteIds(JsonNode node) {
+    if (node instanceof ObjectNode object) {
+      for (String id : List.of("traceId", "spanId", "parentSpanId")) {
+        JsonNode v = object.get(id);
+        if (v != null && v.isTextual() && isHex(v.asText())) {
+          object.put(id, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(v.asText())));
+        }
+      }
+      object.elements().forEachRemaining(OtlpRequests::rewriteIds);
+    } else if (node != null && node.isArray()) {
+      node.elements().forEachRemaining(OtlpRequests::rewriteIds);
+    }
+  }
+
+  private static boolean isHex(String s) {
+    if (s.isEmpty() || s.length() % 2 != 0) {
+      return false;
+    }
+    for (int i = 0; i < s.length(); i++) {
+      if (Character.digit(s.charAt(i), 16) < 0) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static RequestLogParser.Parsed request(
+      Span span, Map<String, AnyValue> resource, RequestLogParser parser, long now) {
+    String namespace = text(resource.get("k8s.namespace.name"));
+    String pod = text(resource.get("k8s.pod.name"));
+    if (namespace == null || pod == null) {
+      return new RequestLogParser.Rejected(
+          RequestLogParser.MISSING_FIELD,
+          "resource attributes k8s.namespace.name and k8s.pod.name are required"
+              + (resource.containsKey("k8s.pod.uid") ? " (k8s.pod.uid alone is not enough)" : "")
+              + ": set them in the server's OTEL_RESOURCE_ATTRIBUTES from the downward API, or"
+              + " add them with the OpenTelemetry Collector's k8sattributes processor");
+    }
+    Map<String, AnyValue> attributes = attributes(span.getAttributesList());
+    long start = span.getStartTimeUnixNano();
+    long end = span.getEndTimeUnixNano();
+    if (start <= 0 || end < start) {
+      return new RequestLogParser.Rejected(
+          RequestLogParser.INVALID_FIELD,
+          "span times start " + start + " end " + end + " ns: expected 0 < start <= end");
+    }
+    Integer status = integer(attributes.get("http.response.status_code"));
+    if (status == null) {
+      status = integer(attributes.get("http.status_code"));
+    }
+    if (status == null) {
+      status = span.getStatus().getCode() == Status.StatusCode.STATUS_CODE_ERROR ? 500 : 200;
+    }
+    if (status < 100 || status > 599) {
+      return new RequestLogParser.Rejected(
+          RequestLogParser.INVALID_FIELD,
+          "attribute http.response.status_code is " + status + ", expected 100-599");
+    }
+    String route = text(attributes.get("http.route"));
+    if (route == null) {
+      route = text(attributes.get("url.path"));
+    }
+    if (route == null && !span.getName().isEmpty()) {
+      route = span.getName();
+    }
+    Double ttftMs = seconds(attributes.get("gen_ai.server.time_to_first_token"));
+    if (ttftMs == null) {
+      ttftMs = seconds(attributes.get("gen_ai.latency.time_to_first_token"));
+    }
+    if (ttftMs == null) {
+      for (Span.Event event : span.getEventsList()) {
+        if ((event.getName().equals("gen_ai.first_token") || event.getName().equals("first_token"))
+            && event.getTimeUnixNano() >= start) {
+          ttftMs = (event.getTimeUnixNano() - start) / 1e6;
+          break;
+        }
+      }
+    }
+    return parser.checked(
+        Math.floorDiv(end, 1_000_000L),
+        namespace,
+        pod,
+        text(resource.get("service.name")),
+        route,
+        status,
+        (end - start) / 1e6,
+        ttftMs,
+        hex(span.getTraceId()) + "-" + hex(span.getSpanId()),
+        now);
+  }
+
+  private static RequestLogParser.Parsed line(
+      AnyValue body, Map<String, AnyValue> resource, RequestLogParser parser, long now) {
+    JsonNode node;
+    if (body.hasStringValue()) {
+      try {
+        node = JSON.readTree(body.getStringValue());
+      } catch (JsonProcessingException e) {
+        return new RequestLogParser.Rejected(
+            RequestLogParser.MALFORMED_JSON,
+            "the log record's body is not JSON: " + e.getOriginalMessage());
+      }
+    } else if (body.hasKvlistValue()) {
+      node = toJson(body);
+    } else {
+      return new RequestLogParser.Rejected(
+          RequestLogParser.NOT_AN_OBJECT,
+          "the log record's body must be a request-log line (a JSON string or a map)");
+    }
+    if (node instanceof ObjectNode object) {
+      parser.putIfAbsent(object, FieldMapping.NAMESPACE, text(resource.get("k8s.namespace.name")));
+      parser.putIfAbsent(object, FieldMapping.POD, text(resource.get("k8s.pod.name")));
+    }
+    return parser.parse(node, now);
+  }
+
+  private static JsonNode toJson(AnyValue v) {
+    return switch (v.getValueCase()) {
+      case STRING_VALUE -> JSON.getNodeFactory().textNode(v.getStringValue());
+      case BOOL_VALUE -> JSON.getNodeFactory().booleanNode(v.getBoolValue());
+      case INT_VALUE -> JSON.getNodeFactory().numberNode(v.getIntValue());
+      case DOUBLE_VALUE -> JSON.getNodeFactory().numberNode(v.getDoubleValue());
+      case KVLIST_VALUE -> {
+        ObjectNode o = JSON.createObjectNode();
+        for (KeyValue kv : v.getKvlistValue().getValuesList()) {
+          o.set(kv.getKey(), toJson(kv.getValue()));
+        }
+        yield o;
+      }
+      case ARRAY_VALUE -> {
+        var a = JSON.createArrayNode();
+        v.getArrayValue().getValuesList().forEach(e -> a.add(toJson(e)));
+        yield a;
+      }
+      default -> JSON.getNodeFactory().nullNode();
+    };
+  }
+
+  private static Map<String, AnyValue> attributes(List<KeyValue> kvs) {
+    Map<String, AnyValue> m = new HashMap<>();
+    for (KeyValue kv : kvs) {
+      m.put(kv.getKey(), kv.getValue());
+    }
+    return m;
+  }
+
+  private static String text(AnyValue v) {
+    if (v == null || !v.hasStringValue() || v.getStringValue().isEmpty()) {
+      return null;
+    }
+    return v.getStringValue();
+  }
+
+  private static Integer integer(AnyValue v) {
+    if (v == null) {
+      return null;
+    }
+    if (v.hasIntValue()) {
+      return (int) Math.max(Integer.MIN_VALUE, Math.min(Integer.MAX_VALUE, v.getIntValue()));
+    }
+    if (v.hasStringValue() && v.getStringValue().matches("[0-9]{1,3}")) {
+      return Integer.parseInt(v.getStringValue());
+    }
+    return null;
+  }
+
+  /** A value in seconds, as milliseconds; null when absent or not a number. */
+  private static Double seconds(AnyValue v) {
+    if (v == null) {
+      return null;
+    }
+    if (v.hasDoubleValue()) {
+      return v.getDoubleValue() * 1000.0;
+    }
+    if (v.hasIntValue()) {
+      return v.getIntValue() * 1000.0;
+    }
+    return null;
+  }
+
+  private static String hex(ByteString id) {
+    return HexFormat.of().formatHex(id.toByteArray());
+  }
+
+  private static byte[] json(Message item) {
+    try {
+      return PROTO_PRINT.print(item).getBytes(StandardCharsets.UTF_8);
+    } catch (InvalidProtocolBufferException e) {
+      return item.toString().getBytes(StandardCharsets.UTF_8);
+    }
+  }
+}
