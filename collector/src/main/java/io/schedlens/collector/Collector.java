@@ -38,6 +38,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
@@ -214,6 +215,11 @@ public final class Collector implements AutoCloseable {
             config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT),
             requestMarks,
             config.getInt(CollectorConfig.INTAKE_MAX_INFLIGHT));
+    intake.resolvePodsBy(
+        uid -> {
+          PodSource p = pods;
+          return p == null ? Optional.empty() : p.nameOf(uid);
+        });
     http =
         HttpEndpoint.start(
             config.getString(CollectorConfig.HTTP_HOST),

@@ -3,6 +3,7 @@ package io.schedlens.collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.google.protobuf.ByteString;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -11,10 +12,19 @@ import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.discovery.v1.EndpointSlice;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeries;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
+import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
+import io.opentelemetry.proto.common.v1.AnyValue;
+import io.opentelemetry.proto.common.v1.KeyValue;
+import io.opentelemetry.proto.resource.v1.Resource;
+import io.opentelemetry.proto.trace.v1.ResourceSpans;
+import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.trace.v1.Span;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot.GaugeDataPointSnapshot;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.RequestLog;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
@@ -365,6 +375,66 @@ class CollectorIT {
    * Read-only watches of the workload objects and of the experiment ConfigMaps: a Deployment's
    * scale, a Job's completion, its deletion; only ConfigMaps labelled schedlens.io/experiment.
    */
+  /**
+   * An OTLP resource that names its pod by {@code k8s.pod.uid} alone (what some instrumentations
+   * set) is a request of the pod of that UID, which the collector watches.
+   */
+  @Test
+  void shouldTakeASpanOfAPodNamedByItsUid() throws Exception {
+    String ns = "otlp-" + UUID.randomUUID().toString().substring(0, 8);
+    Topics topics = topics(ns + ".");
+    try (Collector collector = collector(ns + ".", ns);
+        TopicReader<PodObservation> pods = reader(topics, topics.pods);
+        TopicReader<RequestLog> requests = reader(topics, topics.requests)) {
+      Pod created = kube.client.pods().inNamespace(ns).resource(gpuPod(ns, "chat-0", 1)).create();
+      String uid = created.getMetadata().getUid();
+      pods.readUntil(r -> !changesOf(r, uid).isEmpty(), Duration.ofSeconds(30));
+
+      long end = System.currentTimeMillis();
+      ExportTraceServiceRequest export =
+          ExportTraceServiceRequest.newBuilder()
+              .addResourceSpans(
+                  ResourceSpans.newBuilder()
+                      .setResource(
+                          Resource.newBuilder()
+                              .addAttributes(
+                                  KeyValue.newBuilder()
+                                      .setKey("k8s.pod.uid")
+                                      .setValue(AnyValue.newBuilder().setStringValue(uid))))
+                      .addScopeSpans(
+                          ScopeSpans.newBuilder()
+                              .addSpans(
+                                  Span.newBuilder()
+                                      .setTraceId(
+                                          ByteString.copyFrom(
+                                              new byte[] {
+                                                9, 8, 7, 6, 5, 4, 3, 2, 1, 2, 3, 4, 5, 6, 7, 8
+                                              }))
+                                      .setSpanId(
+                                          ByteString.copyFrom(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}))
+                                      .setKind(Span.SpanKind.SPAN_KIND_SERVER)
+                                      .setName("POST /v1/completions")
+                                      .setStartTimeUnixNano((end - 300) * 1_000_000L)
+                                      .setEndTimeUnixNano(end * 1_000_000L))))
+              .build();
+      HttpResponse<byte[]> answer =
+          HttpClient.newHttpClient()
+              .send(
+                  HttpRequest.newBuilder(URI.create(collector.baseUrl() + "/v1/traces"))
+                      .header("Content-Type", "application/x-protobuf")
+                      .POST(HttpRequest.BodyPublishers.ofByteArray(export.toByteArray()))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofByteArray());
+      assertThat(answer.statusCode()).isEqualTo(200);
+      assertThat(ExportTraceServiceResponse.parseFrom(answer.body()).hasPartialSuccess()).isFalse();
+      List<ConsumerRecord<String, RequestLog>> taken =
+          requests.readUntil(r -> !r.isEmpty(), Duration.ofSeconds(30));
+      assertThat(taken).hasSize(1);
+      assertThat(taken.get(0).key()).isEqualTo(ns + "/chat-0");
+      assertThat(taken.get(0).value().getLatencyMs()).isEqualTo(300.0);
+    }
+  }
+
   @Test
   void shouldReportWorkloadObjectsAndOnlyLabelledExperimentConfigMaps() throws Exception {
     String ns = "wl-" + UUID.randomUUID().toString().substring(0, 8);

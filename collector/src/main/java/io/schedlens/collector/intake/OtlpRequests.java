@@ -24,12 +24,14 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.schemas.PodName;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * OTLP/HTTP export requests ({@code /v1/traces}, {@code /v1/logs}) in protobuf or JSON, decoded
@@ -37,14 +39,15 @@ import java.util.Map;
  *
  * <p>A span is a request when it is a server span ({@code SPAN_KIND_SERVER}); other spans are not
  * requests and are passed over. Its pod is the resource's {@code k8s.namespace.name} and {@code
- * k8s.pod.name}; its service {@code service.name}; its route {@code http.route}, else {@code
- * url.path}, else the span's name; its status {@code http.response.status_code} (or the older
- * {@code http.status_code}), else 500 for a span whose status is ERROR and 200 otherwise; its
- * latency the span's duration and its time the span's end; its time to first token the attribute
- * {@code gen_ai.server.time_to_first_token} (or vLLM's {@code gen_ai.latency.time_to_first_token}),
- * in seconds, else the time from the span's start to its event {@code gen_ai.first_token} (or
- * {@code first_token}); its request id {@code <trace id>-<span id>} in hex, so that a span sent
- * again counts once.
+ * k8s.pod.name}, or the pod of its {@code k8s.pod.uid} among those the collector watches; its
+ * service {@code service.name}; its route {@code http.route}, else {@code url.path}, else the
+ * span's name; its status {@code http.response.status_code} (or the older {@code
+ * http.status_code}), else 500 for a span whose status is ERROR and 200 otherwise; its latency the
+ * span's duration and its time the span's end; its time to first token the attribute {@code
+ * gen_ai.server.time_to_first_token} (or vLLM's {@code gen_ai.latency.time_to_first_token}), in
+ * seconds, else the time from the span's start to its event {@code gen_ai.first_token} (or {@code
+ * first_token}); its request id {@code <trace id>-<span id>} in hex, so that a span sent again
+ * counts once.
  *
  * <p>A log record is a request-log line carried by OTLP (an OpenTelemetry Collector's {@code
  * filelog} receiver and {@code otlphttp} exporter): its body, a JSON string or a map, is read as
@@ -106,14 +109,31 @@ final class OtlpRequests {
     }
   }
 
-  /** Decodes a {@code /v1/traces} body and gives each server span to {@code items}. */
-  static void traces(byte[] body, Encoding encoding, RequestLogParser parser, long now, Items items)
+  /** The namespace and name of a pod by its UID, where known. */
+  interface PodsByUid {
+    Optional<PodName> nameOf(String uid);
+
+    PodsByUid NONE = uid -> Optional.empty();
+  }
+
+  /**
+   * Decodes a {@code /v1/traces} body and gives each server span to {@code items}; a resource that
+   * names its pod by {@code k8s.pod.uid} alone is looked up in {@code pods}.
+   */
+  static void traces(
+      byte[] body,
+      Encoding encoding,
+      RequestLogParser parser,
+      PodsByUid pods,
+      long now,
+      Items items)
       throws Undecodable {
     ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
     decode(body, encoding, request, "ExportTraceServiceRequest");
     int index = 0;
     for (ResourceSpans rs : request.getResourceSpansList()) {
-      Map<String, AnyValue> resource = attributes(rs.getResource().getAttributesList());
+      Map<String, AnyValue> resource =
+          withPodName(attributes(rs.getResource().getAttributesList()), pods);
       for (ScopeSpans ss : rs.getScopeSpansList()) {
         for (Span span : ss.getSpansList()) {
           index++;
@@ -132,13 +152,20 @@ final class OtlpRequests {
   }
 
   /** Decodes a {@code /v1/logs} body and gives each log record to {@code items}. */
-  static void logs(byte[] body, Encoding encoding, RequestLogParser parser, long now, Items items)
+  static void logs(
+      byte[] body,
+      Encoding encoding,
+      RequestLogParser parser,
+      PodsByUid pods,
+      long now,
+      Items items)
       throws Undecodable {
     ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
     decode(body, encoding, request, "ExportLogsServiceRequest");
     int index = 0;
     for (ResourceLogs rl : request.getResourceLogsList()) {
-      Map<String, AnyValue> resource = attributes(rl.getResource().getAttributesList());
+      Map<String, AnyValue> resource =
+          withPodName(attributes(rl.getResource().getAttributesList()), pods);
       for (ScopeLogs sl : rl.getScopeLogsList()) {
         for (LogRecord record : sl.getLogRecordsList()) {
           index++;
@@ -245,6 +272,27 @@ final class OtlpRequests {
     return true;
   }
 
+  /** The resource's attributes, with its pod's namespace and name added from its UID if absent. */
+  private static Map<String, AnyValue> withPodName(Map<String, AnyValue> resource, PodsByUid pods) {
+    String uid = text(resource.get("k8s.pod.uid"));
+    if (uid == null
+        || (text(resource.get("k8s.pod.name")) != null
+            && text(resource.get("k8s.namespace.name")) != null)) {
+      return resource;
+    }
+    pods.nameOf(uid)
+        .ifPresent(
+            name -> {
+              resource.put("k8s.namespace.name", string(name.namespace()));
+              resource.put("k8s.pod.name", string(name.name()));
+            });
+    return resource;
+  }
+
+  private static AnyValue string(String s) {
+    return AnyValue.newBuilder().setStringValue(s).build();
+  }
+
   private static RequestLogParser.Parsed request(
       Span span, Map<String, AnyValue> resource, RequestLogParser parser, long now) {
     String namespace = text(resource.get("k8s.namespace.name"));
@@ -253,7 +301,9 @@ final class OtlpRequests {
       return new RequestLogParser.Rejected(
           RequestLogParser.MISSING_FIELD,
           "resource attributes k8s.namespace.name and k8s.pod.name are required"
-              + (resource.containsKey("k8s.pod.uid") ? " (k8s.pod.uid alone is not enough)" : "")
+              + (resource.containsKey("k8s.pod.uid")
+                  ? " (its k8s.pod.uid is of no pod the collector knows now)"
+                  : "")
               + ": set them in the server's OTEL_RESOURCE_ATTRIBUTES from the downward API, or"
               + " add them with the OpenTelemetry Collector's k8sattributes processor");
     }

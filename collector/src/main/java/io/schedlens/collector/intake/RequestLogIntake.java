@@ -16,6 +16,7 @@ import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.schemas.PodName;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -27,10 +28,12 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 import java.util.zip.GZIPInputStream;
 
@@ -78,6 +81,9 @@ public final class RequestLogIntake implements HttpHandler {
   private final Duration ackTimeout;
   private final RequestMarkHold markHold;
 
+  /** OTLP resources that name their pod by UID alone: the pods the collector watches. */
+  private volatile OtlpRequests.PodsByUid podsByUid = OtlpRequests.PodsByUid.NONE;
+
   /**
    * Bytes of request bodies the intake may hold at once (each request takes its length, or the body
    * limit when the length is not known before reading: chunked or gzip): what the intake holds is
@@ -111,6 +117,11 @@ public final class RequestLogIntake implements HttpHandler {
     this.markHold = markHold;
     this.bodyBudgetBytes = Math.max(maxInFlightBytes, maxBody);
     this.bodyBudget = new Semaphore(bodyBudgetBytes);
+  }
+
+  /** Where OTLP resources that name their pod by {@code k8s.pod.uid} alone find its name. */
+  public void resolvePodsBy(Function<String, Optional<PodName>> pods) {
+    this.podsByUid = pods::apply;
   }
 
   @Override
@@ -369,9 +380,9 @@ public final class RequestLogIntake implements HttpHandler {
         };
     try {
       if (otlp.traces()) {
-        OtlpRequests.traces(body, otlp.encoding(), parser, now, items);
+        OtlpRequests.traces(body, otlp.encoding(), parser, podsByUid, now, items);
       } else {
-        OtlpRequests.logs(body, otlp.encoding(), parser, now, items);
+        OtlpRequests.logs(body, otlp.encoding(), parser, podsByUid, now, items);
       }
       return null;
     } catch (OtlpRequests.Undecodable e) {

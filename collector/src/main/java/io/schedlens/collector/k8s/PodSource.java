@@ -10,11 +10,13 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Records;
+import io.schedlens.schemas.PodName;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import org.slf4j.Logger;
@@ -109,6 +111,15 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
       }
     }
     return OptionalInt.of(n);
+  }
+
+  /**
+   * The namespace and name of a pod by its UID, among the pods the collector has reported and not
+   * yet reported gone; empty for another UID.
+   */
+  public Optional<PodName> nameOf(String uid) {
+    PodObservation last = uid == null ? null : sent.last(uid);
+    return last == null ? Optional.empty() : Optional.of(PodName.of(last));
   }
 
   @Override

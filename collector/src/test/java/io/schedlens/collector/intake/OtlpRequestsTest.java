@@ -19,12 +19,14 @@ import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import io.opentelemetry.sdk.trace.export.SpanExporter;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.collector.InputBounds;
+import io.schedlens.schemas.PodName;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,11 +118,17 @@ class OtlpRequestsTest {
   private record Outcome(List<RequestLog> accepted, List<String> rejected) {}
 
   private Outcome read(byte[] body, OtlpRequests.Encoding encoding) throws Exception {
+    return read(body, encoding, OtlpRequests.PodsByUid.NONE);
+  }
+
+  private Outcome read(byte[] body, OtlpRequests.Encoding encoding, OtlpRequests.PodsByUid pods)
+      throws Exception {
     Outcome o = new Outcome(new ArrayList<>(), new ArrayList<>());
     OtlpRequests.traces(
         body,
         encoding,
         parser,
+        pods,
         START,
         new OtlpRequests.Items() {
           @Override
@@ -173,7 +181,7 @@ class OtlpRequestsTest {
 
   @ParameterizedTest
   @EnumSource(OtlpRequests.Encoding.class)
-  void shouldRejectASpanWithoutItsPodAndAnswerAPartialSuccess(OtlpRequests.Encoding encoding)
+  void shouldRejectASpanOfNoKnownPodAndAnswerAPartialSuccess(OtlpRequests.Encoding encoding)
       throws Exception {
     Resource resource =
         Resource.create(
@@ -184,6 +192,23 @@ class OtlpRequestsTest {
     assertThat(o.rejected())
         .hasSize(2)
         .allSatisfy(r -> assertThat(r).contains("missing-field").contains("k8s.pod.name"));
+
+    assertThat(o.rejected()).allSatisfy(r -> assertThat(r).contains("k8s.pod.uid"));
+
+    // The same spans, once the collector watches the pod of that UID.
+    Outcome known =
+        read(
+            encode(spans(resource), encoding),
+            encoding,
+            uid ->
+                uid.equals("u-1")
+                    ? Optional.of(new PodName("ai-lab", "chat-0"))
+                    : Optional.empty());
+    assertThat(known.rejected()).isEmpty();
+    assertThat(known.accepted())
+        .hasSize(2)
+        .allSatisfy(
+            r -> assertThat(r.getNamespace() + "/" + r.getPod()).isEqualTo("ai-lab/chat-0"));
 
     byte[] answer = OtlpRequests.tracesAnswer(encoding, 2, "2 rejected");
     ExportTraceServiceResponse.Builder decoded = ExportTraceServiceResponse.newBuilder();
@@ -228,6 +253,7 @@ class OtlpRequestsTest {
         body.getBytes(StandardCharsets.UTF_8),
         OtlpRequests.Encoding.JSON,
         parser,
+        OtlpRequests.PodsByUid.NONE,
         START,
         new OtlpRequests.Items() {
           @Override
