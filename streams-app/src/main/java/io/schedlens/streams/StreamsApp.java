@@ -42,7 +42,6 @@ import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -131,11 +130,7 @@ public final class StreamsApp implements AutoCloseable {
     props.put(DeadLetterHandlers.COUNTER_CONFIG, deadLetters);
     KafkaStreams streams =
         new KafkaStreams(TimelineTopology.build(topics, settings, metrics), props);
-    streams.setUncaughtExceptionHandler(
-        e -> {
-          log.error("stream thread failed; shutting down so that the pod restarts", e);
-          return StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse.SHUTDOWN_CLIENT;
-        });
+    streams.setUncaughtExceptionHandler(new ThreadFailures());
     CountDownLatch terminated = new CountDownLatch(1);
     streams.setStateListener(
         (now, before) -> {
