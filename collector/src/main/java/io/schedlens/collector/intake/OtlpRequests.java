@@ -25,6 +25,7 @@ import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.schemas.PodName;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.HashMap;
@@ -239,7 +240,7 @@ final class OtlpRequests {
       tree = JSON.readTree(body);
     } catch (JsonProcessingException e) {
       throw e;
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       throw new IllegalStateException(e);
     }
     rewriteIds(tree);
