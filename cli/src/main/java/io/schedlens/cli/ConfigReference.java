@@ -4,6 +4,7 @@ import io.schedlens.cli.demo.DemoConfig;
 import io.schedlens.cli.replay.ReplayConfig;
 import io.schedlens.cli.report.ReportCommand;
 import io.schedlens.cli.simulate.SimulateCommand;
+import io.schedlens.cli.whatif.WhatIfCommand;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.export.ExportConfig;
@@ -36,6 +37,7 @@ public final class ConfigReference {
     c.put("streams", StreamsAppConfig.DEF);
     c.put("demo", DemoConfig.DEF);
     c.put("simulate", SimulateCommand.DEF);
+    c.put("whatif", WhatIfCommand.DEF);
     c.put("replay", ReplayConfig.DEF);
     c.put("report", ReportCommand.DEF);
     c.put("export", ExportConfig.DEF);

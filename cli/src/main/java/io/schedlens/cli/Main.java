@@ -6,6 +6,7 @@ import io.schedlens.cli.export.ExportCommand;
 import io.schedlens.cli.replay.ReplayCommand;
 import io.schedlens.cli.report.ReportCommand;
 import io.schedlens.cli.simulate.SimulateCommand;
+import io.schedlens.cli.whatif.WhatIfCommand;
 import io.schedlens.collector.CollectorMain;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.metrics.BuildInfo;
@@ -52,6 +53,11 @@ public final class Main {
         new Entry(
             "run a scenario on the GPU-cluster simulator alone (what-if, from its ground truth)",
             args -> SimulateCommand.run(args, System.getenv(), System.out, System.err)));
+    c.put(
+        "whatif",
+        new Entry(
+            "replay observed runs under another scheduling policy, against what was observed",
+            args -> WhatIfCommand.run(args, System.getenv(), System.out, System.err)));
     c.put(
         "replay",
         new Entry(

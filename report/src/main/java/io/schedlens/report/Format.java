@@ -1,12 +1,12 @@
 package io.schedlens.report;
 
 /** Durations for people: {@code 850 ms}, {@code 42 s}, {@code 7 min 32 s}, {@code 1 h 05 min}. */
-final class Format {
+public final class Format {
 
   private Format() {}
 
   /** Compact, for table cells: {@code 850ms}, {@code 42s}, {@code 7m32s}, {@code 1h05m}. */
-  static String compact(double ms) {
+  public static String compact(double ms) {
     if (Double.isNaN(ms)) {
       return "–";
     }
@@ -23,7 +23,7 @@ final class Format {
     return (s / 3600) + "h" + String.format("%02d", (s % 3600) / 60) + "m";
   }
 
-  static String duration(double ms) {
+  public static String duration(double ms) {
     if (Double.isNaN(ms)) {
       return "–";
     }

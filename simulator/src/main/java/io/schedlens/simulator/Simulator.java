@@ -169,6 +169,34 @@ public final class Simulator {
   }
 
   /**
+   * Runs {@code arm} once, as repeat {@code repeat}, from this simulator's origin to the end of the
+   * scenario's duration and gap, without the experiment ConfigMap (a what-if run of one observed
+   * run: its pods carry the observed repeat). Returns the ground truth of its pods.
+   */
+  public List<PodTruth> runOnce(Arm arm, int repeat, ClusterWriter api, RequestSink requests) {
+    ClusterRun run =
+        new ClusterRun(
+            scenario,
+            arm,
+            repeat,
+            origin,
+            queue,
+            api,
+            requests,
+            gpus,
+            nodes,
+            scenario.seed() * 1_000_003L + repeat * 7919L + arm.name().hashCode());
+    runs.clear();
+    runs.add(run);
+    run.schedule();
+    long until = run.end() + scenario.gap().toMillis();
+    while (queue.nextAt() < until) {
+      queue.runNext();
+    }
+    return run.truth();
+  }
+
+  /**
    * The experiment's ConfigMap, labelled {@code schedlens.io/experiment}, as the platform team
    * writes it before the runs: the scenario's stated conditions (or, without them, what the
    * scenario itself says of its arms and cluster) and the repeats.

@@ -85,6 +85,22 @@ public record TimelineSettings(
         checkpointAnnotation);
   }
 
+  /** A copy with other starvation thresholds. */
+  public TimelineSettings withStarvation(Duration pending, int preemptions) {
+    return new TimelineSettings(
+        grace,
+        gpuSampleInterval,
+        gpuMaxGap,
+        slosMs,
+        pending,
+        preemptions,
+        experimentKey,
+        armKey,
+        repeatKey,
+        applicationKey,
+        checkpointAnnotation);
+  }
+
   /** A copy with another grace period. */
   public TimelineSettings withGrace(Duration g) {
     return new TimelineSettings(

@@ -12,6 +12,7 @@ import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
@@ -59,6 +60,7 @@ public final class ClusterRun {
   private final ClusterState state;
   private final List<DeploymentController> deployments = new ArrayList<>();
   private final List<JobController> jobs = new ArrayList<>();
+  private final Map<String, JobController> jobsByUid = new HashMap<>();
   private final List<ServiceInterruption> interruptions = new ArrayList<>();
   private final GpuPublisher gpus;
   private final SchedulingQueue scheduler;
@@ -117,7 +119,7 @@ public final class ClusterRun {
 
         @Override
         public Collection<SimPod> pods() {
-          return state.pods.values();
+          return List.copyOf(state.live.values());
         }
 
         @Override
@@ -235,7 +237,12 @@ public final class ClusterRun {
           String name = a.count() == 1 ? w.name() : w.name() + "-" + (i + 1);
           if (at < end) {
             state.queue.at(
-                at, () -> jobs.add(new JobController(controllers, w, job, name, jitter.split())));
+                at,
+                () -> {
+                  JobController j = new JobController(controllers, w, job, name, jitter.split());
+                  jobs.add(j);
+                  jobsByUid.put(j.uid, j);
+                });
           }
         }
       }
@@ -417,10 +424,9 @@ public final class ClusterRun {
         d.serviceCheck(p);
       }
     }
-    for (JobController j : jobs) {
-      if (j.uid.equals(p.ownerUid)) {
-        j.podChanged(p);
-      }
+    JobController j = p.ownerUid == null ? null : jobsByUid.get(p.ownerUid);
+    if (j != null) {
+      j.podChanged(p);
     }
   }
 

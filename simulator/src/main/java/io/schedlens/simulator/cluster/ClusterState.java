@@ -31,9 +31,16 @@ final class ClusterState {
   final SplittableRandom random;
   final Names names;
   final List<SimNode> nodes;
+  private final Map<String, SimNode> nodesByName = new HashMap<>();
 
   /** Every pod of the run, gone ones too, by UID in creation order. */
   final Map<String, SimPod> pods = new LinkedHashMap<>();
+
+  /**
+   * The pods not yet removed from the API, in creation order: what the scheduler, the kubelet and
+   * the GPU view look at (a week-long run has created tens of thousands of pods, most long gone).
+   */
+  final Map<String, SimPod> live = new LinkedHashMap<>();
 
   private final Map<String, LiveTruth> truth = new LinkedHashMap<>();
 
@@ -68,6 +75,7 @@ final class ClusterState {
     this.random = new SplittableRandom(seed);
     this.names = new Names(random.split());
     this.nodes = nodes;
+    nodes.forEach(n -> nodesByName.put(n.name(), n));
   }
 
   /** {@code at} ± up to {@code jitter}, never below 0. */
@@ -81,6 +89,7 @@ final class ClusterState {
   /** Adds a new pod (not yet written to the API) and its truth. */
   void add(SimPod p) {
     pods.put(p.uid, p);
+    live.put(p.uid, p);
     truth.put(p.uid, new LiveTruth());
   }
 
@@ -89,11 +98,15 @@ final class ClusterState {
   }
 
   List<SimPod> livePods() {
-    return pods.values().stream().filter(x -> !x.gone).toList();
+    return List.copyOf(live.values());
   }
 
   SimNode node(String name) {
-    return nodes.stream().filter(n -> n.name().equals(name)).findFirst().orElseThrow();
+    SimNode n = nodesByName.get(name);
+    if (n == null) {
+      throw new IllegalArgumentException("no node " + name);
+    }
+    return n;
   }
 
   /**

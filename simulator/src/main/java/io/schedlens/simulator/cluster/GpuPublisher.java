@@ -4,7 +4,9 @@ import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What each GPU of the run's nodes does, for the simulated dcgm-exporter ({@link GpuView}): free,
@@ -24,22 +26,26 @@ final class GpuPublisher {
   }
 
   void publish() {
+    if (!view.watched()) {
+      return;
+    }
     view.publish(slots());
   }
 
   List<GpuView.Slot> slots() {
     long now = c.queue.now();
     List<GpuView.Slot> slots = new ArrayList<>();
+    Map<String, List<SimPod>> running = new HashMap<>();
+    for (SimPod p : c.live.values()) {
+      if (p.node != null && p.containerStartedAt != null && p.containerFinishedAt == null) {
+        running.computeIfAbsent(p.node, k -> new ArrayList<>()).add(p);
+      }
+    }
     for (SimNode n : c.nodes) {
       SimPod[] holder = new SimPod[n.gpus()];
-      for (SimPod p : c.pods.values()) {
-        if (n.name().equals(p.node)
-            && !p.gone
-            && p.containerStartedAt != null
-            && p.containerFinishedAt == null) {
-          for (int i : p.gpuIndices) {
-            holder[i] = p;
-          }
+      for (SimPod p : running.getOrDefault(n.name(), List.of())) {
+        for (int i : p.gpuIndices) {
+          holder[i] = p;
         }
       }
       for (int i = 0; i < n.gpus(); i++) {

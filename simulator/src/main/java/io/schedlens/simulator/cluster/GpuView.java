@@ -40,6 +40,19 @@ public final class GpuView {
       double load) {}
 
   private volatile List<Slot> slots = List.of();
+  private volatile boolean watched = true;
+
+  /**
+   * Nobody reads this view (a what-if run, which has no dcgm-exporter): the simulation stops
+   * publishing it, which at a thousand GPUs is most of its work.
+   */
+  public void unwatch() {
+    watched = false;
+  }
+
+  boolean watched() {
+    return watched;
+  }
 
   public List<Slot> slots() {
     return slots;

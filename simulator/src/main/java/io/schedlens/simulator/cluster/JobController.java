@@ -45,8 +45,9 @@ final class JobController {
     // by UID, as Kubernetes does).
     this.name = name;
     for (int i = 0; i < spec.completions(); i++) {
-      long work = spec.work().toMillis();
-      if (spec.workJitter() > 0) {
+      long work =
+          i < spec.unitWork().size() ? spec.unitWork().get(i).toMillis() : spec.work().toMillis();
+      if (i >= spec.unitWork().size() && spec.workJitter() > 0) {
         work = (long) (work * (1 + (r.nextDouble() * 2 - 1) * spec.workJitter()));
       }
       units.add(new long[] {work, 0});

@@ -5,6 +5,7 @@ import io.schedlens.simulator.scenario.Scenario.Toleration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +61,16 @@ public final class KubeScheduler {
    */
   public static Decision schedule(
       SimPod pod, List<SimNode> nodes, Collection<SimPod> pods, Set<String> cordoned) {
+    // Every filter and the post-filter look at one node's pods: those bound to it and those
+    // nominated to it. Grouped once per cycle (in the order given, which the victim order's ties
+    // keep), so that a cycle costs the pods once, not once per node.
+    Map<String, List<SimPod>> byNode = new HashMap<>();
+    for (SimPod p : pods) {
+      String at = p.node != null ? p.node : p.nominatedNode;
+      if (at != null) {
+        byNode.computeIfAbsent(at, k -> new ArrayList<>()).add(p);
+      }
+    }
     Map<String, NodeStatus> failures = new TreeMap<>();
     SimNode best = null;
     int bestFree = -1;
@@ -67,9 +78,9 @@ public final class KubeScheduler {
       NodeStatus status =
           cordoned.contains(node.name())
               ? new NodeStatus(UNSCHEDULABLE_NODE, false)
-              : filter(pod, node, pods, List.of());
+              : filter(pod, node, on(byNode, node), List.of());
       if (status == null) {
-        int free = free(pod, node, pods, List.of()) - pod.gpus;
+        int free = free(pod, node, on(byNode, node), List.of()) - pod.gpus;
         if (free > bestFree) {
           best = node;
           bestFree = free;
@@ -89,7 +100,7 @@ public final class KubeScheduler {
     if (pod.nominatedNode != null) {
       NodeStatus nominated = failures.get(pod.nominatedNode);
       if (nominated != null && nominated.resolvable()) {
-        for (SimPod p : pods) {
+        for (SimPod p : byNode.getOrDefault(pod.nominatedNode, List.of())) {
           if (pod.nominatedNode.equals(p.node)
               && p.priority < pod.priority
               && p.terminatingByPreemption()) {
@@ -106,7 +117,7 @@ public final class KubeScheduler {
         postFilter.put(node.name(), NOT_HELPFUL);
         continue;
       }
-      Candidate c = victimsOn(pod, node, pods);
+      Candidate c = victimsOn(pod, node, on(byNode, node));
       if (c == null) {
         postFilter.put(node.name(), NO_VICTIMS);
       } else if (chosen == null || c.betterThan(chosen)) {
@@ -118,6 +129,10 @@ public final class KubeScheduler {
           note + " preemption: " + fitError(nodes.size(), postFilter.values().stream()));
     }
     return new Preempt(chosen.node.name(), chosen.victims, note);
+  }
+
+  private static List<SimPod> on(Map<String, List<SimPod>> byNode, SimNode node) {
+    return byNode.getOrDefault(node.name(), List.of());
   }
 
   /** The NodeUnschedulable plugin's reason for a cordoned node. */

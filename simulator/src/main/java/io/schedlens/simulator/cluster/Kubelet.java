@@ -209,7 +209,7 @@ final class Kubelet {
   private void allocateGpus(SimPod p) {
     SimNode node = c.node(p.node);
     boolean[] used = new boolean[node.gpus()];
-    for (SimPod other : c.pods.values()) {
+    for (SimPod other : c.live.values()) {
       if (other != p
           && p.node.equals(other.node)
           && !other.gone
@@ -264,6 +264,7 @@ final class Kubelet {
     }
     c.api.deletePod(p.namespace, p.name);
     p.gone = true;
+    c.live.remove(p.uid);
     LiveTruth t = c.truth(p.uid);
     t.deletedAt = c.queue.now();
     if (t.outcome == null) {

@@ -5,6 +5,7 @@ import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
 import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
 import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
+import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -54,7 +55,7 @@ final class SchedulingQueue {
   void nodeFreed() {
     long now = c.queue.now();
     long earliest = Long.MAX_VALUE;
-    for (SimPod p : c.pods.values()) {
+    for (SimPod p : c.live.values()) {
       if (p.pending()) {
         long backoff = Math.min(10_000L, 1000L << Math.min(10, Math.max(0, p.attempts - 1)));
         p.retryAt = Math.min(p.retryAt, Math.max(now, p.lastAttemptAt + backoff));
@@ -90,7 +91,7 @@ final class SchedulingQueue {
     long now = c.queue.now();
     List<SimPod> due = new ArrayList<>();
     long next = Long.MAX_VALUE;
-    for (SimPod p : c.pods.values()) {
+    for (SimPod p : c.live.values()) {
       if (p.pending()) {
         if (p.retryAt <= now) {
           due.add(p);
@@ -104,6 +105,12 @@ final class SchedulingQueue {
             .thenComparingLong(p -> p.createdAt)
             .thenComparing(p -> p.name));
     for (SimPod p : due) {
+      if (overQuota(p)) {
+        // gated: not tried, and woken when a pod of its queue leaves a node (nodeFreed)
+        p.retryAt = now + UNSCHEDULABLE_FLUSH_MS;
+        next = Math.min(next, p.retryAt);
+        continue;
+      }
       scheduleOne(p);
       if (p.pending()) {
         next = Math.min(next, p.retryAt);
@@ -112,6 +119,30 @@ final class SchedulingQueue {
     if (next != Long.MAX_VALUE) {
       requestPass(next);
     }
+  }
+
+  /**
+   * Whether admitting the pod would take a quota that covers it over its nominal GPUs: the pods of
+   * the quota that hold a node or a nomination count (Kueue counts admitted workloads).
+   */
+  private boolean overQuota(SimPod p) {
+    for (Scenario.GpuQuota q : c.arm.quotas()) {
+      if (!q.covers(p.priorityClassName, p.namespace)) {
+        continue;
+      }
+      int used = 0;
+      for (SimPod o : c.live.values()) {
+        if (o != p
+            && (o.holdsNode() || (o.pending() && o.nominatedNode != null))
+            && q.covers(o.priorityClassName, o.namespace)) {
+          used += o.gpus;
+        }
+      }
+      if (used + p.gpus > q.nominalGpus()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private void scheduleOne(SimPod p) {
@@ -204,7 +235,7 @@ final class SchedulingQueue {
     long now = c.queue.now();
     preemptor.nominatedNode = node;
     // Lower-priority pods nominated to that node lose their nomination.
-    for (SimPod other : c.pods.values()) {
+    for (SimPod other : c.live.values()) {
       if (other != preemptor
           && other.pending()
           && node.equals(other.nominatedNode)

@@ -108,7 +108,49 @@ public record Scenario(
    * @param overrides per PriorityClass name, a different value and/or preemptionPolicy in this arm
    *     (to try a policy: e.g. interactive with preemptionPolicy Never)
    */
-  public record Arm(String name, boolean priorityClasses, Map<String, ClassOverride> overrides) {}
+  public record Arm(
+      String name,
+      boolean priorityClasses,
+      Map<String, ClassOverride> overrides,
+      List<GpuQuota> quotas) {
+
+    public Arm {
+      overrides = Map.copyOf(overrides);
+      quotas = List.copyOf(quotas);
+    }
+
+    /** An arm without quotas. */
+    public Arm(String name, boolean priorityClasses, Map<String, ClassOverride> overrides) {
+      this(name, priorityClasses, overrides, List.of());
+    }
+  }
+
+  /**
+   * A GPU quota, after Kueue's ClusterQueue with one resource flavor and no borrowing: the pods of
+   * the PriorityClasses (or namespaces) it covers hold at most {@code nominalGpus} GPUs at once. A
+   * pod that would go over waits, gated, before the scheduler tries it (as Kueue's pod integration
+   * holds a pod with its scheduling gate until its workload is admitted) and is tried again when a
+   * pod it covers leaves its node. An empty list covers none.
+   *
+   * @param name the queue's name, for messages
+   * @param priorityClasses the PriorityClasses whose pods it covers
+   * @param namespaces the namespaces whose pods it covers
+   * @param nominalGpus the GPUs its pods may hold at once
+   */
+  public record GpuQuota(
+      String name, List<String> priorityClasses, List<String> namespaces, int nominalGpus) {
+
+    public GpuQuota {
+      priorityClasses = List.copyOf(priorityClasses);
+      namespaces = List.copyOf(namespaces);
+    }
+
+    /** Whether a pod of this class and namespace is one of the queue's. */
+    public boolean covers(String priorityClass, String namespace) {
+      return (priorityClass != null && priorityClasses.contains(priorityClass))
+          || namespaces.contains(namespace);
+    }
+  }
 
   /** A PriorityClass changed in one arm; a null field keeps the class's own. */
   public record ClassOverride(Integer value, String preemptionPolicy) {}
@@ -232,6 +274,8 @@ public record Scenario(
    * @param ignoreDisruptions a podFailurePolicy rule {@code Ignore} on {@code DisruptionTarget}:
    *     preempted pods do not count towards the backoff limit
    * @param ttlAfterFinished ttlSecondsAfterFinished (then the Job and its pods are deleted)
+   * @param unitWork the work of each completion, in order, when known (a what-if replays the work
+   *     each observed completion did); empty: {@code work} with its jitter
    */
   public record JobSpec(
       Arrival arrival,
@@ -243,8 +287,39 @@ public record Scenario(
       Duration checkpointInterval,
       int backoffLimit,
       boolean ignoreDisruptions,
-      Duration ttlAfterFinished)
+      Duration ttlAfterFinished,
+      List<Duration> unitWork)
       implements Spec {
+
+    public JobSpec {
+      unitWork = List.copyOf(unitWork);
+    }
+
+    /** A Job whose completions each need {@code work} with its jitter. */
+    public JobSpec(
+        Arrival arrival,
+        int parallelism,
+        int completions,
+        Duration work,
+        double workJitter,
+        Duration setup,
+        Duration checkpointInterval,
+        int backoffLimit,
+        boolean ignoreDisruptions,
+        Duration ttlAfterFinished) {
+      this(
+          arrival,
+          parallelism,
+          completions,
+          work,
+          workJitter,
+          setup,
+          checkpointInterval,
+          backoffLimit,
+          ignoreDisruptions,
+          ttlAfterFinished,
+          List.of());
+    }
 
     @Override
     public String kind() {
@@ -267,6 +342,27 @@ public record Scenario(
         namespace,
         experiment,
         repeats,
+        duration,
+        gap,
+        nodes,
+        priorityClasses,
+        arms,
+        workloads,
+        slos,
+        actions,
+        conditions,
+        scrapeInterval);
+  }
+
+  /** The same scenario with another number of repeats. */
+  public Scenario withRepeats(int n) {
+    return new Scenario(
+        name,
+        description,
+        seed,
+        namespace,
+        experiment,
+        n,
         duration,
         gap,
         nodes,

@@ -1,0 +1,122 @@
+package io.schedlens.bench;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.whatif.ObservedRun;
+import io.schedlens.whatif.Policy;
+import io.schedlens.whatif.PolicyLoader;
+import io.schedlens.whatif.WhatIf;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+
+/**
+ * How long a what-if of a week of a 1,000-GPU cluster takes: {@code java -cp ...
+ * io.schedlens.bench.WhatIfLoad [days] [nodes] [load]} (defaults 7, 125 eight-GPU nodes, 0.7). The
+ * observed week is synthetic batch work, one pod per Job: Poisson arrivals sized to the load, 1, 2,
+ * 4 or 8 GPUs (half, a quarter, 15 %, 10 %), log-normal work (median 40 minutes, sigma 1), three
+ * applications; predicted under a policy with three PriorityClasses (preemption on) and a GPU quota
+ * on the lowest. Prints pods observed and predicted, inputs through the topology, and the seconds
+ * the prediction took (the simulator, the collector's projections and the streams app's topology,
+ * one thread).
+ */
+public final class WhatIfLoad {
+
+  private WhatIfLoad() {}
+
+  public static void main(String[] args) {
+    int days = args.length > 0 ? Integer.parseInt(args[0]) : 7;
+    int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 125;
+    double load = args.length > 2 ? Double.parseDouble(args[2]) : 0.7;
+    long t0 = 1_796_000_000_000L;
+    long span = Duration.ofDays(days).toMillis();
+    int gpus = nodes * 8;
+    SplittableRandom r = new SplittableRandom(20261203L);
+    double meanGpuSeconds = 2.4 * 2400 * Math.exp(0.5);
+    double perSecond = load * gpus / meanGpuSeconds;
+    String[] apps = {"training-batch", "embedding-batch", "asr-batch"};
+    List<PodTimeline> pods = new ArrayList<>();
+    long at = t0;
+    int n = 0;
+    while (true) {
+      at += (long) (-Math.log(1 - r.nextDouble()) / perSecond * 1000);
+      if (at >= t0 + span - Duration.ofHours(1).toMillis()) {
+        break;
+      }
+      double u = r.nextDouble();
+      int g = u < 0.5 ? 1 : u < 0.75 ? 2 : u < 0.9 ? 4 : 8;
+      long work = (long) (2400_000 * Math.exp(r.nextGaussian()));
+      work = Math.max(60_000, Math.min(work, Duration.ofHours(12).toMillis()));
+      String app = apps[r.nextInt(apps.length)];
+      n++;
+      pods.add(job(app + "-" + n, app, g, at, work));
+    }
+    Policy policy =
+        PolicyLoader.parse(
+            "load",
+            """
+            name: load
+            priorityClasses:
+              - {name: training, value: 10000}
+              - {name: embedding, value: 1000}
+              - {name: asr, value: 100}
+            workloads:
+              training-batch: {priorityClass: training, setup: 60s, checkpointEvery: 10m}
+              embedding-batch: {priorityClass: embedding, setup: 30s, checkpointEvery: 5m}
+              asr-batch: {priorityClass: asr, setup: 20s}
+            quotas:
+              - {name: asr-queue, priorityClasses: [asr], nominalGpus: %d}
+            nodes: [{name: gpu, count: %d, gpus: 8}]
+            """
+                .formatted(gpus / 4, nodes));
+    List<ObservedRun> runs = ObservedRun.of(pods, List.of());
+    System.out.printf(
+        Locale.ROOT,
+        "what-if load: %d days, %d GPUs, load %.2f: %,d observed pod lives%n",
+        days,
+        gpus,
+        load,
+        pods.size());
+    long start = System.nanoTime();
+    List<WhatIf.Prediction> p =
+        new WhatIf(policy, TimelineSettings.defaults(), Duration.ofMillis(span))
+            .predict(runs, WhatIf.Progress.NONE);
+    double seconds = (System.nanoTime() - start) / 1e9;
+    long predicted = p.get(0).timelines().size();
+    long preempted =
+        p.get(0).timelines().values().stream().filter(t -> t.getPreemptedAt() != null).count();
+    System.out.printf(
+        Locale.ROOT,
+        "predicted %,d pod lives (%,d preempted) from %,d inputs through the topology in %.1f s"
+            + " (%,.0f inputs/s)%n",
+        predicted,
+        preempted,
+        p.get(0).inputs(),
+        seconds,
+        p.get(0).inputs() / seconds);
+  }
+
+  /** An observed Job pod that ran {@code work} on {@code gpus} GPUs from its creation on. */
+  private static PodTimeline job(String name, String app, int gpus, long created, long work) {
+    long running = created + 20_000;
+    return PodTimeline.newBuilder()
+        .setUid(name)
+        .setNamespace("batch")
+        .setName(name + "-x")
+        .setWorkload(new WorkloadRef("Job", name))
+        .setApplication(app)
+        .setCreatedAt(created)
+        .setScheduledAt(created + 100)
+        .setRunningAt(running)
+        .setStartupMs(19_900L)
+        .setTerminatedAt(running + work)
+        .setOutcome("Succeeded")
+        .setGpus(gpus)
+        .setUpdatedAt(running + work)
+        .setFinal$(true)
+        .build();
+  }
+}

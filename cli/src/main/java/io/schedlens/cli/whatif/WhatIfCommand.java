@@ -1,0 +1,368 @@
+package io.schedlens.cli.whatif;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.base.Durations;
+import io.schedlens.cli.common.PagesServer;
+import io.schedlens.common.config.AppConfig;
+import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.PodFacts;
+import io.schedlens.report.ReportWriter;
+import io.schedlens.report.TimelinesFile;
+import io.schedlens.report.WorkloadsFile;
+import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.whatif.ObservedRun;
+import io.schedlens.whatif.Policy;
+import io.schedlens.whatif.PolicyException;
+import io.schedlens.whatif.PolicyLoader;
+import io.schedlens.whatif.WhatIf;
+import io.schedlens.whatif.WhatIfAnswer;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+
+/**
+ * {@code ./schedlens whatif --from DIR --policy FILE}: what the observed runs would have been under
+ * another scheduling policy. The arrivals of one observed arm (a demo's or replay's {@code
+ * timelines.jsonl} and {@code workloads.jsonl}) run again under the policy on the simulator's
+ * scheduler and controllers, reduced by the streams app's topology; the answer as the report gives
+ * it, observed against predicted, with a verdict, charts and the predicted timelines (arm {@code
+ * predicted}) for the pages.
+ */
+public final class WhatIfCommand {
+
+  public static final String FROM = "from";
+  public static final String POLICY = "policy";
+  public static final String ARM = "arm";
+  public static final String COMPARE_ARM = "compare.arm";
+  public static final String RUN_LENGTH = "run.length";
+  public static final String OUT = "out";
+  public static final String STARVATION_PENDING = "starvation.pending";
+  public static final String STARVATION_PREEMPTIONS = "starvation.preemptions";
+
+  /** Exit status of a run that could not start: a setting, the policy or the input is wrong. */
+  public static final int BAD_INPUT = 2;
+
+  public static final ConfigDef DEF =
+      PagesServer.define(
+          new ConfigDef()
+              .define(
+                  FROM,
+                  Type.STRING,
+                  "",
+                  Importance.HIGH,
+                  "The observed run: a demo's or replay's output directory (timelines.jsonl and workloads.jsonl), or a timelines.jsonl file. Required.")
+              .define(
+                  POLICY,
+                  Type.STRING,
+                  "",
+                  Importance.HIGH,
+                  "The policy to try: a YAML file with PriorityClasses, which workload gets which, GPU quotas, what a request with no Ready replica counts as (docs/whatif.md). Required.")
+              .define(
+                  ARM,
+                  Type.STRING,
+                  "control",
+                  Importance.MEDIUM,
+                  "The observed arm whose arrivals are replayed (schedlens.io/arm). When the timelines have no such arm: all of them (a cluster outside an experiment).")
+              .define(
+                  COMPARE_ARM,
+                  Type.STRING,
+                  "",
+                  Importance.MEDIUM,
+                  "Another observed arm shown beside the prediction (e.g. the treatment that really ran), to see how close the prediction comes. Empty: none.")
+              .define(
+                  RUN_LENGTH,
+                  Type.STRING,
+                  "",
+                  Importance.MEDIUM,
+                  "How long each run lasts from its first pod's creation (an experiment's run length, e.g. 45m): what is still there then is deleted, as the observed run's end deleted it. Empty: until the run's last observed pod ended.")
+              .define(
+                  OUT,
+                  Type.STRING,
+                  "whatif-out",
+                  Importance.HIGH,
+                  "Directory for report.md, report.json, the charts, whatif.json and the timelines (observed and predicted) for the pages.")
+              .define(
+                  STARVATION_PENDING,
+                  Type.STRING,
+                  "10m",
+                  Importance.LOW,
+                  "A pod pending longer is starving (as the streams app's setting of the same name).")
+              .define(
+                  STARVATION_PREEMPTIONS,
+                  Type.INT,
+                  3,
+                  ConfigDef.Range.atLeast(1),
+                  Importance.LOW,
+                  "A workload preempted this often without completing is starving."));
+
+  private static final class Config extends AppConfig {
+    Config(Map<String, Object> values) {
+      super(DEF, values, Map.of());
+    }
+  }
+
+  private WhatIfCommand() {}
+
+  /** Results to {@code out}, progress to {@code err}. */
+  public static int run(
+      List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
+      throws Exception {
+    CommandLineSettings settings = CommandLineSettings.load(DEF, args, env, false);
+    if (settings.help()) {
+      out.println(
+          "usage: ./schedlens whatif --from DIR --policy FILE [--arm control] [--compare-arm"
+              + " treatment] [--run-length 45m] [--out DIR] [--serve true]\n");
+      out.print(CommandLineSettings.helpText(DEF, false));
+      return 0;
+    }
+    Config config = new Config(settings.values());
+    String from = config.getString(FROM);
+    String policyFile = config.getString(POLICY);
+    if (from.isEmpty() || policyFile.isEmpty()) {
+      err.println(
+          "whatif: --from (a demo's or replay's output directory) and --policy (a policy YAML"
+              + " file, see docs/whatif.md) are both required");
+      return BAD_INPUT;
+    }
+    Duration runLength = null;
+    Duration starvation;
+    try {
+      if (!config.getString(RUN_LENGTH).isEmpty()) {
+        runLength = Durations.parse(config.getString(RUN_LENGTH));
+      }
+      starvation = Durations.parse(config.getString(STARVATION_PENDING));
+    } catch (IllegalArgumentException e) {
+      err.println("whatif: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    Path input = Path.of(from);
+    Path timelinesFile = Files.isDirectory(input) ? input.resolve(TimelinesFile.NAME) : input;
+    Path workloadsFile = timelinesFile.resolveSibling(WorkloadsFile.NAME);
+    if (!Files.isRegularFile(timelinesFile)) {
+      err.println(
+          "whatif: "
+              + timelinesFile
+              + " not found; give --from the output directory of ./schedlens demo or replay");
+      return BAD_INPUT;
+    }
+    Policy policy;
+    try {
+      policy = PolicyLoader.load(Path.of(policyFile));
+    } catch (PolicyException e) {
+      err.println("whatif: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    List<PodTimeline> all = TimelinesFile.read(timelinesFile);
+    List<WorkloadTimeline> workloads =
+        Files.isRegularFile(workloadsFile) ? WorkloadsFile.read(workloadsFile) : List.of();
+    if (workloads.isEmpty()) {
+      err.println(
+          "whatif: no "
+              + WorkloadsFile.NAME
+              + " beside "
+              + timelinesFile
+              + ": Deployments and StatefulSets cannot be replayed without their desired replicas"
+              + " over time");
+    }
+    String arm = config.getString(ARM);
+    Set<String> arms = new LinkedHashSet<>();
+    all.forEach(t -> arms.add(t.getArm() == null ? "" : t.getArm()));
+    List<PodTimeline> chosen =
+        arms.contains(arm) ? all.stream().filter(t -> arm.equals(t.getArm())).toList() : all;
+    String observedArm = arms.contains(arm) ? arm : "observed";
+    if (chosen.isEmpty()) {
+      err.println("whatif: " + timelinesFile + " has no pod timeline");
+      return BAD_INPUT;
+    }
+    List<ObservedRun> runs = ObservedRun.of(chosen, workloads);
+    err.printf(
+        "whatif: %d observed runs of %s (%d pods) under policy %s%n",
+        runs.size(),
+        arms.contains(arm) ? "arm " + arm : "the timelines",
+        chosen.size(),
+        policy.name());
+    TimelineSettings timeline =
+        TimelineSettings.defaults()
+            .withStarvation(starvation, config.getInt(STARVATION_PREEMPTIONS));
+    long t0 = System.nanoTime();
+    List<WhatIf.Prediction> predictions;
+    try {
+      predictions =
+          new WhatIf(policy, timeline, runLength)
+              .workDir(Path.of(config.getString(OUT), ".state"))
+              .predict(
+                  runs,
+                  (i, n, run, p) ->
+                      err.printf(
+                          "whatif: [run %d/%d] %s: %d pods observed, %d predicted (%d preempted),"
+                              + " %,d inputs through the topology%n",
+                          i,
+                          n,
+                          run.label(),
+                          run.pods().size(),
+                          p.timelines().size(),
+                          p.timelines().values().stream()
+                              .filter(t -> t.getPreemptedAt() != null)
+                              .count(),
+                          p.inputs()));
+    } catch (PolicyException e) {
+      err.println("whatif: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    Files.deleteIfExists(Path.of(config.getString(OUT), ".state"));
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    List<PodFacts> facts = new ArrayList<>(WhatIf.facts(runs, predictions, "observed"));
+    String compare = config.getString(COMPARE_ARM);
+    List<PodTimeline> compared =
+        compare.isEmpty()
+            ? List.of()
+            : all.stream().filter(t -> compare.equals(t.getArm())).toList();
+    if (!compare.isEmpty() && compared.isEmpty()) {
+      err.println("whatif: no pod of arm " + compare + " to compare with (--compare-arm)");
+    }
+    compared.forEach(t -> facts.add(relabel(t, compare)));
+    String experiment = runs.get(0).experiment() == null ? "whatif" : runs.get(0).experiment();
+    ExperimentReport report = ExperimentReport.of(experiment, facts, starvation.toMillis());
+    WhatIfAnswer.Unserved unserved = WhatIfAnswer.unserved(predictions);
+    List<String> verdict = WhatIfAnswer.verdict(report, unserved, policy, "observed");
+    Set<String> assumptions = new LinkedHashSet<>();
+    Set<String> skipped = new LinkedHashSet<>();
+    predictions.forEach(
+        p -> {
+          assumptions.addAll(p.scenario().assumptions());
+          skipped.addAll(p.scenario().skipped());
+        });
+    out.printf(
+        "%nwhatif: %s under policy %s, %d runs predicted in %.1f s (observed: arm %s; predicted:"
+            + " arm %s)%n%n",
+        experiment, policy.name(), runs.size(), seconds, observedArm, WhatIf.PREDICTED);
+    out.print(ReportWriter.table(report));
+    out.println();
+    verdict.forEach(v -> out.println("  - " + v));
+    if (!assumptions.isEmpty()) {
+      out.println("\nassumed (not in the timelines):");
+      assumptions.forEach(a -> out.println("  - " + a));
+    }
+    if (!skipped.isEmpty()) {
+      out.println("\nnot replayed:");
+      skipped.forEach(s -> out.println("  - " + s));
+    }
+    Path dir = Path.of(config.getString(OUT));
+    write(
+        dir, report, policy, verdict, assumptions, skipped, runs, predictions, compared, unserved);
+    out.printf(
+        "%nwhatif: wrote %s/report.md, report.json, whatif.json, the charts, timelines.jsonl and"
+            + " workloads.jsonl (observed and predicted)%n",
+        dir.toAbsolutePath());
+    PagesServer.afterRun(config, dir, err);
+    return 0;
+  }
+
+  private static PodFacts relabel(PodTimeline t, String arm) {
+    PodFacts f = PodFacts.of(t);
+    return new PodFacts(
+        arm,
+        f.repeat(),
+        f.workload(),
+        f.workloadKind(),
+        f.priorityClass(),
+        f.pendingMs(),
+        f.neverScheduled(),
+        f.timeToReadyMs(),
+        f.timeToFirstOkMs(),
+        f.preempted(),
+        f.wastedGpuSeconds(),
+        f.requests(),
+        f.sloBreaches(),
+        f.starving(),
+        f.outcome(),
+        f.restarts());
+  }
+
+  private static void write(
+      Path dir,
+      ExperimentReport report,
+      Policy policy,
+      List<String> verdict,
+      Set<String> assumptions,
+      Set<String> skipped,
+      List<ObservedRun> runs,
+      List<WhatIf.Prediction> predictions,
+      List<PodTimeline> compared,
+      WhatIfAnswer.Unserved unserved)
+      throws IOException {
+    Files.createDirectories(dir);
+    StringBuilder intro = new StringBuilder();
+    intro
+        .append("What-if of policy `")
+        .append(policy.name())
+        .append("` on the observed runs (`./schedlens whatif`): arm `observed` is what happened,")
+        .append(" arm `predicted` what the simulator's scheduler and controllers, fed the same")
+        .append(
+            " arrivals and reduced by the pipeline's own topology, predict under the policy.\n\n");
+    verdict.forEach(v -> intro.append("- ").append(v).append('\n'));
+    if (!assumptions.isEmpty()) {
+      intro.append("\nAssumed (not in the timelines):\n\n");
+      assumptions.forEach(a -> intro.append("- ").append(a).append('\n'));
+    }
+    if (!skipped.isEmpty()) {
+      intro.append("\nNot replayed:\n\n");
+      skipped.forEach(s -> intro.append("- ").append(s).append('\n'));
+    }
+    ReportWriter.writeAll(dir, report, intro.toString());
+    List<PodTimeline> timelines = new ArrayList<>();
+    runs.forEach(r -> timelines.addAll(r.pods()));
+    timelines.addAll(compared);
+    List<WorkloadTimeline> workloads = new ArrayList<>();
+    Set<WorkloadTimeline> seen = new LinkedHashSet<>();
+    runs.forEach(r -> seen.addAll(r.workloads()));
+    workloads.addAll(seen);
+    for (WhatIf.Prediction p : predictions) {
+      timelines.addAll(p.timelines().values());
+      workloads.addAll(p.workloads());
+    }
+    TimelinesFile.write(dir, timelines);
+    WorkloadsFile.write(dir, workloads);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode root = json.createObjectNode();
+    root.put("policy", policy.name());
+    root.put("unservedRequests", policy.unserved().name().toLowerCase(Locale.ROOT));
+    verdict.forEach(root.putArray("verdict")::add);
+    ArrayNode a = root.putArray("assumptions");
+    assumptions.forEach(a::add);
+    ArrayNode s = root.putArray("notReplayed");
+    skipped.forEach(s::add);
+    root.set("unservedObserved", json.valueToTree(unserved.observed()));
+    root.set("unservedPredicted", json.valueToTree(unserved.predicted()));
+    ArrayNode rs = root.putArray("runs");
+    for (WhatIf.Prediction p : predictions) {
+      ObjectNode r = rs.addObject();
+      r.put("arm", p.observed().arm());
+      r.put("repeat", p.observed().repeat());
+      r.put("start", p.observed().start());
+      r.put("end", p.observed().end());
+      r.put("observedPods", p.observed().pods().size());
+      r.put("predictedPods", p.timelines().size());
+      r.put("inputs", p.inputs());
+    }
+    Files.writeString(
+        dir.resolve("whatif.json"),
+        json.writerWithDefaultPrettyPrinter().writeValueAsString(root) + "\n");
+  }
+}

@@ -1,0 +1,178 @@
+package io.schedlens.whatif;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.schedlens.avro.Disruption;
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.ReplicaPoint;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.report.TimelinesFile;
+import io.schedlens.report.WorkloadsFile;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
+import io.schedlens.simulator.scenario.Scenario.NodePool;
+import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
+import io.schedlens.simulator.scenario.Scenario.ServingSpec;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The arrivals of a run, from timelines written as the pipeline writes them. */
+class ObservedArrivalsTest {
+
+  static final long T0 = 1_796_236_000_000L;
+
+  static final PodTimeline POD;
+  static final WorkloadTimeline DEPLOYMENT;
+
+  static {
+    try {
+      POD = TimelinesFile.read(Path.of("src/test/resources/job-pod.json")).get(0);
+      DEPLOYMENT = WorkloadsFile.read(Path.of("src/test/resources/deployment.json")).get(0);
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  static final Policy POLICY =
+      PolicyLoader.parse(
+          "test",
+          """
+          name: test
+          workloads:
+            train: {setup: 30s, checkpointEvery: 2m}
+          nodes: [{name: gpu, count: 1, gpus: 2}]
+          """);
+
+  /** A Job pod: created, running and ended at seconds after T0. */
+  static PodTimeline pod(
+      String uid, String job, long created, Long running, Long ended, String outcome) {
+    return PodTimeline.newBuilder(POD)
+        .setUid(uid)
+        .setName(job + "-" + uid)
+        .setWorkload(new WorkloadRef("Job", job))
+        .setApplication(job)
+        .setArm("control")
+        .setRepeat("1")
+        .setCreatedAt(T0 + created * 1000)
+        .setScheduledAt(running == null ? null : T0 + created * 1000 + 100)
+        .setRunningAt(running == null ? null : T0 + running * 1000)
+        .setStartupMs(running == null ? null : (running - created) * 1000 - 100)
+        .setTerminatedAt(ended == null ? null : T0 + ended * 1000)
+        .setOutcome(outcome)
+        .setGpus(1)
+        .setWastedGpuSeconds(null)
+        .setDisruption(null)
+        .build();
+  }
+
+  @Test
+  void shouldAddTheWorkAPreemptedPodSavedToTheWorkOfItsReplacement() {
+    // ran 300 s, lost the 60 s since its last checkpoint, 30 s of setup: saved 210 s of work
+    PodTimeline first = pod("a", "train", 0, 20L, 320L, "Preempted");
+    first.setWastedGpuSeconds(60.0);
+    first.setPreemptedAt(T0 + 318_000);
+    first.setDisruption(new Disruption("preemption", T0 + 318_000, "scheduler"));
+    // created when the first ended, resumed from the checkpoint: setup and the 400 s left
+    PodTimeline second = pod("b", "train", 320L, 340L, 770L, "Succeeded");
+    ObservedRun run = ObservedRun.of(List.of(first, second), List.of()).get(0);
+
+    var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
+
+    JobSpec job = (JobSpec) rs.scenario().workloads().get(0).spec();
+    assertThat(job.unitWork()).containsExactly(Duration.ofSeconds(610));
+    assertThat(job.completions()).isEqualTo(1);
+    assertThat(job.parallelism()).isEqualTo(1);
+    assertThat(job.arrival().at()).isEqualTo(Duration.ZERO);
+    assertThat(job.setup()).isEqualTo(Duration.ofSeconds(30));
+    assertThat(job.checkpointInterval()).isEqualTo(Duration.ofMinutes(2));
+    assertThat(rs.assumptions()).isEmpty();
+  }
+
+  @Test
+  void shouldTakeAUnitTheRunsEndCutAsTheJobsTypicalUnitAndSaySoWhenNoneFinished() {
+    // two completions side by side (no rule: no setup); the second deleted with the run after
+    // 100 s, short of the 630 s the first needed
+    PodTimeline done = pod("a", "embed", 0, 10L, 640L, "Succeeded");
+    PodTimeline cut = pod("b", "embed", 0, 10L, 110L, "Deleted");
+    cut.setDisruption(new Disruption("deletion", T0 + 108_000, null));
+    PodTimeline alone = pod("c", "asr", 5, 15L, 110L, "Deleted");
+    alone.setDisruption(new Disruption("deletion", T0 + 108_000, null));
+    ObservedRun run = ObservedRun.of(List.of(done, cut, alone), List.of()).get(0);
+
+    var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
+
+    JobSpec embed = (JobSpec) rs.scenario().workloads().get(0).spec();
+    assertThat(embed.unitWork()).containsExactly(Duration.ofSeconds(630), Duration.ofSeconds(630));
+    assertThat(embed.parallelism()).isEqualTo(2);
+    JobSpec asr = (JobSpec) rs.scenario().workloads().get(1).spec();
+    assertThat(asr.unitWork()).containsExactly(Duration.ofSeconds(95));
+    assertThat(asr.arrival().at()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(rs.assumptions())
+        .anyMatch(a -> a.startsWith("asr: a Job of it never completed"))
+        .anyMatch(a -> a.equals("asr never checkpoints (say checkpointEvery in the policy)"));
+    assertThat(rs.scenario().duration()).isEqualTo(Duration.ofMillis(640_001));
+  }
+
+  @Test
+  void shouldReplayADeploymentsDesiredReplicasWithinTheRunOnly() {
+    PodTimeline server =
+        PodTimeline.newBuilder(pod("s", "chat", 100, 120L, 900L, "Deleted"))
+            .setWorkload(new WorkloadRef("Deployment", "chat"))
+            .setApplication("chat")
+            .setModelLoadMs(60_000L)
+            .setReadyAt(T0 + 180_000)
+            .setRequests(7000)
+            .setErrors(7)
+            .setLatencyP50Ms(400.0)
+            .setLatencyP95Ms(800.0)
+            .build();
+    WorkloadTimeline chat =
+        WorkloadTimeline.newBuilder(DEPLOYMENT)
+            .setName("chat")
+            .setArm("treatment") // the latest pod's arm: one Deployment serves every run
+            .setSeries(
+                List.of(
+                    new ReplicaPoint(T0 - 500_000, 1, 1), // an earlier run
+                    new ReplicaPoint(T0 - 100_000, 0, 0),
+                    new ReplicaPoint(T0 + 100_000, 2, 0),
+                    new ReplicaPoint(T0 + 180_000, 2, 1),
+                    new ReplicaPoint(T0 + 880_000, 0, 0),
+                    new ReplicaPoint(T0 + 2_000_000, 1, 0))) // a later run
+            .build();
+    ObservedRun run = ObservedRun.of(List.of(server), List.of(chat)).get(0);
+
+    var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
+
+    ServingSpec serving = (ServingSpec) rs.scenario().workloads().get(0).spec();
+    assertThat(serving.replicas())
+        .containsExactly(
+            new ReplicaStep(Duration.ZERO, Duration.ZERO, 2),
+            new ReplicaStep(Duration.ofSeconds(780), Duration.ZERO, 0));
+    assertThat(serving.modelLoad().at()).isEqualTo(Duration.ofSeconds(60));
+    // 7,000 requests over the 700 s it had a Ready replica
+    assertThat(serving.traffic().ratePerSecond()).isEqualTo(10.0);
+    assertThat(serving.traffic().latencyMedianMs()).isEqualTo(400.0);
+    assertThat(serving.traffic().errorRate()).isEqualTo(0.001);
+    assertThat(rs.requestRates()).containsEntry("chat", 10.0);
+  }
+
+  @Test
+  void shouldTakeEachNodesGpusAsTheMostItsPodsHeldAtOnce() {
+    PodTimeline a = pod("a", "x", 0, 10L, 100L, "Succeeded");
+    PodTimeline b = pod("b", "y", 0, 10L, 100L, "Succeeded");
+    PodTimeline c = pod("c", "z", 0, 10L, 100L, "Succeeded");
+    a.setNode("gpu-node-1");
+    b.setNode("gpu-node-1");
+    c.setNode("gpu-node-2");
+    c.setGpus(2);
+    ObservedRun run = ObservedRun.of(List.of(a, b, c), List.of()).get(0);
+    Policy noNodes = PolicyLoader.parse("test", "name: test\n");
+
+    List<NodePool> pools = ObservedArrivals.nodes(noNodes, List.of(run));
+
+    assertThat(pools).containsExactly(new NodePool("gpu-node", 2, 2, "", Map.of(), List.of()));
+  }
+}
