@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -386,6 +387,6 @@ public final class WhatIfValidation {
   }
 
   private static String round(double v) {
-    return String.format(java.util.Locale.ROOT, "%.1f", v);
+    return String.format(Locale.ROOT, "%.1f", v);
   }
 }
