@@ -196,7 +196,8 @@ public final class WhatIf {
     return out;
   }
 
-  static PodFacts relabel(PodFacts f, String arm) {
+  /** The same facts under another arm's name. */
+  public static PodFacts relabel(PodFacts f, String arm) {
     return new PodFacts(
         arm,
         f.repeat(),

@@ -236,7 +236,7 @@ public final class WhatIfCommand {
     if (!compare.isEmpty() && compared.isEmpty()) {
       err.println("whatif: no pod of arm " + compare + " to compare with (--compare-arm)");
     }
-    compared.forEach(t -> facts.add(relabel(t, compare)));
+    compared.forEach(t -> facts.add(WhatIf.relabel(PodFacts.of(t), compare)));
     String experiment = runs.get(0).experiment() == null ? "whatif" : runs.get(0).experiment();
     ExperimentReport report = ExperimentReport.of(experiment, facts, starvation.toMillis());
     WhatIfAnswer.Unserved unserved = WhatIfAnswer.unserved(predictions);
@@ -272,27 +272,6 @@ public final class WhatIfCommand {
         dir.toAbsolutePath());
     PagesServer.afterRun(config, dir, err);
     return 0;
-  }
-
-  private static PodFacts relabel(PodTimeline t, String arm) {
-    PodFacts f = PodFacts.of(t);
-    return new PodFacts(
-        arm,
-        f.repeat(),
-        f.workload(),
-        f.workloadKind(),
-        f.priorityClass(),
-        f.pendingMs(),
-        f.neverScheduled(),
-        f.timeToReadyMs(),
-        f.timeToFirstOkMs(),
-        f.preempted(),
-        f.wastedGpuSeconds(),
-        f.requests(),
-        f.sloBreaches(),
-        f.starving(),
-        f.outcome(),
-        f.restarts());
   }
 
   private static void write(
