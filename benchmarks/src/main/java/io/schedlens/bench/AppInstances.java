@@ -23,6 +23,21 @@ final class AppInstances implements AutoCloseable {
 
   AppInstances(String bootstrap, String appId, int instances, String heap, List<String> extraArgs)
       throws Exception {
+    this(StreamsMain.class, bootstrap, appId, instances, heap, extraArgs);
+  }
+
+  /**
+   * Instances of another main class that takes the streams app's command line ({@link FloorApp}),
+   * started exactly as the app's.
+   */
+  AppInstances(
+      Class<?> main,
+      String bootstrap,
+      String appId,
+      int instances,
+      String heap,
+      List<String> extraArgs)
+      throws Exception {
     this.root = Files.createTempDirectory("schedlens-load-");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     for (int i = 0; i < instances; i++) {
@@ -32,16 +47,19 @@ final class AppInstances implements AutoCloseable {
       // the start so that its resizing does not show in the first windows.
       List<String> cmd =
           new ArrayList<>(List.of(java, "-Xmx" + heap, "-Xms" + heap, "-XX:+UseG1GC"));
-      // e.g. a flight recording: SCHEDLENS_LOAD_JAVA_OPTS=-XX:StartFlightRecording=filename=app.jfr
+      // e.g. a flight recording of each JVM:
+      // SCHEDLENS_LOAD_JAVA_OPTS=-XX:StartFlightRecording=filename=%i.jfr,settings=profile
+      // (%i: the main class and the instance, StreamsMain-0, FloorApp-0)
       String opts = System.getenv("SCHEDLENS_LOAD_JAVA_OPTS");
       if (opts != null && !opts.isBlank()) {
-        cmd.addAll(List.of(opts.trim().replace("%i", Integer.toString(i)).split("\\s+")));
+        String instance = main.getSimpleName() + "-" + i;
+        cmd.addAll(List.of(opts.trim().replace("%i", instance).split("\\s+")));
       }
       cmd.addAll(
           List.of(
               "-cp",
               System.getProperty("java.class.path"),
-              StreamsMain.class.getName(),
+              main.getName(),
               "--application-id",
               appId,
               "--state-dir",

@@ -6,6 +6,7 @@ import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.OwnerReference;
 import io.schedlens.avro.PodCondition;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.PodsOfName;
@@ -28,6 +29,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -44,7 +46,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * instance in its own JVM.
  *
  * <pre>
- * java -cp "benchmarks/target/schedlens-benchmarks.jar:benchmarks/target/lib/*" io.schedlens.bench.StreamsLoad throughput [pods=5000] [instances=1] [partitions=2] [app args...]
+ * java -cp "benchmarks/target/schedlens-benchmarks.jar:benchmarks/target/lib/*" io.schedlens.bench.StreamsLoad fleet [pods=300] [rps=10] [instances=1] [partitions=2] [app args...]
+ * java -cp ... io.schedlens.bench.StreamsLoad throughput [pods=5000] [-] [instances=1] [partitions=2] [app args...]
  * java -cp ... io.schedlens.bench.StreamsLoad latency [seconds=300] [recordsPerSecond=10000] [instances=1] [partitions=2]
  * </pre>
  *
@@ -53,12 +56,18 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * broker on this machine), read back by a plain consumer (the raw consume rate), then the app is
  * started and timed from 10 % to 90 % of the inputs consumed. Prints the app's rate and its ratio
  * to the raw produce rate, the rate of each stage's output, the app's CPU time (records per busy
- * core), and the state kept per live pod.
+ * core), and the state kept per live pod. Then the engine's floor ({@link FloorApp}) reads the same
+ * backlog with the same settings, and the app's rate is printed as a share of the floor's.
  *
- * <p>latency: inputs produced live at the given rate (one in ten a pod change, the rest GPU samples
- * and requests, progress marks every second); for every pod change, the time from producing it to
- * reading the updated timeline from schedlens.pod-timelines (read_committed). Prints every 10 s
- * window and the worst window after the first 30 s.
+ * <p>latency: inputs produced live at the given rate in the fleet's mix (per pod and second 10
+ * requests and a DCGM sample; one record in a hundred a pod change; progress marks every second);
+ * for every pod change, the time from producing it to reading the updated timeline from
+ * schedlens.pod-timelines (read_committed). Prints every 10 s window and the worst window after the
+ * first 30 s.
+ *
+ * <p>fleet: the throughput of a serving fleet's backlog, then the engine floor on it ({@link
+ * FloorApp}), then (on a fresh broker) 120 s of latency at 10,000 records/s ({@code
+ * -Dfleet.latency.seconds=0} skips it).
  */
 public final class StreamsLoad {
 
@@ -66,61 +75,71 @@ public final class StreamsLoad {
 
   public static void main(String[] args) throws Exception {
     String mode = args.length > 0 ? args[0] : "fleet";
+    int instances = arg(args, 3, 1);
     int partitions = arg(args, 4, 2);
     List<String> appArgs = new ArrayList<>();
     for (int i = 5; i < args.length; i++) {
       appArgs.add(args[i]);
     }
-    try (EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start()) {
-      Topics topics = Topics.defaults();
-      broker.createTopics(topics.newTopics(partitions, (short) 1));
-      LoadShape shape = new LoadShape(topics);
-      long t0 = ((System.currentTimeMillis() - Duration.ofHours(6).toMillis()) / 1000) * 1000;
-      switch (mode) {
-        case "latency" ->
-            latency(
-                broker,
-                topics,
-                arg(args, 1, 300),
-                arg(args, 2, 10_000),
-                arg(args, 3, 1),
-                partitions,
-                appArgs);
-        case "fleet" -> {
-          int pods = arg(args, 1, 300);
-          int rps = arg(args, 2, 10);
-          System.out.printf(
-              "a serving fleet: %,d pod lives of 10 min, 2 s apart, %d requests/s and a DCGM sample"
-                  + " a second each%n",
-              pods, rps);
+    long t0 = ((System.currentTimeMillis() - Duration.ofHours(6).toMillis()) / 1000) * 1000;
+    switch (mode) {
+      case "latency" -> {
+        try (EmbeddedKafkaBroker broker = broker(partitions)) {
+          latency(broker, arg(args, 1, 300), arg(args, 2, 10_000), instances, partitions, appArgs);
+        }
+      }
+      case "fleet" -> {
+        int pods = arg(args, 1, 300);
+        int rps = arg(args, 2, 10);
+        System.out.printf(
+            "a serving fleet: %,d pod lives of 10 min, 2 s apart, %d requests/s and a DCGM sample"
+                + " a second each%n",
+            pods, rps);
+        try (EmbeddedKafkaBroker broker = broker(partitions)) {
+          LoadShape shape = new LoadShape(Topics.defaults());
           throughput(
               broker,
-              topics,
               sink -> shape.fleet(pods, t0, 2_000, rps, sink),
-              arg(args, 3, 1),
+              instances,
               partitions,
               appArgs);
         }
-        default -> {
-          int pods = arg(args, 1, 5000);
-          System.out.printf(
-              "the sparse backlog of the first releases: %,d pod lives of 10 min, 3 s apart, 100"
-                  + " requests and 40 DCGM samples each%n",
-              pods);
+        // The same run's latency, on a fresh broker: the fleet's mix produced live.
+        int seconds = Integer.getInteger("fleet.latency.seconds", 120);
+        if (seconds > 0) {
+          try (EmbeddedKafkaBroker broker = broker(partitions)) {
+            latency(broker, seconds, 10_000, instances, partitions, appArgs);
+          }
+        }
+      }
+      default -> {
+        int pods = arg(args, 1, 5000);
+        System.out.printf(
+            "the sparse backlog of the first releases: %,d pod lives of 10 min, 3 s apart, 100"
+                + " requests and 40 DCGM samples each%n",
+            pods);
+        try (EmbeddedKafkaBroker broker = broker(partitions)) {
+          LoadShape shape = new LoadShape(Topics.defaults());
           throughput(
               broker,
-              topics,
               sink -> {
                 List<Outgoing> all = shape.backlog(pods, t0, 3_000);
                 all.forEach(sink);
                 return all.size();
               },
-              arg(args, 3, 1),
+              instances,
               partitions,
               appArgs);
         }
       }
     }
+  }
+
+  /** A broker with schedlens' topics. */
+  private static EmbeddedKafkaBroker broker(int partitions) throws Exception {
+    EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
+    broker.createTopics(Topics.defaults().newTopics(partitions, (short) 1));
+    return broker;
   }
 
   private static int arg(String[] args, int i, int fallback) {
@@ -156,13 +175,9 @@ public final class StreamsLoad {
   }
 
   static void throughput(
-      EmbeddedKafkaBroker broker,
-      Topics topics,
-      Load load,
-      int instances,
-      int partitions,
-      List<String> appArgs)
+      EmbeddedKafkaBroker broker, Load load, int instances, int partitions, List<String> appArgs)
       throws Exception {
+    Topics topics = Topics.defaults();
     long[] counts = new long[3];
     long start = System.nanoTime();
     try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
@@ -200,60 +215,138 @@ public final class StreamsLoad {
     List<String> internal =
         List.of(topics.toPod.name(), topics.byWorkload.name(), topics.byNode.name());
     List<String> outputs = List.of(topics.podTimelines.name(), topics.workloadTimelines.name());
+    Run app;
     try (Admin admin = broker.admin();
-        AppInstances app =
+        AppInstances instancesOfApp =
             new AppInstances(broker.bootstrapServers(), appId, instances, "768m", appArgs)) {
-      GroupProgress progress = new GroupProgress(admin, appId, partitions);
-      start = System.nanoTime();
-      double[] at10 = null;
-      double[] at90 = null;
-      long lastReport = 0;
-      while (true) {
-        Thread.sleep(500);
-        long done = progress.consumed(inputs(topics));
-        double secs = (System.nanoTime() - start) / 1e9;
-        double[] now = {
-          secs, done, progress.written(internal), progress.written(outputs), app.cpuSeconds()
-        };
-        if (at10 == null && done >= records * 0.10) {
-          at10 = now;
-        }
-        if (at90 == null && done >= records * 0.90) {
-          at90 = now;
-        }
-        if (secs - lastReport >= 5) {
-          System.out.printf(
-              "  %.0f s: %,d of %,d input records consumed; app CPU %.0f s%n",
-              secs, done, records, now[4]);
-          lastReport = (long) secs;
-        }
-        if (done >= records) {
-          break;
-        }
-      }
-      double window = at90[0] - at10[0];
-      double appRate = (at90[1] - at10[1]) / window;
-      double cpu = at90[4] - at10[4];
+      app = measure(admin, instancesOfApp, appId, partitions, topics, records, internal, outputs);
       System.out.printf(
           "streams app, %d instance(s) on %d partitions, exactly-once: all %,d input records in"
               + " %.1f s from start; steady (10%% to 90%% of the inputs): %,.0f input records/s ="
               + " %.0f %% of the raw produce rate%n",
-          instances,
-          partitions,
-          records,
-          (System.nanoTime() - start) / 1e9,
-          appRate,
-          100 * appRate / produceRate);
+          instances, partitions, records, app.total(), app.rate(), 100 * app.rate() / produceRate);
       System.out.printf(
           "  per stage over that window: pod stage %,.0f inputs/s in; internal topics %,.0f"
               + " records/s; outputs (pod and workload timelines) %,.0f records/s%n",
-          appRate, (at90[2] - at10[2]) / window, (at90[3] - at10[3]) / window);
+          app.rate(), app.internalRate(), app.outputRate());
       System.out.printf(
           "  app CPU: %.1f of %.1f s (%.2f cores busy): %,.0f input records per app CPU-second%n",
-          cpu, window, cpu / window, (at90[1] - at10[1]) / cpu);
+          app.cpu(), app.window(), app.cpu() / app.window(), app.perCpuSecond());
       Thread.sleep(3000);
       stateSize(broker.bootstrapServers(), appId);
     }
+
+    // The engine's floor on the same backlog, same settings and JVM options (FloorApp); then the
+    // same with every value decoded, which tells the decoding's share of the gap.
+    broker.createTopics(List.of(new NewTopic(FloorApp.OUTPUT, partitions, (short) 1)));
+    Run floor = null;
+    for (Class<?> main : List.of(FloorApp.class, FloorApp.Decoding.class)) {
+      String floorId = "floor-" + main.getSimpleName() + "-" + UUID.randomUUID();
+      try (Admin admin = broker.admin();
+          AppInstances floorApp =
+              new AppInstances(
+                  main, broker.bootstrapServers(), floorId, instances, "768m", appArgs)) {
+        Run run =
+            measure(
+                admin,
+                floorApp,
+                floorId,
+                partitions,
+                topics,
+                records,
+                List.of(),
+                List.of(FloorApp.OUTPUT));
+        if (floor == null) {
+          floor = run;
+          System.out.printf(
+              "engine floor (FloorApp: a count per pod and second in RocksDB, a record per pod and"
+                  + " minute, exactly-once), same backlog and settings: %,.0f input records/s ="
+                  + " %.0f %% of the raw produce rate; %,.0f per CPU-second%n",
+              run.rate(), 100 * run.rate() / produceRate, run.perCpuSecond());
+        } else {
+          System.out.printf(
+              "the floor decoding every value (FloorApp.Decoding): %,.0f input records/s = %.2f"
+                  + " of the engine floor; %,.0f per CPU-second%n",
+              run.rate(), run.rate() / floor.rate(), run.perCpuSecond());
+          System.out.printf(
+              "schedlens: %,.0f input records/s = %.2f of the engine floor, %.2f of the decoding"
+                  + " floor, %.2f of raw; per CPU-second %.2f of the engine floor's%n",
+              app.rate(),
+              app.rate() / floor.rate(),
+              app.rate() / run.rate(),
+              app.rate() / produceRate,
+              app.perCpuSecond() / floor.perCpuSecond());
+        }
+      }
+    }
+  }
+
+  /** One application's run over the backlog, timed from 10 % to 90 % of the inputs consumed. */
+  record Run(
+      double total,
+      double window,
+      double rate,
+      double internalRate,
+      double outputRate,
+      double cpu,
+      double perCpuSecond) {}
+
+  static Run measure(
+      Admin admin,
+      AppInstances app,
+      String appId,
+      int partitions,
+      Topics topics,
+      long records,
+      List<String> internal,
+      List<String> outputs)
+      throws Exception {
+    GroupProgress progress = new GroupProgress(admin, appId, partitions);
+    long start = System.nanoTime();
+    double[] at10 = null;
+    double[] at90 = null;
+    long lastReport = 0;
+    while (true) {
+      Thread.sleep(500);
+      if (!app.allAlive()) {
+        throw new IllegalStateException(
+            appId + ": an instance exited before reading the backlog; see its app.log");
+      }
+      long done = progress.consumed(inputs(topics));
+      double secs = (System.nanoTime() - start) / 1e9;
+      double[] now = {
+        secs,
+        done,
+        internal.isEmpty() ? 0 : progress.written(internal),
+        progress.written(outputs),
+        app.cpuSeconds()
+      };
+      if (at10 == null && done >= records * 0.10) {
+        at10 = now;
+      }
+      if (at90 == null && done >= records * 0.90) {
+        at90 = now;
+      }
+      if (secs - lastReport >= 5) {
+        System.out.printf(
+            "  %.0f s: %,d of %,d input records consumed; CPU %.0f s%n",
+            secs, done, records, now[4]);
+        lastReport = (long) secs;
+      }
+      if (done >= records) {
+        break;
+      }
+    }
+    double window = at90[0] - at10[0];
+    double cpu = at90[4] - at10[4];
+    return new Run(
+        (System.nanoTime() - start) / 1e9,
+        window,
+        (at90[1] - at10[1]) / window,
+        (at90[2] - at10[2]) / window,
+        (at90[3] - at10[3]) / window,
+        cpu,
+        (at90[1] - at10[1]) / cpu);
   }
 
   /** Reads every record of the topics from the beginning; returns how many. */
@@ -322,10 +415,20 @@ public final class StreamsLoad {
       }
     }
     List<Integer> perPod = new ArrayList<>();
+    AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
+    AvroSerde<PodSeries> series = AvroSerde.of(PodSeries.class);
+    long seriesBytes = 0;
+    long sketchBytes = 0;
     for (byte[] v : latest.values()) {
       PodsOfName p = serde.deserialize("", v);
       for (var s : p.getPods()) {
-        perPod.add(AvroSerde.of(TimelineState.class).serialize("", s).length);
+        perPod.add(states.serialize("", s).length);
+        if (s.getSeries() != null) {
+          seriesBytes += series.serialize("", s.getSeries()).length - 10; // less its header
+        }
+        if (s.getServing().getLatencySketch() != null) {
+          sketchBytes += s.getServing().getLatencySketch().remaining();
+        }
       }
     }
     Collections.sort(perPod);
@@ -336,6 +439,9 @@ public final class StreamsLoad {
           (int) perPod.stream().mapToInt(Integer::intValue).average().orElse(0),
           perPod.get((int) (perPod.size() * 0.99)),
           perPod.get(perPod.size() - 1));
+      System.out.printf(
+          "  of which the series %,d bytes, the latency sketch %,d bytes (means)%n",
+          seriesBytes / perPod.size(), sketchBytes / perPod.size());
     }
   }
 
@@ -343,13 +449,13 @@ public final class StreamsLoad {
 
   static void latency(
       EmbeddedKafkaBroker broker,
-      Topics topics,
       int seconds,
       int rate,
       int instances,
       int partitions,
       List<String> appArgs)
       throws Exception {
+    Topics topics = Topics.defaults();
     String appId = "latency-" + UUID.randomUUID();
     Records records = new Records(topics, 64 * 1024);
     LoadShape shape = new LoadShape(topics);
@@ -393,7 +499,9 @@ public final class StreamsLoad {
               });
       reader.start();
       long sent = 0;
-      int pods = 500;
+      // The fleet's mix: per pod and second 10 requests and a DCGM sample, and one record in a
+      // hundred a pod change (the probe).
+      int pods = Math.max(1, rate / 11);
       try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
         long t0 = System.currentTimeMillis();
         // The pods exist and run before the clock starts: their history is produced, and the
@@ -447,7 +555,7 @@ public final class StreamsLoad {
           int p = i % pods;
           String uid = "u-" + p;
           String name = LoadShape.name(p);
-          int kind = i % 10;
+          int kind = i % 100;
           if (kind == 0) {
             // A pod change whose latest fact is "now": its timeline's updatedAt identifies it.
             version[p]++;
@@ -483,7 +591,7 @@ public final class StreamsLoad {
                     .build();
             probes.put(uid + "@" + now, now);
             producer.send(ProducerRecords.data(records.pod(o), partitions));
-          } else if (kind < 6) {
+          } else if (kind < 10) {
             GpuSample g =
                 GpuSample.newBuilder()
                     .setTime(now)

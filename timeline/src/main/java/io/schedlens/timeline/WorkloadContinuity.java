@@ -279,6 +279,32 @@ public final class WorkloadContinuity {
    */
   public static Map<String, Long> rolledOut(List<WorkloadMember> pods) {
     Map<String, Long> out = new HashMap<>();
+    // The candidate replacements (a template hash and a creation time), by creation time; asked
+    // for each deleted pod by binary search, so a workload's members cost n log n, not n^2 (every
+    // pod fact of a Deployment asks: 15 % of the stream thread in StreamsLoad's sparse shape).
+    List<WorkloadMember> created = new ArrayList<>(pods.size());
+    for (WorkloadMember q : pods) {
+      if (q.getTemplateHash() != null && q.getCreatedAt() != null) {
+        created.add(q);
+      }
+    }
+    if (created.size() < 2) {
+      return out;
+    }
+    created.sort(Comparator.comparingLong(WorkloadMember::getCreatedAt));
+    int n = created.size();
+    long[] at = new long[n];
+    // nextOther[i]: the first index after i whose hash differs from i's (n when none)
+    int[] nextOther = new int[n];
+    for (int i = n - 1; i >= 0; i--) {
+      at[i] = created.get(i).getCreatedAt();
+      nextOther[i] =
+          i == n - 1
+              ? n
+              : created.get(i + 1).getTemplateHash().equals(created.get(i).getTemplateHash())
+                  ? nextOther[i + 1]
+                  : i + 1;
+    }
     for (WorkloadMember p : pods) {
       boolean plainDeletion =
           p.getDisruptionCause() == null || Disruptions.DELETION.equals(p.getDisruptionCause());
@@ -289,18 +315,34 @@ public final class WorkloadContinuity {
           || "Succeeded".equals(p.getOutcome())) {
         continue;
       }
-      for (WorkloadMember q : pods) {
-        if (q.getTemplateHash() != null
-            && !q.getTemplateHash().equals(p.getTemplateHash())
-            && q.getCreatedAt() != null
-            && q.getCreatedAt() > p.getCreatedAt()
-            && q.getCreatedAt() <= p.getStoppedAt() + REPLACEMENT_SLACK_MS) {
-          out.put(p.getUid(), p.getStoppedAt());
-          break;
-        }
+      // [from, to): the pods created after p, up to its deletion (and the slack)
+      int from = firstAfter(at, p.getCreatedAt());
+      int to = firstAfter(at, p.getStoppedAt() + REPLACEMENT_SLACK_MS);
+      if (from >= to) {
+        continue;
+      }
+      int other =
+          created.get(from).getTemplateHash().equals(p.getTemplateHash()) ? nextOther[from] : from;
+      if (other < to) {
+        out.put(p.getUid(), p.getStoppedAt());
       }
     }
     return out;
+  }
+
+  /** The first index of the sorted {@code times} holding a time after {@code t}. */
+  private static int firstAfter(long[] times, long t) {
+    int lo = 0;
+    int hi = times.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (times[mid] <= t) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 
   private static List<WorkloadMember> withRollouts(List<WorkloadMember> pods) {

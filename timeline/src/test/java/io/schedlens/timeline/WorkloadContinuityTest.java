@@ -15,7 +15,9 @@ import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.schemas.WorkloadKey;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -372,6 +374,59 @@ class WorkloadContinuityTest {
     assertThat(WorkloadContinuity.rolledOut(List.of(a, b, c)))
         .as("c came long after a's deletion; b has a's template")
         .isEmpty();
+  }
+
+  @Test
+  void shouldFindTheSameRolloutsAsComparingEveryPairOfPods() {
+    // The definition, pair by pair, against the sorted search on random Deployments: rollouts with
+    // and without surge, scale-downs, equal creation times, pods without a hash or a time.
+    Random random = new Random(20261203);
+    String[] hashes = {"5d8f7", "6c9a1", "7f2b4", null};
+    String[] causes = {null, "deletion", "preemption", "eviction-api"};
+    for (int round = 0; round < 500; round++) {
+      List<WorkloadMember> pods = new ArrayList<>();
+      int n = random.nextInt(40);
+      for (int i = 0; i < n; i++) {
+        WorkloadMember.Builder p =
+            pod("p" + i, random.nextInt(60) * 10)
+                .setTemplateHash(hashes[random.nextInt(random.nextInt(4) + 1)]);
+        if (random.nextInt(8) == 0) {
+          p.setCreatedAt(null);
+        }
+        if (random.nextBoolean()) {
+          p.setStoppedAt(at(random.nextInt(70) * 10 + random.nextInt(3) * 0.5));
+          p.setDisruptionCause(causes[random.nextInt(causes.length)]);
+          p.setOutcome(random.nextInt(5) == 0 ? "Succeeded" : "Deleted");
+        }
+        pods.add(p.build());
+      }
+      assertThat(WorkloadContinuity.rolledOut(pods)).as("round %d", round).isEqualTo(byPairs(pods));
+    }
+  }
+
+  /** rolledOut's definition, every pair compared. */
+  private static Map<String, Long> byPairs(List<WorkloadMember> pods) {
+    Map<String, Long> out = new HashMap<>();
+    for (WorkloadMember p : pods) {
+      boolean plain = p.getDisruptionCause() == null || "deletion".equals(p.getDisruptionCause());
+      if (!plain
+          || p.getTemplateHash() == null
+          || p.getStoppedAt() == null
+          || p.getCreatedAt() == null
+          || "Succeeded".equals(p.getOutcome())) {
+        continue;
+      }
+      for (WorkloadMember q : pods) {
+        if (q.getTemplateHash() != null
+            && !q.getTemplateHash().equals(p.getTemplateHash())
+            && q.getCreatedAt() != null
+            && q.getCreatedAt() > p.getCreatedAt()
+            && q.getCreatedAt() <= p.getStoppedAt() + WorkloadContinuity.REPLACEMENT_SLACK_MS) {
+          out.put(p.getUid(), p.getStoppedAt());
+        }
+      }
+    }
+    return out;
   }
 
   @Test

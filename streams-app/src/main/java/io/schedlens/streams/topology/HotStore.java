@@ -15,10 +15,12 @@ import org.apache.kafka.streams.state.KeyValueStore;
 final class HotStore<V> {
 
   private final KeyValueStore<String, V> store;
+  private final WriteBackStore<V> writeBack;
   private final Map<String, V> hot;
 
   HotStore(KeyValueStore<String, V> store, int capacity) {
     this.store = store;
+    this.writeBack = WriteBackStore.under(store);
     this.hot =
         new LinkedHashMap<>(1024, 0.75f, true) {
           private static final long serialVersionUID = 1L;
@@ -44,6 +46,19 @@ final class HotStore<V> {
 
   void put(String key, V value) {
     store.put(key, value);
+    hot.put(key, value);
+  }
+
+  /**
+   * Writes the value of a key the caller knows the store to hold no value for; deleted before the
+   * next commit, it costs the store nothing ({@link WriteBackStore#putNew}).
+   */
+  void putNew(String key, V value) {
+    if (writeBack != null) {
+      writeBack.putNew(key, value);
+    } else {
+      store.put(key, value);
+    }
     hot.put(key, value);
   }
 

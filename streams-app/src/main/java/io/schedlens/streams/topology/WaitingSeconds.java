@@ -70,8 +70,11 @@ final class WaitingSeconds {
 
   /** The second waits. */
   void keep(String key, InputSecond b) {
-    pending.put(key, b);
-    keys.add(key);
+    if (keys.add(key)) {
+      pending.putNew(key, b); // the keys mirror the store: it holds none for this one
+    } else {
+      pending.put(key, b);
+    }
   }
 
   /** The second was settled (or was empty): it waits no longer. */

@@ -1,8 +1,10 @@
 package io.schedlens.streams.topology;
 
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
@@ -41,6 +43,14 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
   private final KeyValueStore<String, V> inner;
   private final Map<String, Object> dirty = new HashMap<>();
 
+  /**
+   * Buffered keys the store below holds no value for (the caller said so, {@link #putNew}): deleted
+   * before the next flush, such a key is forgotten, not written as a tombstone. A pod's waiting
+   * second is mostly born and settled between two commits; its tombstone was a changelog record and
+   * a RocksDB delete per pod and second (a record of every four in StreamsLoad's sparse shape).
+   */
+  private final Set<String> fresh = new HashSet<>();
+
   WriteBackStore(KeyValueStore<String, V> inner) {
     super(inner);
     this.inner = inner;
@@ -55,6 +65,7 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
       inner.put(e.getKey(), e.getValue() == DELETED ? null : (V) e.getValue());
     }
     dirty.clear();
+    fresh.clear();
   }
 
   @Override
@@ -72,7 +83,41 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     if (key == null) {
       throw new NullPointerException("key");
     }
+    if (value == null && fresh.remove(key)) {
+      dirty.remove(key); // never written below: nothing to delete there
+      return;
+    }
     dirty.put(key, value == null ? DELETED : value);
+  }
+
+  /**
+   * Writes a value for a key the caller knows the store to hold no value for (neither below nor
+   * buffered): deleted before the next flush, it leaves no trace.
+   */
+  void putNew(String key, V value) {
+    if (key == null || value == null) {
+      throw new NullPointerException(key == null ? "key" : "value");
+    }
+    dirty.put(key, value);
+    fresh.add(key);
+  }
+
+  /**
+   * The write-back store under a processor's view of it ({@code ProcessorContext.getStateStore}
+   * hands a decorator), or null when {@code store} is not one.
+   */
+  @SuppressWarnings("unchecked")
+  static <V> WriteBackStore<V> under(KeyValueStore<String, V> store) {
+    Object s = store;
+    while (true) {
+      if (s instanceof WriteBackStore<?> w) {
+        return (WriteBackStore<V>) w;
+      }
+      if (!(s instanceof WrappedStateStore<?, ?, ?> wrapped)) {
+        return null;
+      }
+      s = wrapped.wrapped();
+    }
   }
 
   @Override
@@ -153,12 +198,14 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
   @Override
   public void clearCache() {
     dirty.clear();
+    fresh.clear();
     super.clearCache();
   }
 
   @Override
   public void close() {
     dirty.clear();
+    fresh.clear();
     super.close();
   }
 

@@ -118,4 +118,60 @@ class WriteBackStoreTest {
       assertThat(store.get("forget")).isNull();
     }
   }
+
+  /** "open K" writes a new key, "settle K" deletes it, "both K" does both in one record. */
+  static final class Waiting implements Processor<String, String, String, String> {
+    private WriteBackStore<String> store;
+
+    @Override
+    public void init(ProcessorContext<String, String> context) {
+      KeyValueStore<String, String> view = context.getStateStore(STORE);
+      this.store = WriteBackStore.under(view);
+    }
+
+    @Override
+    public void process(Record<String, String> r) {
+      String[] op = r.value().split(" ");
+      if (!op[0].equals("settle")) {
+        store.putNew(op[1], "waiting");
+      }
+      if (!op[0].equals("open")) {
+        store.put(op[1], null);
+      }
+    }
+  }
+
+  @Test
+  void shouldLeaveNoTraceOfAKeyBornAndDeletedBetweenTwoCommits() {
+    Topology t = new Topology();
+    t.addSource("in", new StringDeserializer(), new StringDeserializer(), "ops");
+    t.addProcessor("wait", Waiting::new, "in");
+    t.addStateStore(
+        WriteBackStore.builder(
+            Stores.keyValueStoreBuilder(
+                    Stores.persistentKeyValueStore(STORE), Serdes.String(), Serdes.String())
+                .withCachingEnabled()),
+        "wait");
+    Properties p = new Properties();
+    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "write-back");
+    p.put(StreamsConfig.PROCESSING_GUARANTEE_CONFIG, StreamsConfig.EXACTLY_ONCE_V2);
+    try (TopologyTestDriver driver = new TopologyTestDriver(t, p)) {
+      TestInputTopic<String, String> in =
+          driver.createInputTopic("ops", new StringSerializer(), new StringSerializer());
+      TestOutputTopic<String, String> changelog =
+          driver.createOutputTopic(
+              "write-back-" + STORE + "-changelog",
+              new StringDeserializer(),
+              new StringDeserializer());
+
+      in.pipeInput("k", "both second-1"); // born and settled before the commit
+      in.pipeInput("k", "open second-2"); // waits past a commit (one after each input)
+      in.pipeInput("k", "settle second-2");
+
+      assertThat(changelog.readKeyValuesToList())
+          .containsExactly(KeyValue.pair("second-2", "waiting"), KeyValue.pair("second-2", null));
+      assertThat(driver.getKeyValueStore(STORE).get("second-1")).isNull();
+      assertThat(driver.getKeyValueStore(STORE).get("second-2")).isNull();
+    }
+  }
 }
