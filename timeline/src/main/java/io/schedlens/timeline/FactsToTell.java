@@ -8,7 +8,9 @@ import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadEvent;
 import io.schedlens.avro.internal.WorkloadMember;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 
@@ -133,17 +135,64 @@ public final class FactsToTell {
         new ToWorkload(workload, new WorkloadEvent(s.getUid(), "pod", s.getUpdatedAt(), m, 0, 0)));
   }
 
-  /** A second of the pod's requests with errors or SLO breaches. */
-  public static Optional<ToWorkload> requests(
-      TimelineState s, long second, long errors, long breaches) {
-    String workload = workloadKey(s);
-    if (workload == null || (errors == 0 && breaches == 0)) {
-      return Optional.empty();
+  /**
+   * Request errors and SLO breaches of the pods' seconds settled in one pass, summed per workload
+   * and second, so that each workload hears of a second once however many of its pods served in it
+   * (one message per pod and second was most of the internal topics' records in StreamsLoad's
+   * fleet). The workload stage sums them per second, so the grouping changes nothing it computes.
+   * Not thread-safe: one per pod-stage task.
+   */
+  public static final class RequestCounts {
+    /** workload key, then second: {errors, breaches}, with the first pod that told it. */
+    private final Map<String, Map<Long, Counted>> counts = new LinkedHashMap<>();
+
+    private static final class Counted {
+      final String uid;
+      long errors;
+      long breaches;
+
+      Counted(String uid) {
+        this.uid = uid;
+      }
     }
-    return Optional.of(
-        new ToWorkload(
-            workload,
-            new WorkloadEvent(s.getUid(), "requests", second, null, (int) errors, (int) breaches)));
+
+    /** Adds a second of the pod's requests (nothing when it had neither errors nor breaches). */
+    public void add(TimelineState s, long second, long errors, long breaches) {
+      String workload = workloadKey(s);
+      if (workload == null || (errors == 0 && breaches == 0)) {
+        return;
+      }
+      Counted c =
+          counts
+              .computeIfAbsent(workload, k -> new LinkedHashMap<>())
+              .computeIfAbsent(second, k -> new Counted(s.getUid()));
+      c.errors += errors;
+      c.breaches += breaches;
+    }
+
+    /** What was added since the last call, a message per workload and second, in that order. */
+    public List<ToWorkload> drain() {
+      if (counts.isEmpty()) {
+        return List.of();
+      }
+      List<ToWorkload> out = new ArrayList<>();
+      counts.forEach(
+          (workload, seconds) ->
+              seconds.forEach(
+                  (second, c) ->
+                      out.add(
+                          new ToWorkload(
+                              workload,
+                              new WorkloadEvent(
+                                  c.uid,
+                                  "requests",
+                                  second,
+                                  null,
+                                  (int) c.errors,
+                                  (int) c.breaches)))));
+      counts.clear();
+      return out;
+    }
   }
 
   /** The key of the pod's workload's state, or null when it has none known yet. */

@@ -2,6 +2,7 @@ package io.schedlens.timeline;
 
 import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.PodObservation;
@@ -53,5 +54,40 @@ class FactsToTellTest {
     assertThat(preciseFirst).containsExactly(at(100.5));
     assertThat(conditionFirst.get(conditionFirst.size() - 1))
         .isEqualTo(preciseFirst.get(preciseFirst.size() - 1));
+  }
+
+  /** A pod of the chat Deployment (its ReplicaSet and template hash), as the reducer keeps it. */
+  TimelineState chatPod(String uid) {
+    TimelineState s = TimelineReducer.empty(uid);
+    reducer.applyAny(s, PodLives.interactiveLife().get(0));
+    s.setUid(uid);
+    return s;
+  }
+
+  @Test
+  void shouldTellEachWorkloadItsRequestErrorsAndBreachesOncePerSecondSummedOverItsPods() {
+    FactsToTell.RequestCounts counts = new FactsToTell.RequestCounts();
+    TimelineState a = chatPod("u-chat-0");
+    TimelineState b = chatPod("u-chat-1");
+    TimelineState bare = TimelineReducer.empty("u-bare"); // no owner known yet: no workload
+
+    counts.add(a, at(10), 1, 2);
+    counts.add(b, at(10), 3, 0);
+    counts.add(a, at(11), 0, 1);
+    counts.add(b, at(11), 0, 0); // nothing to tell
+    counts.add(bare, at(10), 5, 5);
+    List<FactsToTell.ToWorkload> told = counts.drain();
+
+    assertThat(told)
+        .extracting(
+            t -> t.key(),
+            t -> t.event().getFact(),
+            t -> t.event().getAt(),
+            t -> t.event().getErrors(),
+            t -> t.event().getBreaches())
+        .containsExactly(
+            tuple("ai-lab/Deployment/chat", "requests", at(10), 4, 2),
+            tuple("ai-lab/Deployment/chat", "requests", at(11), 0, 1));
+    assertThat(counts.drain()).as("drained").isEmpty();
   }
 }

@@ -84,6 +84,9 @@ final class PodStage
   /** Timelines whose counters changed since they were last published: out at the next flush. */
   private final Set<String> dirty = new LinkedHashSet<>();
 
+  /** The request errors and breaches of the seconds being settled, told per workload and second. */
+  private final FactsToTell.RequestCounts requestCounts = new FactsToTell.RequestCounts();
+
   private ProcessorContext<String, SpecificRecord> context;
 
   /** The record being read, and where it was read. */
@@ -194,6 +197,12 @@ final class PodStage
         waiting.done(key);
       }
     }
+    tellRequestCounts();
+  }
+
+  /** Tells the workloads the request errors and breaches of the seconds just settled. */
+  private void tellRequestCounts() {
+    requestCounts.drain().forEach(out::tell);
   }
 
   @Override
@@ -390,6 +399,7 @@ final class PodStage
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
     if (complete && settle(key, b, eventTime.progress(PODS))) {
       waiting.done(key);
+      tellRequestCounts();
     } else {
       waiting.keep(key, b);
     }
@@ -433,7 +443,7 @@ final class PodStage
       reducer.apply(s, in);
       if (in.getRequests() > 0) {
         podMetrics.countRequests(s, in.getRequests(), in.getErrors(), breaches);
-        FactsToTell.requests(s, in.getSecond(), in.getErrors(), breaches).ifPresent(out::tell);
+        requestCounts.add(s, in.getSecond(), in.getErrors(), breaches);
       }
       podMetrics.observeDurations(s);
       dirty.add(new TimerTarget(key, s.getUid()).id());
