@@ -91,15 +91,17 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
   }
 
   /**
-   * Writes a value for a key the caller knows the store to hold no value for (neither below nor
-   * buffered): deleted before the next flush, it leaves no trace.
+   * Writes a value for a key the caller knows the store to hold no value for: deleted before the
+   * next flush, it leaves no trace. A key whose deletion is buffered is not fresh (the store below
+   * still holds its last value until the flush): it is written as any other.
    */
   void putNew(String key, V value) {
     if (key == null || value == null) {
       throw new NullPointerException(key == null ? "key" : "value");
     }
-    dirty.put(key, value);
-    fresh.add(key);
+    if (dirty.put(key, value) == null) {
+      fresh.add(key);
+    }
   }
 
   /**

@@ -119,7 +119,7 @@ class WriteBackStoreTest {
     }
   }
 
-  /** "open K" writes a new key, "settle K" deletes it, "both K" does both in one record. */
+  /** "open K" writes a new key, "settle K" deletes it; a record holds one or more, ";" apart. */
   static final class Waiting implements Processor<String, String, String, String> {
     private WriteBackStore<String> store;
 
@@ -131,12 +131,13 @@ class WriteBackStoreTest {
 
     @Override
     public void process(Record<String, String> r) {
-      String[] op = r.value().split(" ");
-      if (!op[0].equals("settle")) {
-        store.putNew(op[1], "waiting");
-      }
-      if (!op[0].equals("open")) {
-        store.put(op[1], null);
+      for (String step : r.value().split(";")) {
+        String[] op = step.strip().split(" ");
+        if (op[0].equals("open")) {
+          store.putNew(op[1], "waiting");
+        } else {
+          store.put(op[1], null);
+        }
       }
     }
   }
@@ -164,14 +165,24 @@ class WriteBackStoreTest {
               new StringDeserializer(),
               new StringDeserializer());
 
-      in.pipeInput("k", "both second-1"); // born and settled before the commit
+      in.pipeInput("k", "open second-1; settle second-1"); // born and settled before the commit
       in.pipeInput("k", "open second-2"); // waits past a commit (one after each input)
       in.pipeInput("k", "settle second-2");
+      in.pipeInput("k", "open second-3");
+      // settled, then waiting again and settled again before the next commit: the store below
+      // still held its first value, so its deletion must reach it
+      in.pipeInput("k", "settle second-3; open second-3; settle second-3");
 
       assertThat(changelog.readKeyValuesToList())
-          .containsExactly(KeyValue.pair("second-2", "waiting"), KeyValue.pair("second-2", null));
-      assertThat(driver.getKeyValueStore(STORE).get("second-1")).isNull();
-      assertThat(driver.getKeyValueStore(STORE).get("second-2")).isNull();
+          .containsExactly(
+              KeyValue.pair("second-2", "waiting"),
+              KeyValue.pair("second-2", null),
+              KeyValue.pair("second-3", "waiting"),
+              KeyValue.pair("second-3", null));
+      KeyValueStore<String, String> store = driver.getKeyValueStore(STORE);
+      assertThat(store.get("second-1")).isNull();
+      assertThat(store.get("second-2")).isNull();
+      assertThat(store.get("second-3")).isNull();
     }
   }
 }
