@@ -330,7 +330,10 @@ public final class WorkloadContinuity {
     return out;
   }
 
-  /** The first index of the sorted {@code times} holding a time after {@code t}. */
+  /**
+   * The first index of the sorted {@code times} holding a time after {@code t}. Written here:
+   * {@code Arrays.binarySearch} finds one of several equal times, not the first after them.
+   */
   private static int firstAfter(long[] times, long t) {
     int lo = 0;
     int hi = times.length;
