@@ -9,6 +9,7 @@ import io.schedlens.simulator.cluster.GpuView;
 import io.schedlens.simulator.cluster.Names;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
+import io.schedlens.simulator.cluster.SchedulerWrites;
 import io.schedlens.simulator.cluster.SimNode;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
@@ -53,6 +54,7 @@ public final class Simulator {
   private final long origin;
   private final EventQueue queue;
   private final GpuView gpus = new GpuView();
+  private SchedulerWrites schedulerWrites = SchedulerWrites.EVERY_ATTEMPT;
   private final List<SimNode> nodes = new ArrayList<>();
   private final List<ClusterRun> runs = new ArrayList<>();
 
@@ -96,6 +98,12 @@ public final class Simulator {
     return gpus;
   }
 
+  /** How the scheduler writes failed attempts; default {@link SchedulerWrites#EVERY_ATTEMPT}. */
+  public Simulator schedulerWrites(SchedulerWrites writes) {
+    this.schedulerWrites = writes;
+    return this;
+  }
+
   /** The runs, in order, once {@link #run} has started. */
   public List<ClusterRun> runs() {
     return List.copyOf(runs);
@@ -129,16 +137,17 @@ public final class Simulator {
         long seed = scenario.seed() * 1_000_003L + repeat * 7919L + arm.name().hashCode();
         runs.add(
             new ClusterRun(
-                scenario,
-                arm,
-                repeat,
-                origin + k * runLength,
-                queue,
-                api,
-                requests,
-                gpus,
-                nodes,
-                seed));
+                    scenario,
+                    arm,
+                    repeat,
+                    origin + k * runLength,
+                    queue,
+                    api,
+                    requests,
+                    gpus,
+                    nodes,
+                    seed)
+                .schedulerWrites(schedulerWrites));
         k++;
       }
     }
@@ -186,6 +195,7 @@ public final class Simulator {
             gpus,
             nodes,
             scenario.seed() * 1_000_003L + repeat * 7919L + arm.name().hashCode());
+    run.schedulerWrites(schedulerWrites);
     runs.clear();
     runs.add(run);
     run.schedule();

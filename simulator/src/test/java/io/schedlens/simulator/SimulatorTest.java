@@ -10,6 +10,7 @@ import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
+import io.schedlens.simulator.cluster.SchedulerWrites;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.util.ArrayList;
@@ -350,6 +351,94 @@ class SimulatorTest {
 
   static long minutes(double m) {
     return ORIGIN + Math.round(m * 60_000);
+  }
+
+  static final String ONE_GPU_TWO_JOBS =
+      """
+      name: x
+      duration: 90m
+      gap: 5m
+      nodes: [{name: gpu, count: 1, gpus: 1}]
+      arms: [{name: a}]
+      workloads:
+        - {name: first, kind: Job, gpus: 1, work: 70m, arrival: {at: 0s}}
+        - {name: second, kind: Job, gpus: 1, work: 5m, arrival: {at: 1m}}
+      """;
+
+  /** What the simulator wrote about the second Job's pod while it waited. */
+  record Waiting(int attempts, List<Integer> eventCounts, List<Long> eventWrittenAt, int statuses) {
+
+    static Waiting of(Simulator sim, Recorder api) {
+      PodTruth second =
+          sim.runs().get(0).truth().stream()
+              .filter(t -> t.name().startsWith("second"))
+              .findFirst()
+              .orElseThrow();
+      List<Event> events =
+          api.schedulerEvents.stream()
+              .filter(e -> e.getReason().equals("FailedScheduling"))
+              .filter(e -> e.getRegarding().getName().equals(second.name()))
+              .toList();
+      int statuses =
+          (int)
+              api.podWrites.stream()
+                  .filter(p -> p.getMetadata().getName().equals(second.name()))
+                  .filter(p -> p.getSpec().getNodeName() == null) // not the binding
+                  .filter(
+                      p ->
+                          p.getStatus().getConditions().stream()
+                              .anyMatch(
+                                  c ->
+                                      c.getType().equals("PodScheduled")
+                                          && c.getStatus().equals("False")))
+                  .count();
+      return new Waiting(
+          second.failedSchedulingCount(),
+          events.stream().map(e -> e.getSeries() == null ? 1 : e.getSeries().getCount()).toList(),
+          events.stream()
+              .map(
+                  e ->
+                      java.time.Instant.parse(
+                              e.getSeries() == null
+                                  ? e.getEventTime().getTime()
+                                  : e.getSeries().getLastObservedTime().getTime())
+                          .toEpochMilli())
+              .toList(),
+          statuses);
+    }
+  }
+
+  @Test
+  void shouldWriteEveryFailedAttemptByDefault() throws Exception {
+    Recorder api = new Recorder();
+    Simulator sim = simulate(ONE_GPU_TWO_JOBS, api);
+
+    Waiting w = Waiting.of(sim, api);
+    // tried at creation, after its backoffs, then every 5 minutes for about 69 minutes
+    assertThat(w.attempts()).isGreaterThan(12);
+    assertThat(w.eventCounts()).hasSize(w.attempts()).isSorted().endsWith(w.attempts());
+    assertThat(w.statuses()).isEqualTo(w.attempts());
+  }
+
+  @Test
+  void shouldWriteOnlyWhatChangesAsKubeSchedulerAndClientGoDo() throws Exception {
+    Recorder api = new Recorder();
+    Simulator sim = new Simulator(ScenarioLoader.parse("x.yaml", ONE_GPU_TWO_JOBS), ORIGIN);
+    sim.schedulerWrites(SchedulerWrites.ON_CHANGE)
+        .run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+
+    Waiting w = Waiting.of(sim, api);
+    assertThat(w.attempts()).isGreaterThan(12);
+    // created (1), made a series (2), written again once 30 minutes later, and its last count
+    // when the pod is bound: the count the pipeline keeps is the number of attempts
+    assertThat(w.eventCounts()).hasSize(4).startsWith(1, 2).isSorted().endsWith(w.attempts());
+    assertThat(w.eventWrittenAt().get(2) - w.eventWrittenAt().get(1))
+        .isBetween(SchedulerWrites.SERIES_REFRESH_MS, SchedulerWrites.SERIES_REFRESH_MS + 300_000);
+    // the condition's note never changed: one status write
+    assertThat(w.statuses()).isEqualTo(1);
+    // and the same run otherwise
+    Simulator every = simulate(ONE_GPU_TWO_JOBS, new Recorder());
+    assertThat(sim.runs().get(0).truth()).isEqualTo(every.runs().get(0).truth());
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.schedlens.collector.kafka.Records;
 import io.schedlens.report.PodFacts;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
+import io.schedlens.simulator.cluster.SchedulerWrites;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
 import io.schedlens.streams.topology.TopologySettings;
 import io.schedlens.timeline.TimelineSettings;
@@ -139,6 +140,7 @@ public final class WhatIf {
     Records records = new Records(topics, 64 * 1024);
     Simulator sim = new Simulator(rs.scenario(), run.start());
     sim.gpus().unwatch();
+    sim.schedulerWrites(SchedulerWrites.ON_CHANGE);
     Path state = tempDir(workDir);
     try (TopologyRun topologyRun = new TopologyRun(topics, records, topology, sim::now, state)) {
       PredictedInputs inputs = new PredictedInputs(records, labelKeys, sim::now, topologyRun);

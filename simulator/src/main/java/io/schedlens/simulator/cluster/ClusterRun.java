@@ -187,6 +187,12 @@ public final class ClusterRun {
     this.traffic = new TrafficGenerator(state, requests);
   }
 
+  /** How the scheduler writes failed attempts (before {@link #schedule}). */
+  public ClusterRun schedulerWrites(SchedulerWrites writes) {
+    state.schedulerWrites = writes;
+    return this;
+  }
+
   public Arm arm() {
     return arm;
   }

@@ -59,6 +59,9 @@ final class ClusterState {
   /** The run's end came: controllers want nothing more. */
   boolean ended;
 
+  /** How the scheduler writes failed attempts. */
+  SchedulerWrites schedulerWrites = SchedulerWrites.EVERY_ATTEMPT;
+
   ClusterState(
       Scenario scenario,
       Arm arm,
@@ -136,6 +139,35 @@ final class ClusterState {
     if (!p.gone) {
       api.updatePodStatus(PodObjects.pod(p));
     }
+  }
+
+  /**
+   * The pod's FailedScheduling series end (it was bound, or is being deleted): each written with
+   * its last count if repeats since are held ({@link SchedulerWrites#ON_CHANGE}).
+   */
+  void failedSchedulingEnded(SimPod p) {
+    for (var e : p.failedScheduling.entrySet()) {
+      if (e.getValue().count != e.getValue().writtenCount) {
+        writeFailedScheduling(p, e.getKey(), e.getValue());
+      }
+    }
+  }
+
+  void writeFailedScheduling(SimPod p, String note, SimPod.EventSeries s) {
+    s.writtenCount = s.count;
+    s.writtenAt = queue.now();
+    api.schedulerEvent(
+        PodObjects.schedulerEvent(
+            s.name,
+            p,
+            null,
+            "Warning",
+            "FailedScheduling",
+            "Scheduling",
+            note,
+            s.firstAt,
+            s.count,
+            s.lastAt));
   }
 
   /** Sets a condition; its transition time moves only when its status does. */

@@ -112,6 +112,7 @@ final class Kubelet {
     }
     p.deletionRequestedAt = c.queue.now();
     if (p.node == null) {
+      c.failedSchedulingEnded(p);
       // No kubelet is responsible for an unbound pod: the API server marks it deleted with grace
       // period 0 and removes it at once.
       c.writeMeta(p);

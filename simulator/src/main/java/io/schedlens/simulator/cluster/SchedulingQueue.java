@@ -16,8 +16,9 @@ import java.util.function.Consumer;
  * kube-scheduler's scheduling queue and its writes: pops due pods in queue order (priority, then
  * creation time), asks {@link KubeScheduler} where each goes, and binds, preempts or records the
  * failure as kube-scheduler does. A pod that does not fit waits until a pod leaves a node (per-pod
- * backoff of 1 s doubling to 10 s) or {@link #UNSCHEDULABLE_FLUSH_MS} pass; every failed attempt is
- * a FailedScheduling event (a series when the note repeats) and PodScheduled=False/Unschedulable.
+ * backoff of 1 s doubling to 10 s) or {@link #UNSCHEDULABLE_FLUSH_MS} pass; a failed attempt is a
+ * FailedScheduling event (a series when the note repeats) and PodScheduled=False/Unschedulable,
+ * each written as {@link SchedulerWrites} says.
  * Preemption nominates the node, gives each victim DisruptionTarget (PreemptionByScheduler) and the
  * Preempted event, and deletes it; the preemptor binds once the victims are gone.
  */
@@ -163,7 +164,12 @@ final class SchedulingQueue {
     }
     failedScheduling(p, note);
     c.condition(p, "PodScheduled", "False", "Unschedulable", note);
-    c.writeStatus(p);
+    String written = note + "\n" + p.nominatedNode;
+    if (c.schedulerWrites == SchedulerWrites.EVERY_ATTEMPT
+        || !written.equals(p.unschedulableWritten)) {
+      p.unschedulableWritten = written;
+      c.writeStatus(p);
+    }
   }
 
   /** The nodes as the scheduler sees them: a node found unreachable carries its taint. */
@@ -194,21 +200,15 @@ final class SchedulingQueue {
       s.count++;
       s.lastAt = now;
     }
-    c.api.schedulerEvent(
-        PodObjects.schedulerEvent(
-            s.name,
-            p,
-            null,
-            "Warning",
-            "FailedScheduling",
-            "Scheduling",
-            note,
-            s.firstAt,
-            s.count,
-            s.lastAt));
+    if (c.schedulerWrites == SchedulerWrites.EVERY_ATTEMPT
+        || s.count <= 2
+        || now - s.writtenAt >= SchedulerWrites.SERIES_REFRESH_MS) {
+      c.writeFailedScheduling(p, note, s);
+    }
   }
 
   private void bind(SimPod p, String node) {
+    c.failedSchedulingEnded(p);
     long now = c.queue.now();
     p.node = node;
     p.nominatedNode = null;

@@ -55,6 +55,9 @@ public final class SimPod {
   /** FailedScheduling events of this pod by note: the event's name and its series count. */
   final Map<String, EventSeries> failedScheduling = new LinkedHashMap<>();
 
+  /** The PodScheduled=False note and nominated node last written to the pod's status. */
+  String unschedulableWritten;
+
   // status
   String phase = "Pending";
   final Map<String, Condition> conditions = new LinkedHashMap<>();
@@ -123,6 +126,11 @@ public final class SimPod {
     final long firstAt;
     int count;
     long lastAt;
+
+    /** The count last written to the API (with {@link SchedulerWrites#ON_CHANGE}). */
+    int writtenCount;
+
+    long writtenAt;
 
     EventSeries(String name, long firstAt) {
       this.name = name;
