@@ -7,8 +7,14 @@ import io.schedlens.whatif.ObservedRun;
 import io.schedlens.whatif.Policy;
 import io.schedlens.whatif.PolicyLoader;
 import io.schedlens.whatif.WhatIf;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.SplittableRandom;
@@ -91,12 +97,29 @@ public final class WhatIfLoad {
     System.out.printf(
         Locale.ROOT,
         "predicted %,d pod lives (%,d preempted) from %,d inputs through the topology in %.1f s"
-            + " (%,.0f inputs/s)%n",
+            + " (%,.0f inputs/s); timelines digest %s%n",
         predicted,
         preempted,
         p.get(0).inputs(),
         seconds,
-        p.get(0).inputs() / seconds);
+        p.get(0).inputs() / seconds,
+        digest(p.get(0).timelines().values()));
+  }
+
+  /**
+   * SHA-256 of the predicted timelines in order of UID (their JSON): the same inputs must give the
+   * same digest on every run and machine.
+   */
+  private static String digest(Collection<PodTimeline> timelines) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      timelines.stream()
+          .sorted(Comparator.comparing(PodTimeline::getUid))
+          .forEach(t -> sha.update(t.toString().getBytes(StandardCharsets.UTF_8)));
+      return HexFormat.of().formatHex(sha.digest()).substring(0, 16);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** An observed Job pod that ran {@code work} on {@code gpus} GPUs from its creation on. */

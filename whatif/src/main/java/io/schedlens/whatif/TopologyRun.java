@@ -15,10 +15,14 @@ import io.schedlens.streams.topology.TopologySettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.header.internals.RecordHeaders;
@@ -38,11 +42,25 @@ import org.apache.kafka.streams.test.TestRecord;
  * the virtual now they are read at), and the driver's wall clock moved on so that the stages'
  * watermarks go round. The marks, not the wall clock, decide what the timelines say: outputs are a
  * function of the inputs alone.
+ *
+ * <p>The topology runs on a thread of its own ({@code whatif-topology}), fed in batches through a
+ * bounded hand-off in the order the inputs came, each with the virtual time it was read at: the
+ * simulation goes on while the topology reduces what it wrote (two cores, two halves of the work).
+ * The order and the times are the same as on one thread, so the outputs are too.
  */
 final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
 
   /** Virtual time between progress marks. */
   static final long SLICE_MS = 60_000;
+
+  /** Inputs handed to the topology's thread at once. */
+  private static final int BATCH = 512;
+
+  /** The end of the inputs, on the hand-off. */
+  private static final Read[] END = new Read[0];
+
+  /** An input and the virtual time it was read at. */
+  private record Read(Outgoing input, long at) {}
 
   private static final String PRODUCER = "whatif";
 
@@ -59,10 +77,16 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
   private final Map<String, Preemption> latestPreemptions = new LinkedHashMap<>();
   private long lastMark = Long.MIN_VALUE;
   private long piped;
+  private final BlockingQueue<Read[]> handoff = new ArrayBlockingQueue<>(32);
+  private Read[] batch = new Read[BATCH];
+  private int filled;
+  private final Thread worker;
+  private volatile RuntimeException failed;
 
   /**
    * @param now the simulation's virtual time
-   * @param stateDir where the topology's RocksDB stores live for this run
+   * @param stateDir the state directory of this run (its stores are on the heap: {@link
+   *     TimelineTopology.StoreKind#TRANSIENT})
    */
   TopologyRun(
       Topics topics, Records records, TopologySettings settings, LongSupplier now, Path stateDir) {
@@ -74,13 +98,17 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "in-process:0");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
     p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    // One partition per topic, each record processed as it is piped: nothing to wait for. Idling
+    // on (the default 0) makes Kafka Streams format a log line per empty partition per record.
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
     p.put(
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterHandlers.Deserialization.class);
     p.put(DeadLetterHandlers.TOPIC_CONFIG, topics.deadLetters.name());
     this.driver =
         new TopologyTestDriver(
-            TimelineTopology.build(topics, settings, new StreamsMetrics()),
+            TimelineTopology.build(
+                topics, settings, new StreamsMetrics(), TimelineTopology.StoreKind.TRANSIENT),
             p,
             Instant.ofEpochMilli(now.getAsLong()));
     ByteArraySerializer bytes = new ByteArraySerializer();
@@ -99,12 +127,64 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
     preemptions =
         driver.createOutputTopic(
             topics.preemptions.name(), keys, topics.preemptions.valueSerde().deserializer());
+    worker = new Thread(this::work, "whatif-topology");
+    worker.setDaemon(true);
+    worker.start();
   }
 
-  /** One input, read now: first the mark of the slice that ended, if one did. */
+  /** The topology's thread: every batch in order, until the end. */
+  private void work() {
+    try {
+      while (true) {
+        Read[] reads = handoff.take();
+        if (reads == END) {
+          return;
+        }
+        for (Read r : reads) {
+          pipe(r.input(), r.at());
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      failed = e;
+    }
+  }
+
+  /** Hands a batch over; fails if the topology's thread did. */
+  private void hand(Read[] reads) {
+    try {
+      while (!handoff.offer(reads, 100, TimeUnit.MILLISECONDS)) {
+        rethrow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the topology reduced the prediction", e);
+    }
+  }
+
+  private void rethrow() {
+    if (failed != null) {
+      throw new IllegalStateException("the topology failed on a predicted input", failed);
+    }
+    if (!worker.isAlive()) {
+      throw new IllegalStateException("the topology's thread ended before its input did");
+    }
+  }
+
+  /** One input, read now: goes to the topology's thread with the virtual time. */
   @Override
   public void accept(Outgoing o) {
-    long t = now.getAsLong();
+    batch[filled++] = new Read(o, now.getAsLong());
+    if (filled == BATCH) {
+      hand(batch);
+      batch = new Read[BATCH];
+      filled = 0;
+    }
+  }
+
+  /** One input, read at {@code t}: first the mark of the slice that ended, if one did. */
+  private void pipe(Outgoing o, long t) {
     if (lastMark == Long.MIN_VALUE) {
       lastMark = t - 1;
     } else if (t - lastMark > SLICE_MS) {
@@ -121,13 +201,28 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
     piped++;
   }
 
-  /** Inputs piped so far. */
+  /** Inputs piped (after {@link #finish}). */
   long piped() {
     return piped;
   }
 
   /** Ends the input (the last mark): every final timeline due goes out. */
   void finish() {
+    hand(Arrays.copyOf(batch, filled));
+    filled = 0;
+    hand(END);
+    try {
+      worker.join();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while the topology reduced the prediction", e);
+    }
+    if (failed != null) {
+      throw new IllegalStateException("the topology failed on a predicted input", failed);
+    }
+    if (lastMark == Long.MIN_VALUE) {
+      lastMark = now.getAsLong() - 1; // nothing was written: the marks start now
+    }
     markAll(ProgressMarks.END);
     settle(6);
     // a pod's flush tells its workload, whose own flush then publishes
@@ -178,6 +273,14 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
 
   @Override
   public void close() {
+    if (worker.isAlive()) {
+      worker.interrupt();
+      try {
+        worker.join();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     driver.close();
   }
 }

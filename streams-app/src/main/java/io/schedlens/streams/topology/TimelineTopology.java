@@ -22,6 +22,8 @@ import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
 
 /**
@@ -78,7 +80,27 @@ public final class TimelineTopology {
 
   private TimelineTopology() {}
 
+  /** Where the topology keeps its state. */
+  public enum StoreKind {
+    /**
+     * RocksDB, each store logged to its changelog topic: the app's (state survives a restart and
+     * moves with its task).
+     */
+    PERSISTENT,
+    /**
+     * On the heap, no changelog: a run in one process whose state is thrown away at its end (a
+     * what-if). The same stores, keys, order and values; only where the bytes live differs.
+     */
+    TRANSIENT
+  }
+
   public static Topology build(Topics topics, TopologySettings settings, StreamsMetrics metrics) {
+    return build(topics, settings, metrics, StoreKind.PERSISTENT);
+  }
+
+  public static Topology build(
+      Topics topics, TopologySettings settings, StreamsMetrics metrics, StoreKind stores) {
+    StoreFactory kept = new StoreFactory(stores);
     Topology t = new Topology();
     StringDeserializer keys = new StringDeserializer();
     StringSerializer keyOut = new StringSerializer();
@@ -98,11 +120,11 @@ public final class TimelineTopology {
         "gpu-samples-source",
         "requests-source",
         "to-pod-source");
-    writeBackStore(t, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
-    writeBackStore(t, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
-    store(t, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
-    store(t, POD_TIMERS_STORE, Serdes.String(), "pods");
-    store(t, POD_PROGRESS_STORE, Serdes.Long(), "pods");
+    writeBackStore(t, kept, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    writeBackStore(t, kept, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(t, kept, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(t, kept, POD_TIMERS_STORE, Serdes.String(), "pods");
+    store(t, kept, POD_PROGRESS_STORE, Serdes.Long(), "pods");
     sink(t, PODS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "pods");
     sink(
         t,
@@ -125,9 +147,9 @@ public final class TimelineTopology {
         () -> new WorkloadStage(settings, metrics),
         "by-workload-source",
         "workload-objects-source");
-    writeBackStore(t, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
-    store(t, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
-    store(t, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
+    writeBackStore(t, kept, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
+    store(t, kept, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
+    store(t, kept, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
     sink(t, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
     // Keyed by the workload's identity (a repeat's Job is another workload), partitioned by its
     // object's name: every identity of a name sits in one partition, where a lookup by name finds
@@ -144,18 +166,14 @@ public final class TimelineTopology {
     // node stage
     source(t, "by-node-source", topics.byNode, NodeInput.readers(topics));
     t.addProcessor("nodes", () -> new NodeStage(settings), "by-node-source");
-    writeBackStore(t, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
-    store(t, NODE_TIMERS_STORE, Serdes.String(), "nodes");
+    writeBackStore(t, kept, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
+    store(t, kept, NODE_TIMERS_STORE, Serdes.String(), "nodes");
     sink(t, NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
 
     // query stage: the published topic is the store's changelog (a read-only store), so keeping
     // it costs no second copy of every timeline.
     t.addReadOnlyStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(PUBLISHED_STORE),
-                Serdes.String(),
-                AvroSerde.of(PodTimeline.class))
-            .withLoggingDisabled(),
+        kept.builder(PUBLISHED_STORE, AvroSerde.of(PodTimeline.class)).withLoggingDisabled(),
         "pod-timelines-source",
         keys,
         topics.podTimelines.valueSerde().deserializer(),
@@ -163,10 +181,7 @@ public final class TimelineTopology {
         "publish",
         () -> Published.timelines(settings.apiRetention()));
     t.addReadOnlyStateStore(
-        Stores.keyValueStoreBuilder(
-                Stores.persistentKeyValueStore(PUBLISHED_WORKLOADS_STORE),
-                Serdes.String(),
-                AvroSerde.of(WorkloadTimeline.class))
+        kept.builder(PUBLISHED_WORKLOADS_STORE, AvroSerde.of(WorkloadTimeline.class))
             .withLoggingDisabled(),
         "workload-timelines-source",
         keys,
@@ -183,11 +198,24 @@ public final class TimelineTopology {
     t.addSource(name, new StringDeserializer(), readers.get(topic.name()), topic.name());
   }
 
-  private static <V> void store(Topology t, String name, Serde<V> values, String processor) {
-    t.addStateStore(
-        Stores.keyValueStoreBuilder(Stores.persistentKeyValueStore(name), Serdes.String(), values)
-            .withCachingEnabled(),
-        processor);
+  /** Builds a stage's stores as {@link StoreKind} says. */
+  private record StoreFactory(StoreKind kind) {
+
+    <V> StoreBuilder<KeyValueStore<String, V>> builder(String name, Serde<V> values) {
+      StoreBuilder<KeyValueStore<String, V>> b =
+          Stores.keyValueStoreBuilder(
+              kind == StoreKind.PERSISTENT
+                  ? Stores.persistentKeyValueStore(name)
+                  : Stores.inMemoryKeyValueStore(name),
+              Serdes.String(),
+              values);
+      return kind == StoreKind.PERSISTENT ? b : b.withLoggingDisabled();
+    }
+  }
+
+  private static <V> void store(
+      Topology t, StoreFactory kept, String name, Serde<V> values, String processor) {
+    t.addStateStore(kept.builder(name, values).withCachingEnabled(), processor);
   }
 
   /**
@@ -196,13 +224,9 @@ public final class TimelineTopology {
    * WriteBackStore}).
    */
   private static <V> void writeBackStore(
-      Topology t, String name, Serde<V> values, String processor) {
+      Topology t, StoreFactory kept, String name, Serde<V> values, String processor) {
     t.addStateStore(
-        WriteBackStore.builder(
-            Stores.keyValueStoreBuilder(
-                    Stores.persistentKeyValueStore(name), Serdes.String(), values)
-                .withCachingEnabled()),
-        processor);
+        WriteBackStore.builder(kept.builder(name, values).withCachingEnabled()), processor);
   }
 
   /** A sink partitioned by {@code partitioner}, or by key when null. */

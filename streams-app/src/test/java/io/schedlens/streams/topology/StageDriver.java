@@ -55,6 +55,14 @@ final class StageDriver implements AutoCloseable {
   private final Map<String, WorkloadTimeline> latestWorkloads = new LinkedHashMap<>();
 
   StageDriver(TopologySettings settings, Path stateDir, StreamsMetrics metrics) {
+    this(settings, stateDir, metrics, TimelineTopology.StoreKind.PERSISTENT);
+  }
+
+  StageDriver(
+      TopologySettings settings,
+      Path stateDir,
+      StreamsMetrics metrics,
+      TimelineTopology.StoreKind stores) {
     this.metrics = metrics;
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-test");
@@ -68,7 +76,9 @@ final class StageDriver implements AutoCloseable {
     p.put(DeadLetterHandlers.COUNTER_CONFIG, counted);
     driver =
         new TopologyTestDriver(
-            TimelineTopology.build(TOPICS, settings, metrics), p, Instant.ofEpochMilli(Inputs.T0));
+            TimelineTopology.build(TOPICS, settings, metrics, stores),
+            p,
+            Instant.ofEpochMilli(Inputs.T0));
     for (Topic<String, ?> t :
         List.of(TOPICS.pods, TOPICS.events, TOPICS.gpuSamples, TOPICS.requests, TOPICS.workloads)) {
       inputs.put(t.name(), input(t));

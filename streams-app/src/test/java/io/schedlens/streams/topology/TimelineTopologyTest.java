@@ -1081,7 +1081,7 @@ class TimelineTopologyTest {
   /**
    * Whatever order a task reads its four input topics in (each topic's own order kept, as Kafka
    * keeps a partition's), and whenever the stages' watermarks go out, the final timelines,
-   * preemptions and dead letters are the same.
+   * preemptions and dead letters are the same; with the stores in RocksDB or on the heap.
    */
   @Test
   void shouldGiveTheSameOutputsWhateverTheOrderItReadsItsTopicsIn() {
@@ -1111,12 +1111,16 @@ class TimelineTopologyTest {
     SplittableRandom random = new SplittableRandom(11);
     for (int round = 0; round < 6; round++) {
       metrics = new StreamsMetrics();
-      // every other round decodes each state from the store's bytes, as after a restart
+      // every other round decodes each state from the store's bytes, as after a restart; rounds
+      // 2 and 5 keep the stores on the heap without changelogs, as a what-if does
       driver =
           new StageDriver(
               round % 2 == 1 ? SETTINGS.withHotObjects(0) : SETTINGS,
               stateDir.resolve("i" + round),
-              metrics);
+              metrics,
+              round % 3 == 2
+                  ? TimelineTopology.StoreKind.TRANSIENT
+                  : TimelineTopology.StoreKind.PERSISTENT);
       Map<String, Integer> next = new LinkedHashMap<>();
       byTopic.keySet().forEach(k -> next.put(k, 0));
       while (!next.isEmpty()) {

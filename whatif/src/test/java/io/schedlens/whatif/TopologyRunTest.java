@@ -1,0 +1,64 @@
+package io.schedlens.whatif;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.schedlens.collector.kafka.Outgoing;
+import io.schedlens.collector.kafka.Records;
+import io.schedlens.schemas.Topics;
+import io.schedlens.streams.topology.TopologySettings;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The topology on its own thread: what fails there fails the prediction, with its cause. */
+class TopologyRunTest {
+
+  @TempDir Path state;
+
+  @Test
+  void shouldFailTheRunWithTheCauseWhenTheTopologysThreadFails() {
+    Topics topics = Topics.defaults();
+    long now = 1_796_000_000_000L;
+    try (TopologyRun run =
+        new TopologyRun(
+            topics,
+            new Records(topics, 64 * 1024),
+            TopologySettings.defaults(),
+            () -> now,
+            state)) {
+      run.accept(
+          new Outgoing(
+              "not-an-input",
+              "test",
+              "k".getBytes(StandardCharsets.UTF_8),
+              new byte[] {1},
+              now,
+              null));
+
+      assertThatThrownBy(run::finish)
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("the topology failed on a predicted input")
+          .cause()
+          .hasMessageContaining("not an input topic of the streams app: not-an-input");
+    }
+  }
+
+  @Test
+  void shouldReduceNothingToNothing() {
+    Topics topics = Topics.defaults();
+    long now = 1_796_000_000_000L;
+    try (TopologyRun run =
+        new TopologyRun(
+            topics,
+            new Records(topics, 64 * 1024),
+            TopologySettings.defaults(),
+            () -> now,
+            state)) {
+      run.finish();
+      assertThat(run.piped()).isZero();
+      assertThat(run.timelines()).isEmpty();
+    }
+  }
+}
