@@ -1,7 +1,9 @@
 package io.schedlens.whatif;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
@@ -15,6 +17,7 @@ import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import io.schedlens.simulator.scenario.Scenario.Workload;
+import io.schedlens.timeline.WorkloadContinuity;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -178,17 +181,21 @@ public final class ObservedArrivals {
                 job(run, pods, rule, assumptions, application)));
       } else {
         WorkloadTimeline object = objects.get(kind + "/" + name);
-        if (object == null || object.getSeries().isEmpty()) {
-          skipped.add(
-              pods.size()
-                  + " pods of "
-                  + kind
-                  + " "
-                  + name
-                  + " (no workload timeline with its desired replicas: give workloads.jsonl)");
-          continue;
+        List<ReplicaPoint> series;
+        if (object != null && covers(object.getSeries(), run)) {
+          series = object.getSeries();
+        } else {
+          series = inferredSeries(pods, run);
+          assumptions.add(
+              name
+                  + ": desired replicas in "
+                  + run.label()
+                  + " inferred from its pods (no workload timeline covers the run; a workload"
+                  + " timeline keeps its latest "
+                  + WorkloadContinuity.MAX_SERIES
+                  + " changes; give workloads.jsonl)");
         }
-        ServingSpec serving = serving(run, kind, name, pods, object, slos);
+        ServingSpec serving = serving(run, kind, name, pods, series, slos);
         if (serving.traffic() != null) {
           rates.put(name, serving.traffic().ratePerSecond());
         }
@@ -412,18 +419,76 @@ public final class ObservedArrivals {
     return max;
   }
 
+  /**
+   * Whether the series tells the replicas over the run: it is whole (a series is cut to its latest
+   * {@link WorkloadContinuity#MAX_SERIES} changes), or it began before the run.
+   */
+  private static boolean covers(List<ReplicaPoint> series, ObservedRun run) {
+    return !series.isEmpty()
+        && (series.size() < WorkloadContinuity.MAX_SERIES || series.get(0).getAt() <= run.start());
+  }
+
+  /**
+   * Desired and Ready replicas from the run's pods, as the pipeline infers them when it sees no
+   * workload object: a pod is wanted from its creation until its deletion is asked for (a scale
+   * down, the run's end), a pod disrupted otherwise (preempted, evicted) until its replacement is
+   * created; Ready from its first Ready until it ended or was disrupted.
+   */
+  static List<ReplicaPoint> inferredSeries(List<PodTimeline> pods, ObservedRun run) {
+    TreeMap<Long, int[]> delta = new TreeMap<>(); // {desired, ready}
+    List<PodTimeline> byCreation = new ArrayList<>(pods);
+    byCreation.sort(
+        Comparator.comparingLong(PodTimeline::getCreatedAt).thenComparing(PodTimeline::getUid));
+    for (PodTimeline t : byCreation) {
+      long end = t.getTerminatedAt() != null ? t.getTerminatedAt() : run.end() + 1;
+      long wantedUntil = end;
+      long readyUntil = end;
+      if (t.getDisruption() != null && t.getDisruption().getAt() != null) {
+        long at = t.getDisruption().getAt();
+        readyUntil = Math.min(readyUntil, at);
+        if (DisruptionCause.DELETION.wire().equals(t.getDisruption().getCause())) {
+          wantedUntil = at;
+        } else {
+          wantedUntil = run.end() + 1;
+          for (PodTimeline next : byCreation) {
+            if (next != t && next.getCreatedAt() >= at) {
+              wantedUntil = next.getCreatedAt();
+              break;
+            }
+          }
+        }
+      }
+      delta.computeIfAbsent(t.getCreatedAt(), k -> new int[2])[0]++;
+      delta.computeIfAbsent(Math.max(wantedUntil, t.getCreatedAt()), k -> new int[2])[0]--;
+      if (t.getReadyAt() != null && t.getReadyAt() < readyUntil) {
+        delta.computeIfAbsent(t.getReadyAt(), k -> new int[2])[1]++;
+        delta.computeIfAbsent(readyUntil, k -> new int[2])[1]--;
+      }
+    }
+    List<ReplicaPoint> series = new ArrayList<>();
+    series.add(new ReplicaPoint(run.start() - 1, 0, 0));
+    int desired = 0;
+    int ready = 0;
+    for (Map.Entry<Long, int[]> e : delta.entrySet()) {
+      desired += e.getValue()[0];
+      ready += e.getValue()[1];
+      series.add(new ReplicaPoint(e.getKey(), desired, ready));
+    }
+    return series;
+  }
+
   private static ServingSpec serving(
       ObservedRun run,
       String kind,
       String name,
       List<PodTimeline> pods,
-      WorkloadTimeline object,
+      List<ReplicaPoint> series,
       Map<String, Double> slos) {
-    // the object's series, within the run: the state at its start, then every change in it
+    // the series within the run: the state at its start, then every change in it
     List<ReplicaStep> steps = new ArrayList<>();
     int desired = 0;
     int ready = 0;
-    for (var p : object.getSeries()) {
+    for (var p : series) {
       if (p.getAt() <= run.start()) {
         desired = p.getDesired();
         ready = p.getReady();
@@ -432,7 +497,7 @@ public final class ObservedArrivals {
     steps.add(new ReplicaStep(Duration.ZERO, Duration.ZERO, desired));
     long readySince = ready > 0 ? run.start() : -1;
     long servedMs = 0;
-    for (var p : object.getSeries()) {
+    for (var p : series) {
       if (p.getAt() <= run.start() || p.getAt() > run.end()) {
         continue;
       }

@@ -159,6 +159,47 @@ class ObservedArrivalsTest {
     assertThat(rs.requestRates()).containsEntry("chat", 10.0);
   }
 
+  /** A server of Deployment chat: created, Ready and ended at seconds after T0. */
+  static PodTimeline server(String uid, long created, long ready, Long ended) {
+    return PodTimeline.newBuilder(pod(uid, "chat", created, created + 20, ended, "Deleted"))
+        .setWorkload(new WorkloadRef("Deployment", "chat"))
+        .setApplication("chat")
+        .setModelLoadMs(30_000L)
+        .setReadyAt(T0 + ready * 1000)
+        .build();
+  }
+
+  @Test
+  void shouldInferADeploymentsReplicasFromItsPodsWhenNoTimelineCoversTheRun() {
+    // a: wanted until the scale-down asked for its deletion at 600 s; b: preempted at 300 s,
+    // wanted until its replacement c was created at 305 s
+    PodTimeline a = server("a", 0, 60, 630L);
+    a.setDisruption(new Disruption("deletion", T0 + 600_000, null));
+    PodTimeline b = server("b", 100, 200, 330L);
+    b.setDisruption(new Disruption("preemption", T0 + 300_000, "scheduler"));
+    PodTimeline c = server("c", 305, 400, 900L);
+    c.setDisruption(new Disruption("deletion", T0 + 870_000, null));
+    ObservedRun run = ObservedRun.of(List.of(a, b, c), List.of()).get(0);
+
+    assertThat(ObservedArrivals.inferredSeries(run.pods(), run))
+        .extracting(p -> (p.getAt() - T0) / 1000 + ":" + p.getDesired() + "/" + p.getReady())
+        .containsExactly(
+            "0:0/0", // just before the run
+            "0:1/0", "60:1/1", "100:2/1", "200:2/2", "300:2/1", "305:2/1", "400:2/2", "600:1/1",
+            "870:0/0");
+
+    var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
+    ServingSpec serving = (ServingSpec) rs.scenario().workloads().get(0).spec();
+    assertThat(serving.replicas())
+        .containsExactly(
+            new ReplicaStep(Duration.ZERO, Duration.ZERO, 1),
+            new ReplicaStep(Duration.ofSeconds(100), Duration.ZERO, 2),
+            new ReplicaStep(Duration.ofSeconds(600), Duration.ZERO, 1),
+            new ReplicaStep(Duration.ofSeconds(870), Duration.ZERO, 0));
+    assertThat(rs.assumptions())
+        .anyMatch(x -> x.startsWith("chat: desired replicas in ") && x.contains("inferred"));
+  }
+
   @Test
   void shouldTakeEachNodesGpusAsTheMostItsPodsHeldAtOnce() {
     PodTimeline a = pod("a", "x", 0, 10L, 100L, "Succeeded");

@@ -33,7 +33,8 @@ class WhatIfValidationTest {
     WhatIfValidation.Result r = WhatIfValidation.run(s, "control", "treatment");
 
     StringBuilder table = new StringBuilder();
-    for (WhatIfValidation.Check c : r.checks()) {
+    for (WhatIfValidation.Check c :
+        java.util.stream.Stream.concat(r.checks().stream(), r.references().stream()).toList()) {
       table.append(
           String.format(
               Locale.ROOT,
@@ -47,7 +48,7 @@ class WhatIfValidationTest {
               c.high(),
               c.predicted(),
               100 * c.error(),
-              c.ok() ? "ok" : "FAILED: " + c.why()));
+              !c.ok() ? "FAILED: " + c.why() : c.why().isEmpty() ? "ok" : c.why()));
     }
     System.out.printf("%s, %d repeats, %.0f s:%n%s", name, s.repeats(), r.millis() / 1000.0, table);
     assertThat(r.checks()).as(table.toString()).allMatch(WhatIfValidation.Check::ok);
