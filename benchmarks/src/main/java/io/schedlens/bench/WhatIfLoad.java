@@ -3,11 +3,16 @@ package io.schedlens.bench;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.whatif.HeliosTrace;
 import io.schedlens.whatif.ObservedRun;
 import io.schedlens.whatif.Policy;
 import io.schedlens.whatif.PolicyLoader;
 import io.schedlens.whatif.WhatIf;
+import java.io.IOException;
+import java.io.Reader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
@@ -26,14 +31,20 @@ import java.util.SplittableRandom;
  * 4 or 8 GPUs (half, a quarter, 15 %, 10 %), log-normal work (median 40 minutes, sigma 1), three
  * applications; predicted under a policy with three PriorityClasses (preemption on) and a GPU quota
  * on the lowest. Prints pods observed and predicted, inputs through the topology, and the seconds
- * the prediction took (the simulator, the collector's projections and the streams app's topology,
- * one thread).
+ * the prediction took (the simulator and the collector's projections on one thread, the streams
+ * app's topology on another), and a digest of the predicted timelines. With {@code --helios
+ * cluster_log.csv [days] [nodes]}, the observed week is the job log of a Helios cluster instead
+ * ({@link HeliosTrace}).
  */
 public final class WhatIfLoad {
 
   private WhatIfLoad() {}
 
-  public static void main(String[] args) {
+  public static void main(String[] args) throws IOException {
+    if (args.length > 0 && args[0].equals("--helios")) {
+      helios(args);
+      return;
+    }
     int days = args.length > 0 ? Integer.parseInt(args[0]) : 7;
     int nodes = args.length > 1 ? Integer.parseInt(args[1]) : 125;
     double load = args.length > 2 ? Double.parseDouble(args[2]) : 0.7;
@@ -86,10 +97,52 @@ public final class WhatIfLoad {
         gpus,
         load,
         pods.size());
+    predict(policy, runs, Duration.ofMillis(span));
+  }
+
+  /**
+   * {@code --helios cluster_log.csv [days] [nodes]}: the first {@code days} (default 7) of a Helios
+   * job log ({@link HeliosTrace}) on {@code nodes} eight-GPU nodes (default 125), every job in no
+   * PriorityClass (first come, first served).
+   */
+  private static void helios(String[] args) throws IOException {
+    if (args.length < 2) {
+      throw new IllegalArgumentException(
+          "usage: WhatIfLoad --helios cluster_log.csv [days] [nodes]: the job log of a Helios"
+              + " cluster (HeliosData, CC BY 4.0)");
+    }
+    Path file = Path.of(args[1]);
+    int days = args.length > 2 ? Integer.parseInt(args[2]) : 7;
+    int nodes = args.length > 3 ? Integer.parseInt(args[3]) : 125;
+    HeliosTrace.Read trace;
+    try (Reader in = Files.newBufferedReader(file)) {
+      trace = HeliosTrace.read(in, file.toString(), null, Duration.ofDays(days));
+    }
+    System.out.printf(
+        Locale.ROOT,
+        "what-if load: %s, %d days, %d GPUs: %,d jobs as %,d observed pod lives (left out: %s)%n",
+        file,
+        days,
+        nodes * 8,
+        trace.jobs(),
+        trace.pods().size(),
+        trace.skipped());
+    Policy policy =
+        PolicyLoader.parse(
+            "helios",
+            """
+            name: helios
+            priorityClasses: [{name: default, value: 0}]
+            nodes: [{name: gpu, count: %d, gpus: 8}]
+            """
+                .formatted(nodes));
+    predict(policy, ObservedRun.of(trace.pods(), List.of()), null);
+  }
+
+  private static void predict(Policy policy, List<ObservedRun> runs, Duration span) {
     long start = System.nanoTime();
     List<WhatIf.Prediction> p =
-        new WhatIf(policy, TimelineSettings.defaults(), Duration.ofMillis(span))
-            .predict(runs, WhatIf.Progress.NONE);
+        new WhatIf(policy, TimelineSettings.defaults(), span).predict(runs, WhatIf.Progress.NONE);
     double seconds = (System.nanoTime() - start) / 1e9;
     long predicted = p.get(0).timelines().size();
     long preempted =

@@ -15,6 +15,7 @@ import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
 import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.whatif.HeliosTrace;
 import io.schedlens.whatif.ObservedRun;
 import io.schedlens.whatif.Policy;
 import io.schedlens.whatif.PolicyException;
@@ -23,6 +24,7 @@ import io.schedlens.whatif.WhatIf;
 import io.schedlens.whatif.WhatIfAnswer;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -66,7 +68,7 @@ public final class WhatIfCommand {
                   Type.STRING,
                   "",
                   Importance.HIGH,
-                  "The observed run: a demo's or replay's output directory (timelines.jsonl and workloads.jsonl), or a timelines.jsonl file. Required.")
+                  "The observed run: a demo's or replay's output directory (timelines.jsonl and workloads.jsonl), a timelines.jsonl file, or a Helios job log (cluster_log.csv: its jobs as Jobs, the application of each its virtual cluster). Required.")
               .define(
                   POLICY,
                   Type.STRING,
@@ -168,17 +170,34 @@ public final class WhatIfCommand {
       err.println("whatif: " + e.getMessage());
       return BAD_INPUT;
     }
-    List<PodTimeline> all = TimelinesFile.read(timelinesFile);
-    List<WorkloadTimeline> workloads =
-        Files.isRegularFile(workloadsFile) ? WorkloadsFile.read(workloadsFile) : List.of();
-    if (workloads.isEmpty()) {
-      err.println(
-          "whatif: no "
-              + WorkloadsFile.NAME
-              + " beside "
-              + timelinesFile
-              + ": Deployments and StatefulSets cannot be replayed without their desired replicas"
-              + " over time");
+    List<PodTimeline> all;
+    List<WorkloadTimeline> workloads;
+    if (timelinesFile.getFileName().toString().endsWith(".csv")) {
+      // a Helios job log: Jobs only, the whole file (cut a window out of it first)
+      try (Reader in = Files.newBufferedReader(timelinesFile)) {
+        HeliosTrace.Read trace = HeliosTrace.read(in, timelinesFile.toString(), null, null);
+        all = trace.pods();
+        err.printf(
+            "whatif: %s: %,d jobs that ran on GPUs as %,d pods; left out: %s%n",
+            timelinesFile, trace.jobs(), all.size(), trace.skipped());
+      } catch (IllegalArgumentException e) {
+        err.println("whatif: " + e.getMessage());
+        return BAD_INPUT;
+      }
+      workloads = List.of();
+    } else {
+      all = TimelinesFile.read(timelinesFile);
+      workloads =
+          Files.isRegularFile(workloadsFile) ? WorkloadsFile.read(workloadsFile) : List.of();
+      if (workloads.isEmpty()) {
+        err.println(
+            "whatif: no "
+                + WorkloadsFile.NAME
+                + " beside "
+                + timelinesFile
+                + ": the desired replicas of Deployments and StatefulSets are inferred from their"
+                + " pods");
+      }
     }
     String arm = config.getString(ARM);
     Set<String> arms = new LinkedHashSet<>();

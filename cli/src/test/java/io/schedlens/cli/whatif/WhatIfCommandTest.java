@@ -83,6 +83,41 @@ class WhatIfCommandTest {
   }
 
   @Test
+  void shouldPredictAHeliosJobLog(@TempDir Path dir) throws Exception {
+    // rows in the format of HeliosData's cluster_log.csv, not rows of the trace
+    Path log = dir.resolve("cluster_log.csv");
+    Files.writeString(
+        log,
+        """
+        job_id,user,vc,gpu_num,cpu_num,node_num,state,submit_time,start_time,end_time,duration,queue
+        j1,u1,vcA,8,48,1,COMPLETED,2020-04-01 00:00:00,2020-04-01 00:00:30,2020-04-01 00:30:30,1800,30
+        j2,u2,vcB,8,48,1,COMPLETED,2020-04-01 00:01:00,2020-04-01 00:30:40,2020-04-01 00:50:40,1200,1780
+        j3,u1,vcA,0,4,1,COMPLETED,2020-04-01 00:02:00,2020-04-01 00:02:01,2020-04-01 00:03:01,60,1
+        """);
+    Path policy = dir.resolve("p.yaml");
+    Files.writeString(
+        policy,
+        """
+        name: vcb-first
+        priorityClasses: [{name: high, value: 1000}, {name: low, value: 10, preemptionPolicy: Never}]
+        workloads:
+          vcA: {priorityClass: low}
+          vcB: {priorityClass: high}
+        nodes: [{name: gpu, count: 1, gpus: 8}]
+        """);
+
+    Run r =
+        whatif(
+            "--from", log.toString(),
+            "--policy", policy.toString(),
+            "--out", dir.resolve("out").toString());
+
+    assertThat(r.code()).as(r.err()).isZero();
+    assertThat(r.err()).contains("2 jobs that ran on GPUs as 2 pods; left out: {no GPU=1}");
+    assertThat(r.out()).contains("predicted").contains("vcA").contains("vcB");
+  }
+
+  @Test
   void shouldRefuseAPolicyThatDoesNotValidateSayingWhere(@TempDir Path dir) throws Exception {
     Path policy = dir.resolve("p.yaml");
     Files.writeString(policy, "name: p\nworkloads:\n  chat: {priorityClass: gold}\n");
