@@ -9,7 +9,9 @@ import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -18,9 +20,9 @@ import java.util.function.Consumer;
  * failure as kube-scheduler does. A pod that does not fit waits until a pod leaves a node (per-pod
  * backoff of 1 s doubling to 10 s) or {@link #UNSCHEDULABLE_FLUSH_MS} pass; a failed attempt is a
  * FailedScheduling event (a series when the note repeats) and PodScheduled=False/Unschedulable,
- * each written as {@link SchedulerWrites} says.
- * Preemption nominates the node, gives each victim DisruptionTarget (PreemptionByScheduler) and the
- * Preempted event, and deletes it; the preemptor binds once the victims are gone.
+ * each written as {@link SchedulerWrites} says. Preemption nominates the node, gives each victim
+ * DisruptionTarget (PreemptionByScheduler) and the Preempted event, and deletes it; the preemptor
+ * binds once the victims are gone.
  */
 final class SchedulingQueue {
 
@@ -35,6 +37,17 @@ final class SchedulingQueue {
   private final Consumer<SimPod> delete;
   private boolean passScheduled;
   private long passAt = Long.MAX_VALUE;
+
+  /**
+   * Within a pass and while no pod was bound or nominated, the decision for each pod shape that
+   * found no room: a pod with no nomination of its own is decided by its shape alone ({@link
+   * #shape}), so the pods of one shape waiting behind it get the same answer without the cycle
+   * being run again. Cleared at each pass and each change.
+   */
+  private final Map<String, Unschedulable> unchanged = new HashMap<>();
+
+  /** Within a pass and while nothing changed, the GPUs each quota's pods hold or are nominated. */
+  private final Map<Scenario.GpuQuota, Integer> quotaUsed = new HashMap<>();
 
   /**
    * @param bound the pod's kubelet takes a pod bound to its node
@@ -105,6 +118,7 @@ final class SchedulingQueue {
         Comparator.comparingInt((SimPod p) -> -p.priority)
             .thenComparingLong(p -> p.createdAt)
             .thenComparing(p -> p.name));
+    changed();
     for (SimPod p : due) {
       if (overQuota(p)) {
         // gated: not tried, and woken when a pod of its queue leaves a node (nodeFreed)
@@ -131,13 +145,9 @@ final class SchedulingQueue {
       if (!q.covers(p.priorityClassName, p.namespace)) {
         continue;
       }
-      int used = 0;
-      for (SimPod o : c.live.values()) {
-        if (o != p
-            && (o.holdsNode() || (o.pending() && o.nominatedNode != null))
-            && q.covers(o.priorityClassName, o.namespace)) {
-          used += o.gpus;
-        }
+      int used = quotaUsed.computeIfAbsent(q, this::used);
+      if (counts(p)) {
+        used -= p.gpus; // not itself
       }
       if (used + p.gpus > q.nominalGpus()) {
         return true;
@@ -146,13 +156,61 @@ final class SchedulingQueue {
     return false;
   }
 
+  private int used(Scenario.GpuQuota q) {
+    int used = 0;
+    for (SimPod o : c.live.values()) {
+      if (counts(o) && q.covers(o.priorityClassName, o.namespace)) {
+        used += o.gpus;
+      }
+    }
+    return used;
+  }
+
+  /** Whether a pod counts against its quota: it holds a node or a nomination. */
+  private static boolean counts(SimPod o) {
+    return o.holdsNode() || (o.pending() && o.nominatedNode != null);
+  }
+
+  /** Something the scheduler's answers depend on changed: a pod was bound or nominated. */
+  private void changed() {
+    unchanged.clear();
+    quotaUsed.clear();
+  }
+
+  /** What decides a cycle for a pod with no nomination of its own. */
+  private static String shape(SimPod p) {
+    return p.gpus
+        + "|"
+        + p.priority
+        + "|"
+        + p.preemptionPolicy
+        + "|"
+        + p.tolerations
+        + "|"
+        + p.nodeSelector;
+  }
+
+  private Decision decide(SimPod p) {
+    String shape = p.nominatedNode == null ? shape(p) : null;
+    Decision known = shape == null ? null : unchanged.get(shape);
+    if (known != null) {
+      return known;
+    }
+    Decision d = KubeScheduler.schedule(p, schedulableView(), c.livePods(), c.unschedulable);
+    if (d instanceof Unschedulable u && shape != null) {
+      unchanged.put(shape, u);
+    }
+    return d;
+  }
+
   private void scheduleOne(SimPod p) {
     long now = c.queue.now();
     p.attempts++;
     p.lastAttemptAt = now;
-    Decision d = KubeScheduler.schedule(p, schedulableView(), c.livePods(), c.unschedulable);
+    Decision d = decide(p);
     if (d instanceof Bind b) {
       bind(p, b.node());
+      changed();
       return;
     }
     String note = d instanceof Preempt pr ? pr.note() : ((Unschedulable) d).note();
@@ -161,6 +219,7 @@ final class SchedulingQueue {
     if (d instanceof Preempt pr) {
       // The post-filter runs first; the failure is recorded after it.
       preempt(p, pr.node(), pr.victims());
+      changed();
     }
     failedScheduling(p, note);
     c.condition(p, "PodScheduled", "False", "Unschedulable", note);
