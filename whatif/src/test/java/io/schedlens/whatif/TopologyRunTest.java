@@ -15,26 +15,26 @@ import org.junit.jupiter.api.io.TempDir;
 /** The topology on its own thread: what fails there fails the prediction, with its cause. */
 class TopologyRunTest {
 
+  static final long NOW = 1_796_000_000_000L;
+
   @TempDir Path state;
+
+  TopologyRun run() {
+    Topics topics = Topics.defaults();
+    return new TopologyRun(
+        topics, new Records(topics, 64 * 1024), TopologySettings.defaults(), () -> NOW, state);
+  }
 
   @Test
   void shouldFailTheRunWithTheCauseWhenTheTopologysThreadFails() {
-    Topics topics = Topics.defaults();
-    long now = 1_796_000_000_000L;
-    try (TopologyRun run =
-        new TopologyRun(
-            topics,
-            new Records(topics, 64 * 1024),
-            TopologySettings.defaults(),
-            () -> now,
-            state)) {
+    try (TopologyRun run = run()) {
       run.accept(
           new Outgoing(
               "not-an-input",
               "test",
               "k".getBytes(StandardCharsets.UTF_8),
               new byte[] {1},
-              now,
+              NOW,
               null));
 
       assertThatThrownBy(run::finish)
@@ -47,15 +47,7 @@ class TopologyRunTest {
 
   @Test
   void shouldReduceNothingToNothing() {
-    Topics topics = Topics.defaults();
-    long now = 1_796_000_000_000L;
-    try (TopologyRun run =
-        new TopologyRun(
-            topics,
-            new Records(topics, 64 * 1024),
-            TopologySettings.defaults(),
-            () -> now,
-            state)) {
+    try (TopologyRun run = run()) {
       run.finish();
       assertThat(run.piped()).isZero();
       assertThat(run.timelines()).isEmpty();
