@@ -1,10 +1,13 @@
 package io.schedlens.whatif;
 
+import io.schedlens.avro.Disruption;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
+import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.Arrival;
@@ -185,7 +188,7 @@ public final class ObservedArrivals {
         if (object != null && covers(object.getSeries(), run)) {
           series = object.getSeries();
         } else {
-          series = inferredSeries(pods, run);
+          series = inferredSeries(first.getNamespace(), kind, name, pods, run);
           assumptions.add(
               name
                   + ": desired replicas in "
@@ -429,52 +432,53 @@ public final class ObservedArrivals {
   }
 
   /**
-   * Desired and Ready replicas from the run's pods, as the pipeline infers them when it sees no
-   * workload object: a pod is wanted from its creation until its deletion is asked for (a scale
-   * down, the run's end), a pod disrupted otherwise (preempted, evicted) until its replacement is
-   * created; Ready from its first Ready until it ended or was disrupted.
+   * Desired and Ready replicas from the run's pods, by the pipeline's own inference for a workload
+   * whose object it never saw ({@link WorkloadContinuity#view} without desired steps): a pod is
+   * wanted from its creation until its deletion is asked for (a scale-down, the run's end), a pod
+   * disrupted otherwise (preempted, evicted) until its replacement is created; Ready from its first
+   * Ready until it was disrupted, deleted or ended.
    */
-  static List<ReplicaPoint> inferredSeries(List<PodTimeline> pods, ObservedRun run) {
-    TreeMap<Long, int[]> delta = new TreeMap<>(); // {desired, ready}
-    List<PodTimeline> byCreation = new ArrayList<>(pods);
-    byCreation.sort(
-        Comparator.comparingLong(PodTimeline::getCreatedAt).thenComparing(PodTimeline::getUid));
-    for (PodTimeline t : byCreation) {
-      long end = t.getTerminatedAt() != null ? t.getTerminatedAt() : run.end() + 1;
-      long wantedUntil = end;
-      long readyUntil = end;
-      if (t.getDisruption() != null && t.getDisruption().getAt() != null) {
-        long at = t.getDisruption().getAt();
-        readyUntil = Math.min(readyUntil, at);
-        if (DisruptionCause.DELETION.wire().equals(t.getDisruption().getCause())) {
-          wantedUntil = at;
-        } else {
-          wantedUntil = run.end() + 1;
-          for (PodTimeline next : byCreation) {
-            if (next != t && next.getCreatedAt() >= at) {
-              wantedUntil = next.getCreatedAt();
-              break;
-            }
-          }
-        }
-      }
-      delta.computeIfAbsent(t.getCreatedAt(), k -> new int[2])[0]++;
-      delta.computeIfAbsent(Math.max(wantedUntil, t.getCreatedAt()), k -> new int[2])[0]--;
-      if (t.getReadyAt() != null && t.getReadyAt() < readyUntil) {
-        delta.computeIfAbsent(t.getReadyAt(), k -> new int[2])[1]++;
-        delta.computeIfAbsent(readyUntil, k -> new int[2])[1]--;
-      }
+  static List<ReplicaPoint> inferredSeries(
+      String namespace, String kind, String name, List<PodTimeline> pods, ObservedRun run) {
+    List<WorkloadMember> members = new ArrayList<>();
+    for (PodTimeline t : pods) {
+      Disruption d = t.getDisruption();
+      Long disruptedAt = d == null ? null : d.getAt();
+      // a timeline shows a deletion request only as the disruption of a deleted pod
+      Long stopped =
+          d != null && DisruptionCause.DELETION.wire().equals(d.getCause())
+              ? disruptedAt
+              : t.getTerminatedAt();
+      Long readyEnd =
+          t.getReadyAt() == null
+              ? null
+              : earliest(stopped, earliest(disruptedAt, t.getTerminatedAt()));
+      members.add(
+          WorkloadMember.newBuilder()
+              .setUid(t.getUid())
+              .setName(t.getName())
+              .setCreatedAt(t.getCreatedAt())
+              .setScheduledAt(t.getScheduledAt())
+              .setReadyAt(t.getReadyAt())
+              .setReadyEndAt(readyEnd)
+              .setStoppedAt(stopped)
+              .setOutcome(t.getOutcome())
+              .setDisruptionCause(d == null ? null : d.getCause())
+              .setDisruptionAt(disruptedAt)
+              .build());
     }
-    List<ReplicaPoint> series = new ArrayList<>();
-    series.add(new ReplicaPoint(run.start() - 1, 0, 0));
-    int desired = 0;
-    int ready = 0;
-    for (Map.Entry<Long, int[]> e : delta.entrySet()) {
-      desired += e.getValue()[0];
-      ready += e.getValue()[1];
-      series.add(new ReplicaPoint(e.getKey(), desired, ready));
-    }
-    return series;
+    return WorkloadContinuity.view(
+            WorkloadKey.of(namespace, kind, name),
+            members,
+            List.of(),
+            List.of(),
+            List.of(),
+            run.end())
+        .getSeries();
+  }
+
+  private static Long earliest(Long a, Long b) {
+    return a == null ? b : b == null ? a : Math.min(a, b);
   }
 
   private static ServingSpec serving(

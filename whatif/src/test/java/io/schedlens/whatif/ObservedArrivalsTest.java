@@ -181,12 +181,12 @@ class ObservedArrivalsTest {
     c.setDisruption(new Disruption("deletion", T0 + 870_000, null));
     ObservedRun run = ObservedRun.of(List.of(a, b, c), List.of()).get(0);
 
-    assertThat(ObservedArrivals.inferredSeries(run.pods(), run))
+    assertThat(ObservedArrivals.inferredSeries("ai-lab", "Deployment", "chat", run.pods(), run))
         .extracting(p -> (p.getAt() - T0) / 1000 + ":" + p.getDesired() + "/" + p.getReady())
         .containsExactly(
-            "0:0/0", // just before the run
-            "0:1/0", "60:1/1", "100:2/1", "200:2/2", "300:2/1", "305:2/1", "400:2/2", "600:1/1",
-            "870:0/0");
+            "0:1/0", "60:1/1", "100:2/1", "200:2/2",
+            "300:2/1", // b preempted: still wanted, c created at 305 s in its place
+            "400:2/2", "600:1/1", "870:0/0");
 
     var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
     ServingSpec serving = (ServingSpec) rs.scenario().workloads().get(0).spec();
