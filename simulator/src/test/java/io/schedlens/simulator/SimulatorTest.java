@@ -344,8 +344,13 @@ class SimulatorTest {
       """;
 
   static Simulator simulate(String yaml, Recorder api) throws Exception {
+    return simulate(yaml, api, SchedulerWrites.EVERY_ATTEMPT);
+  }
+
+  static Simulator simulate(String yaml, Recorder api, SchedulerWrites writes) throws Exception {
     Simulator sim = new Simulator(ScenarioLoader.parse("x.yaml", yaml), ORIGIN);
-    sim.run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+    sim.schedulerWrites(writes)
+        .run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
     return sim;
   }
 
@@ -423,9 +428,7 @@ class SimulatorTest {
   @Test
   void shouldWriteOnlyWhatChangesAsKubeSchedulerAndClientGoDo() throws Exception {
     Recorder api = new Recorder();
-    Simulator sim = new Simulator(ScenarioLoader.parse("x.yaml", ONE_GPU_TWO_JOBS), ORIGIN);
-    sim.schedulerWrites(SchedulerWrites.ON_CHANGE)
-        .run(api, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+    Simulator sim = simulate(ONE_GPU_TWO_JOBS, api, SchedulerWrites.ON_CHANGE);
 
     Waiting w = Waiting.of(sim, api);
     assertThat(w.attempts()).isGreaterThan(12);
