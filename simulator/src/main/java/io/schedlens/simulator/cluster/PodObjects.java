@@ -1,21 +1,26 @@
 package io.schedlens.simulator.cluster;
 
-import io.fabric8.kubernetes.api.model.ContainerBuilder;
+import io.fabric8.kubernetes.api.model.Container;
 import io.fabric8.kubernetes.api.model.ContainerState;
-import io.fabric8.kubernetes.api.model.ContainerStateBuilder;
+import io.fabric8.kubernetes.api.model.ContainerStateRunning;
+import io.fabric8.kubernetes.api.model.ContainerStateTerminated;
+import io.fabric8.kubernetes.api.model.ContainerStateWaiting;
 import io.fabric8.kubernetes.api.model.ContainerStatus;
-import io.fabric8.kubernetes.api.model.ContainerStatusBuilder;
 import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.HTTPGetAction;
+import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
-import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodCondition;
-import io.fabric8.kubernetes.api.model.PodConditionBuilder;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodStatus;
+import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Quantity;
-import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventSeriesBuilder;
 import io.schedlens.base.KubeTime;
@@ -54,100 +59,119 @@ public final class PodObjects {
     return p.workload.spec() instanceof JobSpec ? "worker" : "server";
   }
 
+  /**
+   * The pod as the API server holds it now. Built with the model's constructors and setters, not
+   * its builders: a pod is written at every change of every simulated pod (a week of a 1,000-GPU
+   * cluster: millions of writes), and a builder copies every field of the object twice through
+   * streams; that was half of the simulator's time in a what-if (JFR, {@code WhatIfLoad}). Every
+   * collection is the pod's own copy: the receiver may keep the object while the pod changes.
+   */
   public static Pod pod(SimPod p) {
-    PodBuilder b =
-        new PodBuilder()
-            .withNewMetadata()
-            .withName(p.name)
-            .withGenerateName(p.generateName)
-            .withNamespace(p.namespace)
-            .withUid(p.uid)
-            .withCreationTimestamp(KubeTime.seconds(p.createdAt))
-            .withLabels(new LinkedHashMap<>(p.labels))
-            .withAnnotations(p.annotations.isEmpty() ? null : new LinkedHashMap<>(p.annotations))
-            .withOwnerReferences(
-                new OwnerReferenceBuilder()
-                    .withApiVersion(p.ownerKind.equals("Job") ? "batch/v1" : "apps/v1")
-                    .withKind(p.ownerKind)
-                    .withName(p.ownerName)
-                    .withUid(p.ownerUid)
-                    .withController(true)
-                    .withBlockOwnerDeletion(true)
-                    .build())
-            .endMetadata();
+    Pod pod = new Pod();
+    pod.setApiVersion("v1");
+    pod.setKind("Pod");
+    pod.setMetadata(metadata(p));
+    pod.setSpec(spec(p));
+    pod.setStatus(status(p));
+    return pod;
+  }
+
+  private static ObjectMeta metadata(SimPod p) {
+    ObjectMeta m = new ObjectMeta();
+    m.setName(p.name);
+    m.setGenerateName(p.generateName);
+    m.setNamespace(p.namespace);
+    m.setUid(p.uid);
+    m.setCreationTimestamp(KubeTime.seconds(p.createdAt));
+    m.setLabels(new LinkedHashMap<>(p.labels));
+    m.setAnnotations(p.annotations.isEmpty() ? null : new LinkedHashMap<>(p.annotations));
+    OwnerReference owner = new OwnerReference();
+    owner.setApiVersion(p.ownerKind.equals("Job") ? "batch/v1" : "apps/v1");
+    owner.setKind(p.ownerKind);
+    owner.setName(p.ownerName);
+    owner.setUid(p.ownerUid);
+    owner.setController(true);
+    owner.setBlockOwnerDeletion(true);
+    m.setOwnerReferences(new ArrayList<>(List.of(owner)));
     if (p.deletionRequestedAt != null) {
-      b.editMetadata()
-          .withDeletionTimestamp(KubeTime.seconds(p.deletionRequestedAt + grace(p)))
-          .withDeletionGracePeriodSeconds(grace(p) / 1000)
-          .endMetadata();
+      m.setDeletionTimestamp(KubeTime.seconds(p.deletionRequestedAt + grace(p)));
+      m.setDeletionGracePeriodSeconds(grace(p) / 1000);
     }
-    Map<String, Quantity> gpus = Map.of("nvidia.com/gpu", new Quantity(Integer.toString(p.gpus)));
-    ContainerBuilder container =
-        new ContainerBuilder()
-            .withName(containerName(p))
-            .withImage(p.workload.template().image())
-            .withNewResources()
-            .withRequests(gpus)
-            .withLimits(gpus)
-            .endResources();
+    return m;
+  }
+
+  private static PodSpec spec(SimPod p) {
+    Container container = new Container();
+    container.setName(containerName(p));
+    container.setImage(p.workload.template().image());
+    ResourceRequirements resources = new ResourceRequirements();
+    resources.setRequests(gpus(p));
+    resources.setLimits(gpus(p));
+    container.setResources(resources);
     if (p.workload.spec() instanceof ServingSpec) {
-      container
-          .withNewReadinessProbe()
-          .withNewHttpGet()
-          .withPath("/health")
-          .withNewPort(8000)
-          .endHttpGet()
-          .withPeriodSeconds(5)
-          .endReadinessProbe();
+      HTTPGetAction health = new HTTPGetAction();
+      health.setPath("/health");
+      health.setPort(new IntOrString(8000));
+      Probe readiness = new Probe();
+      readiness.setHttpGet(health);
+      readiness.setPeriodSeconds(5);
+      container.setReadinessProbe(readiness);
     }
     List<io.fabric8.kubernetes.api.model.Toleration> tolerations = new ArrayList<>();
     for (Toleration t : p.tolerations) {
-      tolerations.add(
-          new TolerationBuilder()
-              .withKey(t.key().isEmpty() ? null : t.key())
-              .withOperator(t.operator())
-              .withValue(t.value().isEmpty() ? null : t.value())
-              .withEffect(t.effect().isEmpty() ? null : t.effect())
-              .build());
+      io.fabric8.kubernetes.api.model.Toleration k =
+          new io.fabric8.kubernetes.api.model.Toleration();
+      k.setKey(t.key().isEmpty() ? null : t.key());
+      k.setOperator(t.operator());
+      k.setValue(t.value().isEmpty() ? null : t.value());
+      k.setEffect(t.effect().isEmpty() ? null : t.effect());
+      tolerations.add(k);
     }
-    b.withNewSpec()
-        .withContainers(container.build())
-        .withRestartPolicy(p.restartPolicy)
-        .withTerminationGracePeriodSeconds(p.graceMs / 1000)
-        .withSchedulerName(SCHEDULER)
-        .withPriorityClassName(p.priorityClassName)
-        .withPriority(p.priority)
-        .withPreemptionPolicy(p.preemptionPolicy)
-        .withTolerations(tolerations)
-        .withNodeSelector(p.nodeSelector.isEmpty() ? null : new TreeMap<>(p.nodeSelector))
-        .withNodeName(p.node)
-        .endSpec();
+    PodSpec spec = new PodSpec();
+    spec.setContainers(new ArrayList<>(List.of(container)));
+    spec.setRestartPolicy(p.restartPolicy);
+    spec.setTerminationGracePeriodSeconds(p.graceMs / 1000);
+    spec.setSchedulerName(SCHEDULER);
+    spec.setPriorityClassName(p.priorityClassName);
+    spec.setPriority(p.priority);
+    spec.setPreemptionPolicy(p.preemptionPolicy);
+    spec.setTolerations(tolerations);
+    spec.setNodeSelector(p.nodeSelector.isEmpty() ? null : new TreeMap<>(p.nodeSelector));
+    spec.setNodeName(p.node);
+    return spec;
+  }
+
+  private static Map<String, Quantity> gpus(SimPod p) {
+    Map<String, Quantity> gpus = new LinkedHashMap<>();
+    gpus.put("nvidia.com/gpu", new Quantity(Integer.toString(p.gpus)));
+    return gpus;
+  }
+
+  private static PodStatus status(SimPod p) {
     List<PodCondition> conditions = new ArrayList<>();
     for (String type : CONDITION_ORDER) {
       SimPod.Condition c = p.conditions.get(type);
       if (c != null) {
-        conditions.add(
-            new PodConditionBuilder()
-                .withType(type)
-                .withStatus(c.status())
-                .withReason(c.reason())
-                .withMessage(c.message())
-                .withLastTransitionTime(KubeTime.seconds(c.lastTransition()))
-                .withLastProbeTime(null)
-                .build());
+        PodCondition k = new PodCondition();
+        k.setType(type);
+        k.setStatus(c.status());
+        k.setReason(c.reason());
+        k.setMessage(c.message());
+        k.setLastTransitionTime(KubeTime.seconds(c.lastTransition()));
+        conditions.add(k);
       }
     }
-    b.withNewStatus()
-        .withPhase(p.phase)
-        .withQosClass("BestEffort")
-        .withConditions(conditions)
-        .withNominatedNodeName(p.nominatedNode)
-        .withContainerStatuses(containerStatus(p))
-        .endStatus();
+    PodStatus status = new PodStatus();
+    status.setPhase(p.phase);
+    status.setQosClass("BestEffort");
+    status.setConditions(conditions);
+    status.setNominatedNodeName(p.nominatedNode);
+    status.setContainerStatuses(containerStatus(p));
     if (p.node != null && (p.containerWaitingReason != null || p.containerStartedAt != null)) {
-      b.editStatus().withHostIP("10.0.0.10").withPodIP(podIp(p)).endStatus();
+      status.setHostIP("10.0.0.10");
+      status.setPodIP(podIp(p));
     }
-    return b.build();
+    return status;
   }
 
   private static String podIp(SimPod p) {
@@ -160,45 +184,35 @@ public final class PodObjects {
       return null;
     }
     String id = "containerd://" + Integer.toHexString(p.uid.hashCode()) + "0f3c2a";
-    ContainerState state;
+    ContainerState state = new ContainerState();
     if (p.containerFinishedAt != null) {
-      state =
-          new ContainerStateBuilder()
-              .withNewTerminated()
-              .withExitCode(p.exitCode)
-              .withReason(p.terminatedReason)
-              .withStartedAt(KubeTime.seconds(p.containerStartedAt))
-              .withFinishedAt(KubeTime.seconds(p.containerFinishedAt))
-              .withContainerID(id)
-              .endTerminated()
-              .build();
+      ContainerStateTerminated terminated = new ContainerStateTerminated();
+      terminated.setExitCode(p.exitCode);
+      terminated.setReason(p.terminatedReason);
+      terminated.setStartedAt(KubeTime.seconds(p.containerStartedAt));
+      terminated.setFinishedAt(KubeTime.seconds(p.containerFinishedAt));
+      terminated.setContainerID(id);
+      state.setTerminated(terminated);
     } else if (p.containerStartedAt != null) {
-      state =
-          new ContainerStateBuilder()
-              .withNewRunning()
-              .withStartedAt(KubeTime.seconds(p.containerStartedAt))
-              .endRunning()
-              .build();
+      ContainerStateRunning running = new ContainerStateRunning();
+      running.setStartedAt(KubeTime.seconds(p.containerStartedAt));
+      state.setRunning(running);
     } else {
-      state =
-          new ContainerStateBuilder()
-              .withNewWaiting()
-              .withReason(p.containerWaitingReason)
-              .endWaiting()
-              .build();
+      ContainerStateWaiting waiting = new ContainerStateWaiting();
+      waiting.setReason(p.containerWaitingReason);
+      state.setWaiting(waiting);
     }
-    return List.of(
-        new ContainerStatusBuilder()
-            .withName(containerName(p))
-            .withImage(p.workload.template().image())
-            .withImageID(
-                p.containerStartedAt == null ? "" : p.workload.template().image() + "@sha256:5f2e")
-            .withContainerID(p.containerStartedAt == null ? null : id)
-            .withReady(p.containerReady)
-            .withStarted(p.containerStartedAt != null && p.containerFinishedAt == null)
-            .withRestartCount(0)
-            .withState(state)
-            .build());
+    ContainerStatus s = new ContainerStatus();
+    s.setName(containerName(p));
+    s.setImage(p.workload.template().image());
+    s.setImageID(
+        p.containerStartedAt == null ? "" : p.workload.template().image() + "@sha256:5f2e");
+    s.setContainerID(p.containerStartedAt == null ? null : id);
+    s.setReady(p.containerReady);
+    s.setStarted(p.containerStartedAt != null && p.containerFinishedAt == null);
+    s.setRestartCount(0);
+    s.setState(state);
+    return new ArrayList<>(List.of(s));
   }
 
   public static ObjectReference reference(SimPod p) {
