@@ -9,39 +9,26 @@ import io.schedlens.report.WorkloadsFile;
 import io.schedlens.schemas.ProgressMarks;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.topology.DeadLetterHandlers;
-import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.streams.topology.TopologySettings;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.kafka.common.header.internals.RecordHeaders;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.TestInputTopic;
-import org.apache.kafka.streams.TestOutputTopic;
-import org.apache.kafka.streams.TopologyTestDriver;
-import org.apache.kafka.streams.test.TestRecord;
 
 /**
- * The streams app's topology ({@link TimelineTopology}: every stage, store and internal topic, the
- * same reducer) in-process on Kafka Streams' {@link TopologyTestDriver}: one thread, one partition,
- * no broker. Fed the collector's records as they come, with a progress mark on every input topic
- * each {@link #SLICE_MS} of virtual time (the marks are true: later inputs are never earlier than
- * the virtual now they are read at), and the driver's wall clock moved on so that the stages'
- * watermarks go round. The marks, not the wall clock, decide what the timelines say: outputs are a
- * function of the inputs alone.
+ * The streams app's topology (every stage, store and internal topic, the same reducer) in-process
+ * ({@link InProcessTopology}: one partition, no broker). Fed the collector's records as they come,
+ * with a progress mark on every input topic each {@link #SLICE_MS} of virtual time (the marks are
+ * true: later inputs are never earlier than the virtual now they are read at), and the stages' wall
+ * clock moved on so that their watermarks go round; the stores commit once a slice. The marks, not
+ * the wall clock, decide what the timelines say: outputs are a function of the inputs alone.
  *
  * <p>The topology runs on a thread of its own ({@code whatif-topology}), fed in batches through a
  * bounded hand-off in the order the inputs came, each with the virtual time it was read at: the
@@ -64,14 +51,9 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
 
   private static final String PRODUCER = "whatif";
 
-  private final Topics topics;
   private final Records records;
-  private final TopologyTestDriver driver;
+  private final InProcessTopology topology;
   private final LongSupplier now;
-  private final Map<String, TestInputTopic<byte[], byte[]>> inputs = new HashMap<>();
-  private final TestOutputTopic<String, PodTimeline> timelines;
-  private final TestOutputTopic<String, WorkloadTimeline> workloads;
-  private final TestOutputTopic<String, Preemption> preemptions;
   private final Map<String, PodTimeline> latest = new LinkedHashMap<>();
   private final Map<String, WorkloadTimeline> latestWorkloads = new LinkedHashMap<>();
   private final Map<String, Preemption> latestPreemptions = new LinkedHashMap<>();
@@ -85,48 +67,23 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
 
   /**
    * @param now the simulation's virtual time
-   * @param stateDir the state directory of this run (its stores are on the heap: {@link
-   *     TimelineTopology.StoreKind#TRANSIENT})
+   * @param stateDir the state directory of this run (its stores are on the heap)
    */
   TopologyRun(
       Topics topics, Records records, TopologySettings settings, LongSupplier now, Path stateDir) {
-    this.topics = topics;
     this.records = records;
     this.now = now;
-    Properties p = new Properties();
-    p.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-whatif");
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "in-process:0");
-    p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    p.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-    // One partition per topic, each record processed as it is piped: nothing to wait for. Idling
-    // on (the default 0) makes Kafka Streams format a log line per empty partition per record.
-    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, StreamsConfig.MAX_TASK_IDLE_MS_DISABLED);
-    p.put(
-        StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
-        DeadLetterHandlers.Deserialization.class);
-    p.put(DeadLetterHandlers.TOPIC_CONFIG, topics.deadLetters.name());
-    this.driver =
-        new TopologyTestDriver(
-            TimelineTopology.build(
-                topics, settings, new StreamsMetrics(), TimelineTopology.StoreKind.TRANSIENT),
-            p,
-            Instant.ofEpochMilli(now.getAsLong()));
-    ByteArraySerializer bytes = new ByteArraySerializer();
+    this.topology =
+        new InProcessTopology(topics, settings, new StreamsMetrics(), stateDir, now.getAsLong());
     for (String topic : records.markedTopics()) {
-      inputs.put(topic, driver.createInputTopic(topic, bytes, bytes));
+      if (!topology.inputTopics().contains(topic)) {
+        throw new IllegalStateException("the collector marks a topic no stage reads: " + topic);
+      }
     }
-    StringDeserializer keys = new StringDeserializer();
-    timelines =
-        driver.createOutputTopic(
-            topics.podTimelines.name(), keys, topics.podTimelines.valueSerde().deserializer());
-    workloads =
-        driver.createOutputTopic(
-            topics.workloadTimelines.name(),
-            keys,
-            topics.workloadTimelines.valueSerde().deserializer());
-    preemptions =
-        driver.createOutputTopic(
-            topics.preemptions.name(), keys, topics.preemptions.valueSerde().deserializer());
+    topology.output(topics.podTimelines, latest::put);
+    topology.output(
+        topics.workloadTimelines, (k, w) -> WorkloadsFile.keepLatest(latestWorkloads, w));
+    topology.output(topics.preemptions, latestPreemptions::put);
     worker = new Thread(this::work, "whatif-topology");
     worker.setDaemon(true);
     worker.start();
@@ -191,13 +148,9 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
       markAll(t - 1);
       lastMark = t - 1;
       settle(3);
-      drain();
+      topology.commit();
     }
-    TestInputTopic<byte[], byte[]> topic = inputs.get(o.topic());
-    if (topic == null) {
-      throw new IllegalArgumentException("not an input topic of the streams app: " + o.topic());
-    }
-    topic.pipeInput(new TestRecord<>(o.key(), o.value(), Instant.ofEpochMilli(o.eventTime())));
+    topology.pipe(o.topic(), o.key(), o.value(), new RecordHeaders(), o.eventTime());
     piped++;
   }
 
@@ -226,35 +179,27 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
     markAll(ProgressMarks.END);
     settle(6);
     // a pod's flush tells its workload, whose own flush then publishes
-    driver.advanceWallClockTime(Duration.ofSeconds(3));
-    driver.advanceWallClockTime(Duration.ofSeconds(3));
-    drain();
+    topology.advanceWallClock(Duration.ofSeconds(3));
+    topology.advanceWallClock(Duration.ofSeconds(3));
+    topology.commit();
   }
 
   private void markAll(long time) {
     for (String topic : records.markedTopics()) {
       Outgoing m = records.mark(topic, time, lastMark + 1, PRODUCER);
-      inputs
-          .get(topic)
-          .pipeInput(
-              new TestRecord<>(
-                  null,
-                  m.value(),
-                  new RecordHeaders(ProgressMarks.headers().toArray()),
-                  Instant.ofEpochMilli(m.eventTime())));
+      topology.pipe(
+          topic,
+          null,
+          m.value(),
+          new RecordHeaders(ProgressMarks.headers().toArray()),
+          m.eventTime());
     }
   }
 
   private void settle(int rounds) {
     for (int i = 0; i < rounds; i++) {
-      driver.advanceWallClockTime(Duration.ofMillis(150));
+      topology.advanceWallClock(Duration.ofMillis(150));
     }
-  }
-
-  private void drain() {
-    timelines.readKeyValuesToList().forEach(kv -> latest.put(kv.key, kv.value));
-    workloads.readValuesToList().forEach(w -> WorkloadsFile.keepLatest(latestWorkloads, w));
-    preemptions.readKeyValuesToList().forEach(kv -> latestPreemptions.put(kv.key, kv.value));
   }
 
   /** The latest timeline of every pod. */
@@ -281,6 +226,6 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
         Thread.currentThread().interrupt();
       }
     }
-    driver.close();
+    topology.close();
   }
 }

@@ -21,7 +21,9 @@ import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
+import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.processor.StreamPartitioner;
+import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
@@ -88,8 +90,9 @@ public final class TimelineTopology {
      */
     PERSISTENT,
     /**
-     * On the heap, no changelog: a run in one process whose state is thrown away at its end (a
-     * what-if). The same stores, keys, order and values; only where the bytes live differs.
+     * On the heap, no changelog and no cache: a run in one process whose state is thrown away at
+     * its end (a what-if). The same stores, keys, order and values; only where the bytes live
+     * differs.
      */
     TRANSIENT
   }
@@ -100,19 +103,68 @@ public final class TimelineTopology {
 
   public static Topology build(
       Topics topics, TopologySettings settings, StreamsMetrics metrics, StoreKind stores) {
-    StoreFactory kept = new StoreFactory(stores);
     Topology t = new Topology();
+    wire(new KafkaStreamsWiring(t), topics, settings, metrics, stores);
+    return t;
+  }
+
+  /**
+   * Where the topology's parts go. {@link #build} hands them to a Kafka Streams {@link Topology}; a
+   * run in one process (the what-if) takes them itself, so that both run the same stages on the
+   * same stores, topics and serdes. The parts come in the order they are declared: each processor
+   * after its sources, before its stores and sinks.
+   */
+  public interface Wiring {
+
+    void source(String name, String topic, Deserializer<String> keys, Deserializer<?> values);
+
+    <I, O> void processor(
+        String name, ProcessorSupplier<String, I, String, O> processor, String... sources);
+
+    void store(StoreBuilder<?> store, String processor);
+
+    /** A sink partitioned by {@code partitioner}, or by key when it is null. */
+    <V> void sink(
+        String name,
+        String topic,
+        Serializer<String> keys,
+        Serializer<V> values,
+        StreamPartitioner<String, Object> partitioner,
+        String parent);
+
+    /**
+     * A store kept from a topic by {@code processor}, for queries (the query stage): it writes
+     * nothing.
+     */
+    <V> void published(
+        String name,
+        StoreBuilder<?> store,
+        String source,
+        String topic,
+        Deserializer<String> keys,
+        Deserializer<V> values,
+        ProcessorSupplier<String, V, Void, Void> processor);
+  }
+
+  /** Every part of the topology, to {@code w}. */
+  public static void wire(
+      Wiring w,
+      Topics topics,
+      TopologySettings settings,
+      StreamsMetrics metrics,
+      StoreKind stores) {
+    StoreFactory kept = new StoreFactory(stores);
     StringDeserializer keys = new StringDeserializer();
     StringSerializer keyOut = new StringSerializer();
 
     // pod stage
     Map<String, Deserializer<PodInput>> podReaders = PodInput.readers(topics);
-    source(t, "pods-source", topics.pods, podReaders);
-    source(t, "events-source", topics.events, podReaders);
-    source(t, "gpu-samples-source", topics.gpuSamples, podReaders);
-    source(t, "requests-source", topics.requests, podReaders);
-    source(t, "to-pod-source", topics.toPod, podReaders);
-    t.addProcessor(
+    source(w, "pods-source", topics.pods, podReaders);
+    source(w, "events-source", topics.events, podReaders);
+    source(w, "gpu-samples-source", topics.gpuSamples, podReaders);
+    source(w, "requests-source", topics.requests, podReaders);
+    source(w, "to-pod-source", topics.toPod, podReaders);
+    w.processor(
         "pods",
         () -> new PodStage(settings, metrics),
         "pods-source",
@@ -120,82 +172,81 @@ public final class TimelineTopology {
         "gpu-samples-source",
         "requests-source",
         "to-pod-source");
-    writeBackStore(t, kept, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
-    writeBackStore(t, kept, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
-    store(t, kept, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
-    store(t, kept, POD_TIMERS_STORE, Serdes.String(), "pods");
-    store(t, kept, POD_PROGRESS_STORE, Serdes.Long(), "pods");
-    sink(t, PODS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "pods");
+    writeBackStore(w, kept, PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    writeBackStore(w, kept, INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(w, kept, REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    store(w, kept, POD_TIMERS_STORE, Serdes.String(), "pods");
+    store(w, kept, POD_PROGRESS_STORE, Serdes.Long(), "pods");
+    sink(w, PODS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "pods");
     sink(
-        t,
+        w,
         PODS_TO_WORKLOAD_SINK,
         topics.byWorkload,
         keyOut,
         new Broadcast(ByWorkloadObject::partition),
         "pods");
-    sink(t, PODS_TO_NODE_SINK, topics.byNode, keyOut, new Broadcast(), "pods");
-    sink(t, POD_TIMELINES_SINK, topics.podTimelines, keyOut, null, "pods");
-    sink(t, PREEMPTIONS_SINK, topics.preemptions, keyOut, null, "pods");
-    sink(t, PODS_DLQ_SINK, topics.deadLetters, keyOut, null, "pods");
+    sink(w, PODS_TO_NODE_SINK, topics.byNode, keyOut, new Broadcast(), "pods");
+    sink(w, POD_TIMELINES_SINK, topics.podTimelines, keyOut, null, "pods");
+    sink(w, PREEMPTIONS_SINK, topics.preemptions, keyOut, null, "pods");
+    sink(w, PODS_DLQ_SINK, topics.deadLetters, keyOut, null, "pods");
 
     // workload stage
     Map<String, Deserializer<WorkloadInput>> workloadReaders = WorkloadInput.readers(topics);
-    source(t, "by-workload-source", topics.byWorkload, workloadReaders);
-    source(t, "workload-objects-source", topics.workloads, workloadReaders);
-    t.addProcessor(
+    source(w, "by-workload-source", topics.byWorkload, workloadReaders);
+    source(w, "workload-objects-source", topics.workloads, workloadReaders);
+    w.processor(
         "workloads",
         () -> new WorkloadStage(settings, metrics),
         "by-workload-source",
         "workload-objects-source");
-    writeBackStore(t, kept, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
-    store(t, kept, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
-    store(t, kept, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
-    sink(t, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
+    writeBackStore(w, kept, WORKLOADS_STORE, AvroSerde.of(WorkloadState.class), "workloads");
+    store(w, kept, WORKLOAD_PODS_STORE, AvroSerde.of(WorkloadMember.class), "workloads");
+    store(w, kept, WORKLOAD_SECONDS_STORE, AvroSerde.of(SecondCount.class), "workloads");
+    sink(w, WORKLOADS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "workloads");
     // Keyed by the workload's identity (a repeat's Job is another workload), partitioned by its
     // object's name: every identity of a name sits in one partition, where a lookup by name finds
     // them (and the records keyed by name alone, written before the key carried the identity).
     sink(
-        t,
+        w,
         WORKLOAD_TIMELINES_SINK,
         topics.workloadTimelines,
         keyOut,
         new Broadcast(ByWorkloadObject::partition),
         "workloads");
-    sink(t, WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
+    sink(w, WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
 
     // node stage
-    source(t, "by-node-source", topics.byNode, NodeInput.readers(topics));
-    t.addProcessor("nodes", () -> new NodeStage(settings), "by-node-source");
-    writeBackStore(t, kept, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
-    store(t, kept, NODE_TIMERS_STORE, Serdes.String(), "nodes");
-    sink(t, NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
+    source(w, "by-node-source", topics.byNode, NodeInput.readers(topics));
+    w.processor("nodes", () -> new NodeStage(settings), "by-node-source");
+    writeBackStore(w, kept, NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
+    store(w, kept, NODE_TIMERS_STORE, Serdes.String(), "nodes");
+    sink(w, NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
 
     // query stage: the published topic is the store's changelog (a read-only store), so keeping
     // it costs no second copy of every timeline.
-    t.addReadOnlyStateStore(
+    w.published(
+        "publish",
         kept.builder(PUBLISHED_STORE, AvroSerde.of(PodTimeline.class)).withLoggingDisabled(),
         "pod-timelines-source",
+        topics.podTimelines.name(),
         keys,
         topics.podTimelines.valueSerde().deserializer(),
-        topics.podTimelines.name(),
-        "publish",
         () -> Published.timelines(settings.apiRetention()));
-    t.addReadOnlyStateStore(
+    w.published(
+        "publish-workloads",
         kept.builder(PUBLISHED_WORKLOADS_STORE, AvroSerde.of(WorkloadTimeline.class))
             .withLoggingDisabled(),
         "workload-timelines-source",
+        topics.workloadTimelines.name(),
         keys,
         topics.workloadTimelines.valueSerde().deserializer(),
-        topics.workloadTimelines.name(),
-        "publish-workloads",
         () -> Published.workloads(settings.apiRetention()));
-    return t;
   }
 
   /** A topic a stage reads, each record read into the stage's input type. */
   private static <I> void source(
-      Topology t, String name, Topic<String, ?> topic, Map<String, Deserializer<I>> readers) {
-    t.addSource(name, new StringDeserializer(), readers.get(topic.name()), topic.name());
+      Wiring w, String name, Topic<String, ?> topic, Map<String, Deserializer<I>> readers) {
+    w.source(name, topic.name(), new StringDeserializer(), readers.get(topic.name()));
   }
 
   /** Builds a stage's stores as {@link StoreKind} says. */
@@ -211,11 +262,16 @@ public final class TimelineTopology {
               values);
       return kind == StoreKind.PERSISTENT ? b : b.withLoggingDisabled();
     }
+
+    /** Kafka Streams' cache in front of a store that is written between commits. */
+    <T extends StateStore> StoreBuilder<T> cached(StoreBuilder<T> b) {
+      return kind == StoreKind.PERSISTENT ? b.withCachingEnabled() : b.withCachingDisabled();
+    }
   }
 
   private static <V> void store(
-      Topology t, StoreFactory kept, String name, Serde<V> values, String processor) {
-    t.addStateStore(kept.builder(name, values).withCachingEnabled(), processor);
+      Wiring w, StoreFactory kept, String name, Serde<V> values, String processor) {
+    w.store(kept.cached(kept.builder(name, values)), processor);
   }
 
   /**
@@ -224,25 +280,65 @@ public final class TimelineTopology {
    * WriteBackStore}).
    */
   private static <V> void writeBackStore(
-      Topology t, StoreFactory kept, String name, Serde<V> values, String processor) {
-    t.addStateStore(
-        WriteBackStore.builder(kept.builder(name, values).withCachingEnabled()), processor);
+      Wiring w, StoreFactory kept, String name, Serde<V> values, String processor) {
+    w.store(WriteBackStore.builder(kept.cached(kept.builder(name, values))), processor);
   }
 
-  /** A sink partitioned by {@code partitioner}, or by key when null. */
-  @SuppressWarnings({"unchecked", "rawtypes"})
   private static void sink(
-      Topology t,
+      Wiring w,
       String name,
       Topic<String, ?> topic,
       StringSerializer keys,
       StreamPartitioner<String, Object> partitioner,
       String parent) {
-    Serializer values = topic.valueSerde().serializer();
-    if (partitioner == null) {
-      t.addSink(name, topic.name(), keys, values, parent);
-    } else {
-      t.addSink(name, topic.name(), keys, values, partitioner, parent);
+    w.sink(name, topic.name(), keys, topic.valueSerde().serializer(), partitioner, parent);
+  }
+
+  /** The parts, into a Kafka Streams topology. */
+  private record KafkaStreamsWiring(Topology t) implements Wiring {
+
+    @Override
+    public void source(
+        String name, String topic, Deserializer<String> keys, Deserializer<?> values) {
+      t.addSource(name, keys, values, topic);
+    }
+
+    @Override
+    public <I, O> void processor(
+        String name, ProcessorSupplier<String, I, String, O> processor, String... sources) {
+      t.addProcessor(name, processor, sources);
+    }
+
+    @Override
+    public void store(StoreBuilder<?> store, String processor) {
+      t.addStateStore(store, processor);
+    }
+
+    @Override
+    public <V> void sink(
+        String name,
+        String topic,
+        Serializer<String> keys,
+        Serializer<V> values,
+        StreamPartitioner<String, Object> partitioner,
+        String parent) {
+      if (partitioner == null) {
+        t.addSink(name, topic, keys, values, parent);
+      } else {
+        t.addSink(name, topic, keys, values, partitioner, parent);
+      }
+    }
+
+    @Override
+    public <V> void published(
+        String name,
+        StoreBuilder<?> store,
+        String source,
+        String topic,
+        Deserializer<String> keys,
+        Deserializer<V> values,
+        ProcessorSupplier<String, V, Void, Void> processor) {
+      t.addReadOnlyStateStore(store, source, keys, values, topic, name, processor);
     }
   }
 }
