@@ -27,8 +27,9 @@ import org.apache.kafka.common.header.internals.RecordHeaders;
  * ({@link InProcessTopology}: one partition, no broker). Fed the collector's records as they come,
  * with a progress mark on every input topic each {@link #SLICE_MS} of virtual time (the marks are
  * true: later inputs are never earlier than the virtual now they are read at), and the stages' wall
- * clock moved on so that their watermarks go round; the stores commit once a slice. The marks, not
- * the wall clock, decide what the timelines say: outputs are a function of the inputs alone.
+ * clock moved on so that their watermarks go round; the stores commit once an hour of it. The
+ * marks, not the wall clock, decide what the timelines say: outputs are a function of the inputs
+ * alone.
  *
  * <p>The topology runs on a thread of its own ({@code whatif-topology}), fed in batches through a
  * bounded hand-off in the order the inputs came, each with the virtual time it was read at: the
@@ -39,6 +40,13 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
 
   /** Virtual time between progress marks. */
   static final long SLICE_MS = 60_000;
+
+  /**
+   * Slices between commits of the stores' write-back buffers: the stores are on the heap without
+   * changelogs, so a commit only re-encodes the states that changed; a pod's state changed in many
+   * slices of an hour is encoded once.
+   */
+  private static final int COMMIT_SLICES = 60;
 
   /** Inputs handed to the topology's thread at once. */
   private static final int BATCH = 512;
@@ -59,6 +67,7 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
   private final Map<String, Preemption> latestPreemptions = new LinkedHashMap<>();
   private long lastMark = Long.MIN_VALUE;
   private long piped;
+  private long slices;
   private final BlockingQueue<Read[]> handoff = new ArrayBlockingQueue<>(32);
   private Read[] batch = new Read[BATCH];
   private int filled;
@@ -148,7 +157,9 @@ final class TopologyRun implements Consumer<Outgoing>, AutoCloseable {
       markAll(t - 1);
       lastMark = t - 1;
       settle(3);
-      topology.commit();
+      if (++slices % COMMIT_SLICES == 0) {
+        topology.commit();
+      }
     }
     topology.pipe(o.topic(), o.key(), o.value(), new RecordHeaders(), o.eventTime());
     piped++;

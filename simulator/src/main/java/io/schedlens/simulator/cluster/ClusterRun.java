@@ -11,7 +11,6 @@ import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,11 +114,6 @@ public final class ClusterRun {
         @Override
         public void delete(SimPod p) {
           kubelet.delete(p);
-        }
-
-        @Override
-        public Collection<SimPod> pods() {
-          return List.copyOf(state.live.values());
         }
 
         @Override

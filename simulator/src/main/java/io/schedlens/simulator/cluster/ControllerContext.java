@@ -2,7 +2,6 @@ package io.schedlens.simulator.cluster;
 
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.simulator.scenario.Scenario.Workload;
-import java.util.Collection;
 import java.util.Map;
 
 /**
@@ -39,9 +38,6 @@ interface ControllerContext {
 
   /** Asks for the pod's deletion (graceful). */
   void delete(SimPod p);
-
-  /** Every pod of the run, gone ones too. */
-  Collection<SimPod> pods();
 
   /** A new pod-template hash, as a Deployment names its ReplicaSets. */
   String newTemplateHash();

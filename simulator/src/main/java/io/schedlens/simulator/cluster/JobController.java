@@ -4,8 +4,10 @@ import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
 
@@ -30,6 +32,10 @@ final class JobController {
   final String uid;
   final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
   final Map<SimPod, long[]> running = new LinkedHashMap<>();
+
+  /** Every pod this Job created, in order: what its cleanup deletes (not every pod's owner). */
+  private final List<SimPod> created = new ArrayList<>();
+
   int succeeded;
   int failures;
   long notBefore;
@@ -94,6 +100,7 @@ final class JobController {
       p.progressAtStart = unit[1];
       p.checkpointedProgress = unit[1];
       running.put(p, unit);
+      created.add(p);
       cluster.create(p);
     }
   }
@@ -142,8 +149,8 @@ final class JobController {
   }
 
   void cleanUp() {
-    for (SimPod p : cluster.pods()) {
-      if (uid.equals(p.ownerUid) && !p.gone) {
+    for (SimPod p : List.copyOf(created)) {
+      if (!p.gone) {
         cluster.delete(p);
       }
     }
