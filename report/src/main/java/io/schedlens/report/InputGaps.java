@@ -67,7 +67,8 @@ public record InputGaps(
         + " accepts partial results";
   }
 
-  private String describe() {
+  /** What is missing, in a few words (e.g. "dead-lettered {unknown-pod=3}, 2 pods touched"). */
+  public String describe() {
     List<String> parts = new ArrayList<>();
     if (!unusable.isEmpty()) {
       parts.add("unusable recorded input " + unusable);

@@ -7,6 +7,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.base.Durations;
 import io.schedlens.cli.common.PagesServer;
+import io.schedlens.cli.replay.Replay;
+import io.schedlens.cli.replay.ReplayConfig;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
@@ -14,6 +16,7 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
+import io.schedlens.streams.StreamsAppConfig;
 import io.schedlens.timeline.TimelineSettings;
 import io.schedlens.whatif.HeliosTrace;
 import io.schedlens.whatif.ObservedRun;
@@ -37,6 +40,7 @@ import java.util.Set;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigException;
 
 /**
  * {@code ./schedlens whatif --from DIR --policy FILE}: what the observed runs would have been under
@@ -49,6 +53,15 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 public final class WhatIfCommand {
 
   public static final String FROM = "from";
+  public static final String PODS = ReplayConfig.PODS;
+  public static final String EVENTS = ReplayConfig.EVENTS;
+  public static final String DCGM = ReplayConfig.DCGM;
+  public static final String REQUESTS = ReplayConfig.REQUESTS;
+  public static final String SLO = StreamsAppConfig.SLO;
+
+  /** Where, under --out, a recording's replay writes the observed timelines. */
+  public static final String OBSERVED_DIR = "observed";
+
   public static final String POLICY = "policy";
   public static final String ARM = "arm";
   public static final String COMPARE_ARM = "compare.arm";
@@ -68,7 +81,37 @@ public final class WhatIfCommand {
                   Type.STRING,
                   "",
                   Importance.HIGH,
-                  "The observed run: a demo's or replay's output directory (timelines.jsonl and workloads.jsonl), a timelines.jsonl file, or a Helios job log (cluster_log.csv: its jobs as Jobs, the application of each its virtual cluster). Required.")
+                  "The observed run: a demo's or replay's output directory (timelines.jsonl and workloads.jsonl), a timelines.jsonl file, or a Helios job log (cluster_log.csv: its jobs as Jobs, the application of each its virtual cluster). Required unless a recording is given (--pods, --events).")
+              .define(
+                  PODS,
+                  Type.LIST,
+                  List.of(),
+                  Importance.HIGH,
+                  "A recording instead of --from: files of recorded Pods, as ./schedlens replay reads them. The recording is replayed first (into OUT/observed, as ./schedlens replay writes it), then its timelines are the observed run.")
+              .define(
+                  EVENTS,
+                  Type.LIST,
+                  List.of(),
+                  Importance.HIGH,
+                  "A recording instead of --from: files of recorded Events, as ./schedlens replay reads them.")
+              .define(
+                  DCGM,
+                  Type.LIST,
+                  List.of(),
+                  Importance.MEDIUM,
+                  "A recording: files of recorded dcgm-exporter scrapes, as ./schedlens replay reads them.")
+              .define(
+                  REQUESTS,
+                  Type.LIST,
+                  List.of(),
+                  Importance.MEDIUM,
+                  "A recording: files of request logs, as ./schedlens replay reads them.")
+              .define(
+                  SLO,
+                  Type.LIST,
+                  List.of(),
+                  Importance.MEDIUM,
+                  "A recording: latency SLOs of its applications, NAME=MILLIS, as ./schedlens replay takes them.")
               .define(
                   POLICY,
                   Type.STRING,
@@ -128,18 +171,25 @@ public final class WhatIfCommand {
     CommandLineSettings settings = CommandLineSettings.load(DEF, args, env, false);
     if (settings.help()) {
       out.println(
-          "usage: ./schedlens whatif --from DIR --policy FILE [--arm control] [--compare-arm"
-              + " treatment] [--run-length 45m] [--out DIR] [--serve true]\n");
+          "usage: ./schedlens whatif (--from DIR | --pods FILE --events FILE [--dcgm FILE]"
+              + " [--requests FILE] [--slo NAME=MILLIS]...) --policy FILE [--arm control]"
+              + " [--compare-arm treatment] [--run-length 45m] [--out DIR] [--serve true]\n");
       out.print(CommandLineSettings.helpText(DEF, false));
       return 0;
     }
     Config config = new Config(settings.values());
     String from = config.getString(FROM);
     String policyFile = config.getString(POLICY);
-    if (from.isEmpty() || policyFile.isEmpty()) {
+    boolean recording = !config.getList(PODS).isEmpty() || !config.getList(EVENTS).isEmpty();
+    if (recording && !from.isEmpty()) {
       err.println(
-          "whatif: --from (a demo's or replay's output directory) and --policy (a policy YAML"
-              + " file, see docs/whatif.md) are both required");
+          "whatif: give either --from (timelines) or a recording (--pods, --events), not both");
+      return BAD_INPUT;
+    }
+    if ((from.isEmpty() && !recording) || policyFile.isEmpty()) {
+      err.println(
+          "whatif: --from (a demo's or replay's output directory) or a recording (--pods,"
+              + " --events), and --policy (a policy YAML file, see docs/whatif.md) are required");
       return BAD_INPUT;
     }
     Duration runLength = null;
@@ -153,6 +203,34 @@ public final class WhatIfCommand {
       err.println("whatif: " + e.getMessage());
       return BAD_INPUT;
     }
+    Policy policy;
+    try {
+      policy = PolicyLoader.load(Path.of(policyFile));
+    } catch (PolicyException e) {
+      err.println("whatif: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    if (recording) {
+      Path observed = Path.of(config.getString(OUT), OBSERVED_DIR);
+      Replay.Result replayed;
+      try {
+        replayed = replay(config, env, observed, err);
+      } catch (ConfigException | IllegalArgumentException e) {
+        err.println("whatif: the recording: " + e.getMessage());
+        return BAD_INPUT;
+      }
+      if (replayed.timelines().isEmpty()) {
+        err.println("whatif: the recording holds no pod to replay (see " + observed + ")");
+        return BAD_INPUT;
+      }
+      if (!replayed.gaps().isEmpty()) {
+        err.printf(
+            "whatif: the observed timelines rest on incomplete inputs (%s); %s says which and"
+                + " what to do; the prediction uses what could be read%n",
+            replayed.gaps().describe(), observed.resolve("report.md"));
+      }
+      from = observed.toString();
+    }
     Path input = Path.of(from);
     Path timelinesFile = Files.isDirectory(input) ? input.resolve(TimelinesFile.NAME) : input;
     Path workloadsFile = timelinesFile.resolveSibling(WorkloadsFile.NAME);
@@ -161,13 +239,6 @@ public final class WhatIfCommand {
           "whatif: "
               + timelinesFile
               + " not found; give --from the output directory of ./schedlens demo or replay");
-      return BAD_INPUT;
-    }
-    Policy policy;
-    try {
-      policy = PolicyLoader.load(Path.of(policyFile));
-    } catch (PolicyException e) {
-      err.println("whatif: " + e.getMessage());
       return BAD_INPUT;
     }
     List<PodTimeline> all;
@@ -291,6 +362,27 @@ public final class WhatIfCommand {
         dir.toAbsolutePath());
     PagesServer.afterRun(config, dir, err);
     return 0;
+  }
+
+  /**
+   * The recording replayed as {@code ./schedlens replay} replays it (the collector's parsing, the
+   * streams app on an embedded broker), its outputs in {@code observed}; its report to the progress
+   * stream, so that the standard output holds the what-if's answer alone.
+   */
+  private static Replay.Result replay(
+      Config config, Map<String, String> env, Path observed, PrintStream err) throws Exception {
+    List<String> args = new ArrayList<>();
+    for (String key : List.of(PODS, EVENTS, DCGM, REQUESTS, SLO)) {
+      for (String v : config.getList(key)) {
+        args.addAll(List.of("--" + CommandLineSettings.flagName(key), v));
+      }
+    }
+    args.addAll(
+        List.of("--" + CommandLineSettings.flagName(ReplayConfig.OUT), observed.toString()));
+    err.printf("whatif: replaying the recording into %s first (./schedlens replay)%n", observed);
+    ReplayConfig replay =
+        ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, env, false));
+    return new Replay(replay, err, err).run();
   }
 
   private static void write(

@@ -1,0 +1,86 @@
+package io.schedlens.cli.whatif;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.cli.replay.Recordings;
+import io.schedlens.report.TimelinesFile;
+import io.schedlens.simulator.scenario.Scenario;
+import io.schedlens.simulator.scenario.ScenarioLoader;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ./schedlens whatif} on a recording (the files {@code ./schedlens replay} reads: Pods and
+ * Events as kubectl's watch prints them, DCGM scrapes, request logs), not on timelines: day08
+ * recorded as from a real cluster, replayed on an embedded broker into {@code OUT/observed}, then
+ * its control arm predicted under a policy.
+ */
+class WhatIfRecordingIT {
+
+  @TempDir Path dir;
+
+  @Test
+  void shouldReplayTheRecordingAndAnswerFromItsTimelines() throws Exception {
+    Scenario scenario = ScenarioLoader.load("day08");
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording"));
+    Path out = dir.resolve("whatif");
+    List<String> args = new ArrayList<>(Recordings.replayArgs(rec.dir(), out, scenario));
+    args.addAll(
+        List.of(
+            "--policy", "../docs/whatif/interactive-first.yaml",
+            "--run-length", "45m",
+            "--compare-arm", "treatment"));
+
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int code =
+        WhatIfCommand.run(
+            args,
+            Map.of(),
+            new PrintStream(stdout, true, StandardCharsets.UTF_8),
+            new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    String err = stderr.toString(StandardCharsets.UTF_8);
+    String answer = stdout.toString(StandardCharsets.UTF_8);
+
+    assertThat(code).as(err).isZero();
+    assertThat(err)
+        .contains("replaying the recording into " + out.resolve("observed"))
+        .contains("3 observed runs of arm control");
+    List<PodTimeline> observed = TimelinesFile.read(out.resolve("observed"));
+    assertThat(observed).hasSize(rec.truth().size());
+    assertThat(answer)
+        .doesNotContain("replay:") // the replay's own report went to the progress stream
+        .contains("predicted  interactive-inference  interactive")
+        .contains("treatment  interactive-inference  interactive")
+        .containsPattern("interactive-inference \\(interactive\\): first OK request after");
+    List<PodTimeline> written = TimelinesFile.read(out);
+    assertThat(written).anyMatch(t -> "predicted".equals(t.getArm()) && t.getFinal$());
+    assertThat(written).anyMatch(t -> "control".equals(t.getArm()));
+  }
+
+  @Test
+  void shouldRefuseTimelinesAndARecordingTogether() throws Exception {
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int code =
+        WhatIfCommand.run(
+            List.of(
+                "--from", dir.toString(),
+                "--pods", "pods.json",
+                "--policy", "../docs/whatif/interactive-first.yaml"),
+            Map.of(),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+            new PrintStream(stderr, true, StandardCharsets.UTF_8));
+
+    assertThat(code).isEqualTo(WhatIfCommand.BAD_INPUT);
+    assertThat(stderr.toString(StandardCharsets.UTF_8))
+        .contains("give either --from (timelines) or a recording (--pods, --events), not both");
+  }
+}
