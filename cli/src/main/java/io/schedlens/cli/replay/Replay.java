@@ -241,7 +241,7 @@ public final class Replay {
   }
 
   /** Every recorded input as the collector would have produced it. */
-  List<Outgoing> read(Records records, Unusable unusable) throws IOException {
+  public List<Outgoing> read(Records records, Unusable unusable) throws IOException {
     List<Outgoing> inputs = new ArrayList<>();
     PodProjection pods =
         new PodProjection(

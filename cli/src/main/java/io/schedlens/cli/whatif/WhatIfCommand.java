@@ -3,12 +3,16 @@ package io.schedlens.cli.whatif;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.base.Durations;
 import io.schedlens.cli.common.PagesServer;
 import io.schedlens.cli.replay.Replay;
 import io.schedlens.cli.replay.ReplayConfig;
+import io.schedlens.collector.kafka.Outgoing;
+import io.schedlens.collector.kafka.Records;
+import io.schedlens.collector.recorded.Unusable;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
@@ -16,6 +20,7 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
+import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsAppConfig;
 import io.schedlens.timeline.TimelineSettings;
 import io.schedlens.whatif.HeliosTrace;
@@ -23,6 +28,7 @@ import io.schedlens.whatif.ObservedRun;
 import io.schedlens.whatif.Policy;
 import io.schedlens.whatif.PolicyException;
 import io.schedlens.whatif.PolicyLoader;
+import io.schedlens.whatif.RecordedCheckpoints;
 import io.schedlens.whatif.WhatIf;
 import io.schedlens.whatif.WhatIfAnswer;
 import java.io.IOException;
@@ -37,6 +43,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -210,6 +217,7 @@ public final class WhatIfCommand {
       err.println("whatif: " + e.getMessage());
       return BAD_INPUT;
     }
+    Map<String, RecordedCheckpoints.Interval> filledCheckpoints = new TreeMap<>();
     if (recording) {
       Path observed = Path.of(config.getString(OUT), OBSERVED_DIR);
       Replay.Result replayed;
@@ -230,6 +238,13 @@ public final class WhatIfCommand {
             replayed.gaps().describe(), observed.resolve("report.md"));
       }
       from = observed.toString();
+      Map<String, RecordedCheckpoints.Interval> recorded = checkpoints(config, env, replayed, err);
+      for (Map.Entry<String, RecordedCheckpoints.Interval> e : recorded.entrySet()) {
+        if (policy.rule(e.getKey()).checkpointEvery() == null) {
+          filledCheckpoints.put(e.getKey(), e.getValue());
+        }
+      }
+      policy = RecordedCheckpoints.fill(policy, recorded);
     }
     Path input = Path.of(from);
     Path timelinesFile = Files.isDirectory(input) ? input.resolve(TimelinesFile.NAME) : input;
@@ -332,6 +347,16 @@ public final class WhatIfCommand {
     WhatIfAnswer.Unserved unserved = WhatIfAnswer.unserved(predictions);
     List<String> verdict = WhatIfAnswer.verdict(report, unserved, policy, "observed");
     Set<String> assumptions = new LinkedHashSet<>();
+    filledCheckpoints.forEach(
+        (application, interval) ->
+            assumptions.add(
+                String.format(
+                    Locale.ROOT,
+                    "%s checkpoints every %s: the median of %d gaps between its pods' recorded"
+                        + " checkpoints, where the policy says none",
+                    application,
+                    Durations.format(interval.median()),
+                    interval.gaps())));
     Set<String> skipped = new LinkedHashSet<>();
     predictions.forEach(
         p -> {
@@ -371,6 +396,13 @@ public final class WhatIfCommand {
    */
   private static Replay.Result replay(
       Config config, Map<String, String> env, Path observed, PrintStream err) throws Exception {
+    err.printf("whatif: replaying the recording into %s first (./schedlens replay)%n", observed);
+    return replayer(config, env, observed, err).run();
+  }
+
+  /** The replay of the recording the settings name, writing to {@code observed}. */
+  private static Replay replayer(
+      Config config, Map<String, String> env, Path observed, PrintStream err) {
     List<String> args = new ArrayList<>();
     for (String key : List.of(PODS, EVENTS, DCGM, REQUESTS, SLO)) {
       for (String v : config.getList(key)) {
@@ -379,10 +411,39 @@ public final class WhatIfCommand {
     }
     args.addAll(
         List.of("--" + CommandLineSettings.flagName(ReplayConfig.OUT), observed.toString()));
-    err.printf("whatif: replaying the recording into %s first (./schedlens replay)%n", observed);
     ReplayConfig replay =
         ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, env, false));
-    return new Replay(replay, err, err).run();
+    return new Replay(replay, err, err);
+  }
+
+  /**
+   * The checkpoint interval of each application whose policy rule says none, as the recording's
+   * Pods show it ({@link RecordedCheckpoints}); said on {@code err}, with the recorded interval of
+   * those whose rule does say one.
+   */
+  private static Map<String, RecordedCheckpoints.Interval> checkpoints(
+      Config config, Map<String, String> env, Replay.Result replayed, PrintStream err)
+      throws Exception {
+    Topics topics = Topics.defaults();
+    List<PodObservation> pods = new ArrayList<>();
+    for (Outgoing o :
+        replayer(config, env, Path.of(config.getString(OUT), OBSERVED_DIR), err)
+            .read(new Records(topics, 64 * 1024), new Unusable())) {
+      if (o.topic().equals(topics.pods.name()) && o.value() != null) {
+        pods.add(topics.pods.valueSerde().deserializer().deserialize(o.topic(), o.value()));
+      }
+    }
+    Map<String, RecordedCheckpoints.Interval> recorded =
+        RecordedCheckpoints.of(
+            pods,
+            replayed.timelines().values(),
+            TimelineSettings.defaults().checkpointAnnotation());
+    recorded.forEach(
+        (application, interval) ->
+            err.printf(
+                "whatif: the recording shows %s checkpointing every %s (median of %d gaps)%n",
+                application, Durations.format(interval.median()), interval.gaps()));
+    return recorded;
   }
 
   private static void write(

@@ -10,6 +10,7 @@ import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,9 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code ./schedlens whatif} on a recording (the files {@code ./schedlens replay} reads: Pods and
  * Events as kubectl's watch prints them, DCGM scrapes, request logs), not on timelines: day08
  * recorded as from a real cluster, replayed on an embedded broker into {@code OUT/observed}, then
- * its control arm predicted under a policy.
+ * its control arm predicted under a policy. The recording also shows how often each Job
+ * checkpointed, which timelines do not: day08's Jobs checkpoint every 4 (embedding) and 3 (ASR)
+ * minutes of productive work, and the policy here leaves embedding-batch's interval out.
  */
 class WhatIfRecordingIT {
 
@@ -32,10 +35,18 @@ class WhatIfRecordingIT {
     Scenario scenario = ScenarioLoader.load("day08");
     Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording"));
     Path out = dir.resolve("whatif");
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(
+        policy,
+        Files.readString(Path.of("../docs/whatif/interactive-first.yaml"))
+            .replace(
+                "embedding-batch: {priorityClass: embedding-batch, setup: 30s, checkpointEvery: 4m}",
+                "embedding-batch: {priorityClass: embedding-batch, setup: 30s}"));
+    assertThat(policy).content().doesNotContain("checkpointEvery: 4m");
     List<String> args = new ArrayList<>(Recordings.replayArgs(rec.dir(), out, scenario));
     args.addAll(
         List.of(
-            "--policy", "../docs/whatif/interactive-first.yaml",
+            "--policy", policy.toString(),
             "--run-length", "45m",
             "--compare-arm", "treatment"));
 
@@ -53,14 +64,23 @@ class WhatIfRecordingIT {
     assertThat(code).as(err).isZero();
     assertThat(err)
         .contains("replaying the recording into " + out.resolve("observed"))
-        .contains("3 observed runs of arm control");
+        .contains("3 observed runs of arm control")
+        .containsPattern(
+            "the recording shows embedding-batch checkpointing every 4m \\(median of \\d+ gaps\\)")
+        .containsPattern(
+            "the recording shows asr-batch checkpointing every 3m \\(median of \\d+ gaps\\)");
     List<PodTimeline> observed = TimelinesFile.read(out.resolve("observed"));
     assertThat(observed).hasSize(rec.truth().size());
     assertThat(answer)
         .doesNotContain("replay:") // the replay's own report went to the progress stream
         .contains("predicted  interactive-inference  interactive")
         .contains("treatment  interactive-inference  interactive")
-        .containsPattern("interactive-inference \\(interactive\\): first OK request after");
+        .containsPattern("interactive-inference \\(interactive\\): first OK request after")
+        .containsPattern(
+            "embedding-batch checkpoints every 4m: the median of \\d+ gaps between its pods'"
+                + " recorded checkpoints, where the policy says none")
+        .doesNotContain("asr-batch checkpoints every") // the policy says 3m
+        .doesNotContain("embedding-batch never checkpoints");
     List<PodTimeline> written = TimelinesFile.read(out);
     assertThat(written).anyMatch(t -> "predicted".equals(t.getArm()) && t.getFinal$());
     assertThat(written).anyMatch(t -> "control".equals(t.getArm()));
