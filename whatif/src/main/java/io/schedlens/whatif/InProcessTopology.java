@@ -62,6 +62,9 @@ final class InProcessTopology implements AutoCloseable {
   /** A source as declared, before its stage is known. */
   private record Declared(String topic, Deserializer<String> keys, Deserializer<?> values) {}
 
+  /** A stage reading a source. */
+  private record Reads(String stage, String source) {}
+
   private record Sink(
       String topic,
       Serializer<String> keys,
@@ -134,7 +137,7 @@ final class InProcessTopology implements AutoCloseable {
     config.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
     Map<String, List<StoreBuilder<?>>> stores = new HashMap<>();
     Map<String, Declared> declared = new HashMap<>();
-    List<String[]> readsFrom = new ArrayList<>();
+    List<Reads> reads = new ArrayList<>();
     TimelineTopology.wire(
         new TimelineTopology.Wiring() {
           @Override
@@ -153,7 +156,7 @@ final class InProcessTopology implements AutoCloseable {
             context.setCurrentStreamTimeMs(-1); // Kafka Streams' stream time before any record
             stages.put(name, new Stage(name, context, processor.get()));
             for (String source : from) {
-              readsFrom.add(new String[] {source, name});
+              reads.add(new Reads(name, source));
             }
           }
 
@@ -193,9 +196,9 @@ final class InProcessTopology implements AutoCloseable {
         settings,
         metrics,
         TimelineTopology.StoreKind.TRANSIENT);
-    for (String[] edge : readsFrom) {
-      Declared d = declared.get(edge[0]);
-      sources.put(d.topic(), new Source(stages.get(edge[1]), d.keys(), d.values()));
+    for (Reads r : reads) {
+      Declared d = declared.get(r.source());
+      sources.put(d.topic(), new Source(stages.get(r.stage()), d.keys(), d.values()));
     }
     for (Stage stage : stages.values()) {
       for (StoreBuilder<?> b : stores.getOrDefault(stage.name, List.of())) {
@@ -205,15 +208,7 @@ final class InProcessTopology implements AutoCloseable {
         stage.stores.add(store);
       }
       stage.processor.init(stage.context);
-      for (CapturedPunctuator p : stage.context.scheduledPunctuators()) {
-        if (p.getType() != PunctuationType.WALL_CLOCK_TIME) {
-          throw new IllegalStateException(
-              "stage "
-                  + stage.name
-                  + " schedules a stream-time punctuator, which a what-if does not drive");
-        }
-        stage.timers.add(new Timer(p, wall));
-      }
+      scheduled(stage);
       route(stage);
     }
     run();
@@ -248,6 +243,7 @@ final class InProcessTopology implements AutoCloseable {
   void advanceWallClock(Duration by) {
     wall += by.toMillis();
     for (Stage stage : stages.values()) {
+      scheduled(stage);
       stage.context.setCurrentSystemTimeMs(wall);
       for (Timer t : stage.timers) {
         if (!t.punctuator.cancelled() && wall >= t.next) {
@@ -258,6 +254,20 @@ final class InProcessTopology implements AutoCloseable {
       }
     }
     run();
+  }
+
+  /** The punctuators {@code stage} scheduled since the last look, from the wall clock's now. */
+  private void scheduled(Stage stage) {
+    List<CapturedPunctuator> all = stage.context.scheduledPunctuators();
+    for (CapturedPunctuator p : all.subList(stage.timers.size(), all.size())) {
+      if (p.getType() != PunctuationType.WALL_CLOCK_TIME) {
+        throw new IllegalStateException(
+            "stage "
+                + stage.name
+                + " schedules a stream-time punctuator, which a what-if does not drive");
+      }
+      stage.timers.add(new Timer(p, wall));
+    }
   }
 
   /** What a commit does to the stores: their write-back buffers go to the stores below. */
