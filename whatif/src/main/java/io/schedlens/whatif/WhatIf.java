@@ -44,8 +44,18 @@ public final class WhatIf {
   public interface Progress {
     void runPredicted(int index, int total, ObservedRun run, Prediction prediction);
 
+    /**
+     * While run {@code index} is predicted, at each tenth of its virtual time: how much of it is
+     * simulated and how many collector records the topology has been given so far.
+     */
+    default void simulated(
+        int index, int total, ObservedRun run, Duration done, Duration of, long inputs) {}
+
     Progress NONE = (index, total, run, prediction) -> {};
   }
+
+  /** How often, in tenths of a run's virtual time, {@link Progress#simulated} is told. */
+  private static final int PROGRESS_STEPS = 10;
 
   /**
    * One observed run, predicted.
@@ -124,14 +134,25 @@ public final class WhatIf {
     }
     List<Prediction> out = new ArrayList<>();
     for (int i = 0; i < runs.size(); i++) {
-      Prediction p = predict(runs.get(i), nodes);
+      int index = i + 1;
+      ObservedRun run = runs.get(i);
+      Prediction p =
+          predict(
+              run,
+              nodes,
+              (done, of, inputs) -> progress.simulated(index, runs.size(), run, done, of, inputs));
       out.add(p);
       progress.runPredicted(i + 1, runs.size(), runs.get(i), p);
     }
     return out;
   }
 
-  private Prediction predict(ObservedRun run, List<NodePool> nodes) {
+  /** How far one run's simulation has come. */
+  private interface Simulated {
+    void at(Duration done, Duration of, long inputs);
+  }
+
+  private Prediction predict(ObservedRun run, List<NodePool> nodes, Simulated simulated) {
     RunScenario rs = ObservedArrivals.of(run, policy, nodes, runLength.apply(run));
     Map<String, Double> slos = new HashMap<>(settings.slosMs());
     slos.putAll(rs.scenario().slos());
@@ -143,7 +164,25 @@ public final class WhatIf {
     sim.schedulerWrites(SchedulerWrites.ON_CHANGE);
     Path state = tempDir(workDir);
     try (TopologyRun topologyRun = new TopologyRun(topics, records, topology, sim::now, state)) {
-      PredictedInputs inputs = new PredictedInputs(records, labelKeys, sim::now, topologyRun);
+      long start = run.start();
+      Duration span = Duration.ofMillis(Math.max(1, rs.scenario().duration().toMillis()));
+      long step = Math.max(1, span.toMillis() / PROGRESS_STEPS);
+      long[] next = {start + step};
+      long[] given = {0};
+      PredictedInputs inputs =
+          new PredictedInputs(
+              records,
+              labelKeys,
+              sim::now,
+              o -> {
+                topologyRun.accept(o);
+                given[0]++;
+                long now = sim.now();
+                if (now >= next[0] && now < start + span.toMillis()) {
+                  simulated.at(Duration.ofMillis(now - start), span, given[0]);
+                  next[0] = start + ((now - start) / step + 1) * step;
+                }
+              });
       sim.runOnce(rs.scenario().arms().get(0), run.repeatNumber(), inputs, inputs);
       topologyRun.finish();
       Map<String, PodTimeline> timelines = new HashMap<>();

@@ -75,6 +75,56 @@ class WhatIfTest {
     assertThat(first).contains("\"arm\": \"predicted\"");
   }
 
+  @Test
+  void shouldTellHowFarARunsSimulationHasComeAtEachTenthOfIt() {
+    // checkpoints every minute: the pods write while they run
+    Policy free =
+        PolicyLoader.parse(
+            "free",
+            CLASSES
+                .formatted("free")
+                .replace("{priorityClass: batch}", "{priorityClass: batch, checkpointEvery: 1m}"));
+    List<Duration> done = new ArrayList<>();
+    List<Long> given = new ArrayList<>();
+    List<WhatIf.Prediction> p =
+        new WhatIf(free, TimelineSettings.defaults(), Duration.ofMinutes(30))
+            .predict(
+                fourJobs(),
+                new WhatIf.Progress() {
+                  @Override
+                  public void runPredicted(
+                      int index, int total, ObservedRun run, WhatIf.Prediction prediction) {}
+
+                  @Override
+                  public void simulated(
+                      int index,
+                      int total,
+                      ObservedRun run,
+                      Duration simulated,
+                      Duration of,
+                      long inputs) {
+                    assertThat(of).isEqualTo(Duration.ofMinutes(30));
+                    assertThat(index).isEqualTo(1);
+                    done.add(simulated);
+                    given.add(inputs);
+                  }
+                });
+
+    // the Jobs write from their creation until they end, about 11 minutes in: each tenth (3
+    // minutes) is told once, at the first write after it began
+    assertThat(done).hasSizeGreaterThanOrEqualTo(3);
+    for (int i = 0; i < 3; i++) {
+      assertThat(done.get(i))
+          .isBetween(Duration.ofMinutes(3L * (i + 1)), Duration.ofMinutes(3L * (i + 1) + 1));
+    }
+    assertThat(done).isSorted().allMatch(d -> d.toMinutes() < 30);
+    for (int i = 1; i < done.size(); i++) {
+      assertThat(done.get(i).toMillis() / 180_000)
+          .isGreaterThan(done.get(i - 1).toMillis() / 180_000);
+    }
+    assertThat(given).isSorted().allMatch(n -> n > 0 && n <= p.get(0).inputs());
+  }
+
   private static List<PodTimeline> predicted(Policy p) {
     List<ObservedRun> runs = fourJobs();
     // the runs last 30 minutes: long enough for the held pods too

@@ -37,6 +37,7 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -311,21 +312,7 @@ public final class WhatIfCommand {
       predictions =
           new WhatIf(policy, timeline, runLength)
               .workDir(Path.of(config.getString(OUT), ".state"))
-              .predict(
-                  runs,
-                  (i, n, run, p) ->
-                      err.printf(
-                          "whatif: [run %d/%d] %s: %d pods observed, %d predicted (%d preempted),"
-                              + " %,d inputs through the topology%n",
-                          i,
-                          n,
-                          run.label(),
-                          run.pods().size(),
-                          p.timelines().size(),
-                          p.timelines().values().stream()
-                              .filter(t -> t.getPreemptedAt() != null)
-                              .count(),
-                          p.inputs()));
+              .predict(runs, progress(err));
     } catch (PolicyException e) {
       err.println("whatif: " + e.getMessage());
       return BAD_INPUT;
@@ -387,6 +374,51 @@ public final class WhatIfCommand {
         dir.toAbsolutePath());
     PagesServer.afterRun(config, dir, err);
     return 0;
+  }
+
+  /** Seconds of wall time between two lines about one run's progress (a long run's). */
+  private static final long PROGRESS_EVERY_NANOS = 5_000_000_000L;
+
+  /**
+   * A line per run predicted; within a run that takes long (a week), a line at each tenth of its
+   * virtual time, at most one per 5 s.
+   */
+  private static WhatIf.Progress progress(PrintStream err) {
+    long[] last = {System.nanoTime()};
+    return new WhatIf.Progress() {
+      @Override
+      public void runPredicted(int i, int n, ObservedRun run, WhatIf.Prediction p) {
+        err.printf(
+            "whatif: [run %d/%d] %s: %d pods observed, %d predicted (%d preempted), %,d inputs"
+                + " through the topology%n",
+            i,
+            n,
+            run.label(),
+            run.pods().size(),
+            p.timelines().size(),
+            p.timelines().values().stream().filter(t -> t.getPreemptedAt() != null).count(),
+            p.inputs());
+        last[0] = System.nanoTime();
+      }
+
+      @Override
+      public void simulated(
+          int i, int n, ObservedRun run, Duration done, Duration of, long inputs) {
+        if (System.nanoTime() - last[0] >= PROGRESS_EVERY_NANOS) {
+          err.printf(
+              "whatif: [run %d/%d] %s: %s of %s simulated (%d %%), %,d inputs through the"
+                  + " topology so far%n",
+              i,
+              n,
+              run.label(),
+              Durations.format(done.truncatedTo(ChronoUnit.MINUTES)),
+              Durations.format(of.truncatedTo(ChronoUnit.MINUTES)),
+              done.toMillis() * 100 / Math.max(1, of.toMillis()),
+              inputs);
+          last[0] = System.nanoTime();
+        }
+      }
+    };
   }
 
   /**
