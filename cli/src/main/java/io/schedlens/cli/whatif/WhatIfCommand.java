@@ -53,10 +53,11 @@ import org.apache.kafka.common.config.ConfigException;
 /**
  * {@code ./schedlens whatif --from DIR --policy FILE}: what the observed runs would have been under
  * another scheduling policy. The arrivals of one observed arm (a demo's or replay's {@code
- * timelines.jsonl} and {@code workloads.jsonl}) run again under the policy on the simulator's
- * scheduler and controllers, reduced by the streams app's topology; the answer as the report gives
- * it, observed against predicted, with a verdict, charts and the predicted timelines (arm {@code
- * predicted}) for the pages.
+ * timelines.jsonl} and {@code workloads.jsonl}, or a recording's, replayed first as {@code
+ * ./schedlens replay} replays it) run again under the policy on the simulator's scheduler and
+ * controllers, reduced by the streams app's topology; the answer as the report gives it, observed
+ * against predicted, with a verdict, charts and the predicted timelines (arm {@code predicted}) for
+ * the pages.
  */
 public final class WhatIfCommand {
 
@@ -376,7 +377,7 @@ public final class WhatIfCommand {
     return 0;
   }
 
-  /** Seconds of wall time between two lines about one run's progress (a long run's). */
+  /** Wall time between two lines about one run's progress (a long run's): 5 s. */
   private static final long PROGRESS_EVERY_NANOS = 5_000_000_000L;
 
   /**
