@@ -34,9 +34,8 @@ public final class RecordedCheckpoints {
   public record Interval(Duration median, int gaps) {}
 
   /**
-   * Per application (as {@link ObservedArrivals} names it: the timeline's application, else its
-   * workload's name), the interval its pods' checkpoints show; applications with no two successive
-   * checkpoints of one pod are absent.
+   * Per application ({@link ObservedArrivals#application}), the interval its pods' checkpoints
+   * show; applications with no two successive checkpoints of one pod are absent.
    *
    * @param observations the recorded Pods, in any order
    * @param timelines the pods' timelines (their application)
@@ -58,11 +57,7 @@ public final class RecordedCheckpoints {
       if (times == null || times.size() < 2) {
         continue;
       }
-      String application =
-          t.getApplication() != null
-              ? t.getApplication()
-              : t.getWorkload() != null ? t.getWorkload().getName() : t.getName();
-      List<Long> g = gaps.computeIfAbsent(application, a -> new ArrayList<>());
+      List<Long> g = gaps.computeIfAbsent(ObservedArrivals.application(t), a -> new ArrayList<>());
       Long previous = null;
       for (long at : times) {
         if (previous != null) {

@@ -55,6 +55,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -113,6 +114,7 @@ public final class Replay {
   private final ReplayConfig config;
   private final PrintStream out;
   private final PrintStream progress;
+  private Consumer<List<Outgoing>> inputsRead = inputs -> {};
 
   public Replay(ReplayConfig config, PrintStream out) {
     this(config, out, out);
@@ -126,6 +128,15 @@ public final class Replay {
     this.config = config;
     this.out = out;
     this.progress = progress;
+  }
+
+  /**
+   * Shows {@code to} the recorded inputs, in event-time order, once they are read and before they
+   * are replayed (for a caller that needs more of the recording than its timelines show).
+   */
+  public Replay onInputsRead(Consumer<List<Outgoing>> to) {
+    this.inputsRead = to;
+    return this;
   }
 
   public Result run() throws Exception {
@@ -147,6 +158,7 @@ public final class Replay {
     Unusable unusable = new Unusable();
     List<Outgoing> inputs = read(records, unusable);
     inputs.sort(Comparator.comparingLong(Outgoing::eventTime));
+    inputsRead.accept(Collections.unmodifiableList(inputs));
     Map<String, Integer> produced = new TreeMap<>();
     inputs.forEach(o -> produced.merge(o.source(), 1, Integer::sum));
     say("read %s; unusable: %s", produced, unusable.isEmpty() ? "none" : unusable.counts());
@@ -241,7 +253,7 @@ public final class Replay {
   }
 
   /** Every recorded input as the collector would have produced it. */
-  public List<Outgoing> read(Records records, Unusable unusable) throws IOException {
+  List<Outgoing> read(Records records, Unusable unusable) throws IOException {
     List<Outgoing> inputs = new ArrayList<>();
     PodProjection pods =
         new PodProjection(

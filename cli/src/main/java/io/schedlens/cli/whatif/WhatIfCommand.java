@@ -11,8 +11,6 @@ import io.schedlens.cli.common.PagesServer;
 import io.schedlens.cli.replay.Replay;
 import io.schedlens.cli.replay.ReplayConfig;
 import io.schedlens.collector.kafka.Outgoing;
-import io.schedlens.collector.kafka.Records;
-import io.schedlens.collector.recorded.Unusable;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
@@ -20,6 +18,7 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
+import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.streams.StreamsAppConfig;
 import io.schedlens.timeline.TimelineSettings;
@@ -223,8 +222,9 @@ public final class WhatIfCommand {
     if (recording) {
       Path observed = Path.of(config.getString(OUT), OBSERVED_DIR);
       Replay.Result replayed;
+      List<PodObservation> recordedPods = new ArrayList<>();
       try {
-        replayed = replay(config, env, observed, err);
+        replayed = replay(config, env, observed, recordedPods, err);
       } catch (ConfigException | IllegalArgumentException e) {
         err.println("whatif: the recording: " + e.getMessage());
         return BAD_INPUT;
@@ -240,7 +240,7 @@ public final class WhatIfCommand {
             replayed.gaps().describe(), observed.resolve("report.md"));
       }
       from = observed.toString();
-      Map<String, RecordedCheckpoints.Interval> recorded = checkpoints(config, env, replayed, err);
+      Map<String, RecordedCheckpoints.Interval> recorded = checkpoints(recordedPods, replayed, err);
       for (Map.Entry<String, RecordedCheckpoints.Interval> e : recorded.entrySet()) {
         if (policy.rule(e.getKey()).checkpointEvery() == null) {
           filledCheckpoints.put(e.getKey(), e.getValue());
@@ -425,17 +425,16 @@ public final class WhatIfCommand {
   /**
    * The recording replayed as {@code ./schedlens replay} replays it (the collector's parsing, the
    * streams app on an embedded broker), its outputs in {@code observed}; its report to the progress
-   * stream, so that the standard output holds the what-if's answer alone.
+   * stream, so that the standard output holds the what-if's answer alone. The recorded Pods that
+   * carry a checkpoint go to {@code pods} as they are read (no timeline keeps their checkpoints).
    */
   private static Replay.Result replay(
-      Config config, Map<String, String> env, Path observed, PrintStream err) throws Exception {
-    err.printf("whatif: replaying the recording into %s first (./schedlens replay)%n", observed);
-    return replayer(config, env, observed, err).run();
-  }
-
-  /** The replay of the recording the settings name, writing to {@code observed}. */
-  private static Replay replayer(
-      Config config, Map<String, String> env, Path observed, PrintStream err) {
+      Config config,
+      Map<String, String> env,
+      Path observed,
+      List<PodObservation> pods,
+      PrintStream err)
+      throws Exception {
     List<String> args = new ArrayList<>();
     for (String key : List.of(PODS, EVENTS, DCGM, REQUESTS, SLO)) {
       for (String v : config.getList(key)) {
@@ -446,26 +445,31 @@ public final class WhatIfCommand {
         List.of("--" + CommandLineSettings.flagName(ReplayConfig.OUT), observed.toString()));
     ReplayConfig replay =
         ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, env, false));
-    return new Replay(replay, err, err);
+    Topic<String, PodObservation> podsTopic = Topics.defaults().pods;
+    String checkpoint = TimelineSettings.defaults().checkpointAnnotation();
+    err.printf("whatif: replaying the recording into %s first (./schedlens replay)%n", observed);
+    return new Replay(replay, err, err)
+        .onInputsRead(
+            inputs -> {
+              for (Outgoing o : inputs) {
+                if (o.topic().equals(podsTopic.name()) && o.value() != null) {
+                  PodObservation p =
+                      podsTopic.valueSerde().deserializer().deserialize(o.topic(), o.value());
+                  if (p.getAnnotations().containsKey(checkpoint)) {
+                    pods.add(p); // only what RecordedCheckpoints reads is kept
+                  }
+                }
+              }
+            })
+        .run();
   }
 
   /**
-   * The checkpoint interval of each application whose policy rule says none, as the recording's
-   * Pods show it ({@link RecordedCheckpoints}); said on {@code err}, with the recorded interval of
-   * those whose rule does say one.
+   * The checkpoint interval each application's recorded Pods show ({@link RecordedCheckpoints}),
+   * each said on {@code err}.
    */
   private static Map<String, RecordedCheckpoints.Interval> checkpoints(
-      Config config, Map<String, String> env, Replay.Result replayed, PrintStream err)
-      throws Exception {
-    Topics topics = Topics.defaults();
-    List<PodObservation> pods = new ArrayList<>();
-    for (Outgoing o :
-        replayer(config, env, Path.of(config.getString(OUT), OBSERVED_DIR), err)
-            .read(new Records(topics, 64 * 1024), new Unusable())) {
-      if (o.topic().equals(topics.pods.name()) && o.value() != null) {
-        pods.add(topics.pods.valueSerde().deserializer().deserialize(o.topic(), o.value()));
-      }
-    }
+      List<PodObservation> pods, Replay.Result replayed, PrintStream err) {
     Map<String, RecordedCheckpoints.Interval> recorded =
         RecordedCheckpoints.of(
             pods,
