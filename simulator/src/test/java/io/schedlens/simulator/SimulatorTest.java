@@ -79,6 +79,33 @@ class SimulatorTest {
   }
 
   @Test
+  void shouldGiveTheArmsOfARepeatTheSameArrivalsAndWork() throws Exception {
+    Scenario s = ScenarioLoader.load("pool").withRepeats(2);
+    Simulator sim = new Simulator(s, ORIGIN);
+    List<PodTruth> truth =
+        sim.run(
+            ClusterWriter.NONE, RequestSink.NONE, Simulator.Pacer.NONE, Simulator.Progress.NONE);
+    // per arm and repeat: each Job's arrival (its first pod's creation) from the run's start
+    Map<String, Map<String, Long>> arrivals = new TreeMap<>();
+    for (ClusterRun run : sim.runs()) {
+      Map<String, Long> jobs = new TreeMap<>();
+      truth.stream()
+          .filter(t -> t.arm().equals(run.arm().name()) && t.repeat() == run.repeat())
+          .filter(t -> t.workloadKind().equals("Job"))
+          .forEach(
+              t ->
+                  jobs.merge( // a Job's pod: the Job's name, a dash, five characters
+                      t.name().substring(0, t.name().lastIndexOf('-')),
+                      t.createdAt() - run.start(),
+                      Math::min));
+      arrivals.put(run.arm().name() + "/" + run.repeat(), jobs);
+    }
+    assertThat(arrivals.get("control/1")).hasSize(22).isEqualTo(arrivals.get("treatment/1"));
+    assertThat(arrivals.get("control/2")).isEqualTo(arrivals.get("treatment/2"));
+    assertThat(arrivals.get("control/1")).isNotEqualTo(arrivals.get("control/2"));
+  }
+
+  @Test
   void shouldNeverRunMorePodsOnAGpuThanItHas() throws Exception {
     for (String name : ScenarioLoader.BUNDLED) {
       Scenario s = ScenarioLoader.load(name);
@@ -240,6 +267,26 @@ class SimulatorTest {
     assertThat(api.kubeletEvents)
         .allMatch(e -> e.getSource().getComponent().equals("kubelet"))
         .allMatch(e -> e.getFirstTimestamp().matches(".*T\\d\\d:\\d\\d:\\d\\dZ"));
+
+    // status.startTime: the kubelet acknowledged the pod before its container started.
+    assertThat(api.podWrites)
+        .filteredOn(p -> p.getStatus().getContainerStatuses() != null)
+        .filteredOn(
+            p -> p.getStatus().getContainerStatuses().get(0).getState().getRunning() != null)
+        .isNotEmpty()
+        .allMatch(
+            p ->
+                p.getStatus().getStartTime() != null
+                    && p.getStatus()
+                            .getStartTime()
+                            .compareTo(
+                                p.getStatus()
+                                    .getContainerStatuses()
+                                    .get(0)
+                                    .getState()
+                                    .getRunning()
+                                    .getStartedAt())
+                        <= 0);
 
     // Job pods checkpoint through the annotation.
     assertThat(api.podWrites)

@@ -212,9 +212,15 @@ public final class ClusterRun {
     return traffic.unservedByService();
   }
 
-  /** Schedules the run's arrivals, replica changes and its end. */
+  /**
+   * Schedules the run's arrivals, replica changes and its end. What the users do — when each Job
+   * arrives, when a Deployment is scaled, how much work each Job's completions need — is drawn from
+   * {@link #workloadSeed}: the same in every arm of a repeat (common random numbers), so that the
+   * arms of a repeat differ by their policy alone. The cluster's own timing (kubelet, scheduler,
+   * traffic) is drawn from the run's random source.
+   */
   public void schedule() {
-    SplittableRandom jitter = state.random.split();
+    SplittableRandom jitter = new SplittableRandom(workloadSeed(scenario, repeat));
     for (Workload w : scenario.workloads()) {
       if (w.spec() instanceof ServingSpec serving) {
         DeploymentController rs = new DeploymentController(controllers, w, serving);
@@ -263,6 +269,11 @@ public final class ClusterRun {
           });
     }
     state.queue.at(end, this::finish);
+  }
+
+  /** The seed of what the users do in repeat {@code repeat} of {@code scenario}, in every arm. */
+  static long workloadSeed(Scenario scenario, int repeat) {
+    return scenario.seed() * 1_000_003L + repeat * 7919L;
   }
 
   /** A new pod template for a Deployment: rolled out within maxSurge / maxUnavailable. */

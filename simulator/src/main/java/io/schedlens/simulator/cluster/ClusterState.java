@@ -18,8 +18,10 @@ import java.util.SplittableRandom;
  * TrafficGenerator}, {@link GpuPublisher}, the workload controllers) act on it; none holds state of
  * another.
  *
- * <p>One random source for all, drawn in the order events happen on the queue: so the same seed
- * gives the same run, whichever component draws.
+ * <p>One random source for the cluster's components, drawn in the order events happen on the queue:
+ * so the same seed gives the same run, whichever component draws. What the users do (when Jobs
+ * arrive, replica changes, each Job's work) has a source of its own, the same in every arm of a
+ * repeat ({@link ClusterRun#schedule}).
  */
 final class ClusterState {
 

@@ -220,7 +220,7 @@ public final class KubeScheduler {
       int h = highest();
       return victims.stream()
           .filter(p -> p.priority == h)
-          .mapToLong(p -> p.containerStartedAt == null ? p.createdAt : p.containerStartedAt)
+          .mapToLong(KubeScheduler::startTime)
           .min()
           .orElse(Long.MAX_VALUE);
     }
@@ -241,6 +241,15 @@ public final class KubeScheduler {
     }
   }
 
+  /**
+   * A pod's start as kube-scheduler's GetPodStartTime reads it: {@code status.startTime}, when the
+   * kubelet acknowledged the pod (before its image pull, not when its container started); for a pod
+   * the kubelet has not acknowledged yet, now — later than any acknowledged pod.
+   */
+  static long startTime(SimPod p) {
+    return p.kubeletStartedAt == null ? Long.MAX_VALUE : p.kubeletStartedAt;
+  }
+
   /** SelectVictimsOnNode: the minimal set of lower-priority pods to evict, or null. */
   private static Candidate victimsOn(SimPod pod, SimNode node, Collection<SimPod> pods) {
     List<SimPod> potential = new ArrayList<>();
@@ -258,8 +267,7 @@ public final class KubeScheduler {
     // Most important first: higher priority, then the earlier started.
     potential.sort(
         Comparator.comparingInt((SimPod p) -> -p.priority)
-            .thenComparingLong(
-                p -> p.containerStartedAt == null ? Long.MAX_VALUE : p.containerStartedAt));
+            .thenComparingLong(KubeScheduler::startTime));
     List<SimPod> removed = new ArrayList<>(potential);
     List<SimPod> victims = new ArrayList<>();
     for (SimPod p : potential) {

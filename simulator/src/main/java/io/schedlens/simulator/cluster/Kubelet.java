@@ -47,6 +47,7 @@ final class Kubelet {
           if (c.stopped(p)) {
             return;
           }
+          p.kubeletStartedAt = c.queue.now();
           c.condition(p, "PodReadyToStartContainers", "False", null, null);
           c.condition(p, "Initialized", "True", null, null);
           c.condition(

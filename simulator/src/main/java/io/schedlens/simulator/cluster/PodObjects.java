@@ -166,6 +166,9 @@ public final class PodObjects {
     status.setQosClass("BestEffort");
     status.setConditions(conditions);
     status.setNominatedNodeName(p.nominatedNode);
+    if (p.kubeletStartedAt != null) {
+      status.setStartTime(KubeTime.seconds(p.kubeletStartedAt));
+    }
     status.setContainerStatuses(containerStatus(p));
     if (p.node != null && (p.containerWaitingReason != null || p.containerStartedAt != null)) {
       status.setHostIP("10.0.0.10");

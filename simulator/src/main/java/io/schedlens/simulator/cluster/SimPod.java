@@ -65,6 +65,9 @@ public final class SimPod {
   /** Container: null before creation, then waiting/running/terminated. */
   String containerWaitingReason;
 
+  /** status.startTime: when the kubelet first acknowledged the pod (before its image pull). */
+  Long kubeletStartedAt;
+
   Long containerStartedAt;
   Long containerFinishedAt;
   Integer exitCode;

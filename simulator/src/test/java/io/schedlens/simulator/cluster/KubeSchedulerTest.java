@@ -89,7 +89,19 @@ class KubeSchedulerTest {
     SimPod p = pod(priority, gpus, "PreemptLowerPriority");
     p.node = node;
     p.phase = "Running";
+    p.kubeletStartedAt = 10_000L * seq - 2_000;
     p.containerStartedAt = 10_000L * seq;
+    return p;
+  }
+
+  /**
+   * A running pod the kubelet acknowledged at {@code acknowledged}, its container up at {@code
+   * started}.
+   */
+  SimPod running(String node, int priority, long acknowledged, long started) {
+    SimPod p = running(node, priority, 1);
+    p.kubeletStartedAt = acknowledged;
+    p.containerStartedAt = started;
     return p;
   }
 
@@ -184,6 +196,39 @@ class KubeSchedulerTest {
     running("a", 200, 1);
     Preempt p = (Preempt) KubeScheduler.schedule(pod(1000, 1, "PreemptLowerPriority"), nodes, pods);
     assertThat(p.victims()).containsExactly(cheap);
+  }
+
+  @Test
+  void shouldPreemptOnTheNodeWhoseVictimsTheKubeletAcknowledgedLatest() {
+    // kube-scheduler's GetPodStartTime reads status.startTime, set when the kubelet acknowledges
+    // the pod, before the image pull: a's pod was acknowledged first but, its pull long, started
+    // its container last. b's victims "started" later, so b loses the least work.
+    List<SimNode> nodes = List.of(node("a", 1), node("b", 1));
+    running("a", 100, 1_000, 30_000);
+    SimPod b = running("b", 100, 5_000, 6_000);
+    Preempt p = (Preempt) KubeScheduler.schedule(pod(1000, 1, "PreemptLowerPriority"), nodes, pods);
+    assertThat(p.node()).isEqualTo("b");
+    assertThat(p.victims()).containsExactly(b);
+  }
+
+  @Test
+  void shouldReprieveTheEarlierAcknowledgedPodOfEqualPriority() {
+    List<SimNode> nodes = List.of(node("a", 2));
+    running("a", 100, 1_000, 30_000);
+    SimPod later = running("a", 100, 5_000, 6_000);
+    Preempt p = (Preempt) KubeScheduler.schedule(pod(1000, 1, "PreemptLowerPriority"), nodes, pods);
+    assertThat(p.victims()).containsExactly(later);
+  }
+
+  @Test
+  void shouldTakeAPodTheKubeletHasNotAcknowledgedAsStartedNow() {
+    List<SimNode> nodes = List.of(node("a", 2));
+    running("a", 100, 1_000, 2_000);
+    SimPod bound = running("a", 100, 1);
+    bound.kubeletStartedAt = null;
+    bound.containerStartedAt = null;
+    Preempt p = (Preempt) KubeScheduler.schedule(pod(1000, 1, "PreemptLowerPriority"), nodes, pods);
+    assertThat(p.victims()).containsExactly(bound);
   }
 
   @Test
