@@ -13,7 +13,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * experiments. CI runs day08 with 10 repeats (the spread of 3 is narrower than one run's luck: a
  * preemption just before or after a checkpoint) and dense with its one; the full run adds pool:
  * {@code mvn -B -pl whatif test -Dtest=WhatIfValidationTest -Dwhatif.scenarios=day08,dense,pool
- * -Dwhatif.repeats=10} (docs/whatif.md has its last result).
+ * -Dwhatif.repeats=10}, and pool again with {@code -Dwhatif.repeats=30} (docs/whatif.md has their
+ * last results).
  */
 class WhatIfValidationTest {
 
