@@ -243,11 +243,12 @@ public final class KubeScheduler {
 
   /**
    * A pod's start as kube-scheduler's GetPodStartTime reads it: {@code status.startTime}, when the
-   * kubelet acknowledged the pod (before its image pull, not when its container started); for a pod
-   * the kubelet has not acknowledged yet, now — later than any acknowledged pod.
+   * kubelet acknowledged the pod (before its image pull, not when its container started), to the
+   * second as the API holds it (pods acknowledged within one second tie); for a pod the kubelet has
+   * not acknowledged yet, now — later than any acknowledged pod.
    */
   static long startTime(SimPod p) {
-    return p.kubeletStartedAt == null ? Long.MAX_VALUE : p.kubeletStartedAt;
+    return p.kubeletStartedAt == null ? Long.MAX_VALUE : Math.floorDiv(p.kubeletStartedAt, 1000);
   }
 
   /** SelectVictimsOnNode: the minimal set of lower-priority pods to evict, or null. */

@@ -212,6 +212,17 @@ class KubeSchedulerTest {
   }
 
   @Test
+  void shouldReadStartTimesToTheSecondAsTheApiHoldsThem() {
+    // status.startTime is RFC 3339 to the second: 5.1 s and 5.9 s tie, and the first node stays
+    List<SimNode> nodes = List.of(node("a", 1), node("b", 1));
+    SimPod a = running("a", 100, 5_100, 6_000);
+    running("b", 100, 5_900, 7_000);
+    Preempt p = (Preempt) KubeScheduler.schedule(pod(1000, 1, "PreemptLowerPriority"), nodes, pods);
+    assertThat(p.node()).isEqualTo("a");
+    assertThat(p.victims()).containsExactly(a);
+  }
+
+  @Test
   void shouldReprieveTheEarlierAcknowledgedPodOfEqualPriority() {
     List<SimNode> nodes = List.of(node("a", 2));
     running("a", 100, 1_000, 30_000);
