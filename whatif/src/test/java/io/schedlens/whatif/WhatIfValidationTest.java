@@ -29,7 +29,8 @@ class WhatIfValidationTest {
     Scenario s = ScenarioLoader.load(name);
     int repeats =
         Integer.getInteger(
-            "whatif.repeats", switch (name) {
+            "whatif.repeats",
+            switch (name) {
               case "day08" -> 10;
               case "pool" -> 30;
               default -> 0;
