@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.schedlens.base.KubeTime;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import java.util.ArrayList;
@@ -248,7 +249,7 @@ public final class KubeScheduler {
    * not acknowledged yet, now — later than any acknowledged pod.
    */
   static long startTime(SimPod p) {
-    return p.kubeletStartedAt == null ? Long.MAX_VALUE : Math.floorDiv(p.kubeletStartedAt, 1000);
+    return p.kubeletStartedAt == null ? Long.MAX_VALUE : KubeTime.truncated(p.kubeletStartedAt);
   }
 
   /** SelectVictimsOnNode: the minimal set of lower-priority pods to evict, or null. */
