@@ -134,7 +134,6 @@ public final class Simulator {
     int k = 0;
     for (int repeat = 1; repeat <= scenario.repeats(); repeat++) {
       for (Arm arm : scenario.armOrder(repeat)) {
-        long seed = scenario.seed() * 1_000_003L + repeat * 7919L + arm.name().hashCode();
         runs.add(
             new ClusterRun(
                     scenario,
@@ -145,8 +144,7 @@ public final class Simulator {
                     api,
                     requests,
                     gpus,
-                    nodes,
-                    seed)
+                    nodes)
                 .schedulerWrites(schedulerWrites));
         k++;
       }
@@ -184,17 +182,7 @@ public final class Simulator {
    */
   public List<PodTruth> runOnce(Arm arm, int repeat, ClusterWriter api, RequestSink requests) {
     ClusterRun run =
-        new ClusterRun(
-            scenario,
-            arm,
-            repeat,
-            origin,
-            queue,
-            api,
-            requests,
-            gpus,
-            nodes,
-            scenario.seed() * 1_000_003L + repeat * 7919L + arm.name().hashCode());
+        new ClusterRun(scenario, arm, repeat, origin, queue, api, requests, gpus, nodes);
     run.schedulerWrites(schedulerWrites);
     runs.clear();
     runs.add(run);

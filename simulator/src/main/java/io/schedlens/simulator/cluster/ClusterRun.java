@@ -163,13 +163,14 @@ public final class ClusterRun {
       ClusterWriter api,
       RequestSink requests,
       GpuView gpuView,
-      List<SimNode> nodes,
-      long seed) {
+      List<SimNode> nodes) {
     this.scenario = scenario;
     this.arm = arm;
     this.repeat = repeat;
     this.start = start;
     this.end = start + scenario.duration().toMillis();
+    // the cluster's own timing: the repeat's seed, set apart per arm
+    long seed = workloadSeed(scenario, repeat) + arm.name().hashCode();
     this.state = new ClusterState(scenario, arm, repeat, queue, api, nodes, seed);
     this.gpus = new GpuPublisher(state, gpuView, deployments);
     // The kubelet tells the scheduling queue when a pod left a node, the queue tells the kubelet
