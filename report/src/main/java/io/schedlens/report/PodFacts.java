@@ -28,15 +28,25 @@ public record PodFacts(
     int restarts) {
 
   /**
+   * The row a pod's timeline belongs to: its application (the {@code app.kubernetes.io/name}
+   * label), else its workload's name, else its own.
+   */
+  public static String application(PodTimeline t) {
+    if (t.getApplication() != null) {
+      return t.getApplication();
+    }
+    return t.getWorkload() == null ? t.getName() : t.getWorkload().getName();
+  }
+
+  /**
    * From a final timeline. Its row is its application (the {@code app.kubernetes.io/name} label),
    * else its workload: the Jobs a batch pipeline creates in every run are one application.
    */
   public static PodFacts of(PodTimeline t) {
-    String workload = t.getWorkload() == null ? t.getName() : t.getWorkload().getName();
     return new PodFacts(
         t.getArm() == null ? "" : t.getArm(),
         t.getRepeat() == null ? "" : t.getRepeat(),
-        t.getApplication() != null ? t.getApplication() : workload,
+        application(t),
         t.getWorkload() == null ? "Pod" : t.getWorkload().getKind(),
         t.getPriorityClass(),
         t.getPendingMs(),

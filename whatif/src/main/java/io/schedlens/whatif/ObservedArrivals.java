@@ -7,6 +7,7 @@ import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
+import io.schedlens.report.PodFacts;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
@@ -170,7 +171,7 @@ public final class ObservedArrivals {
       PodTimeline first = pods.get(0);
       String kind = first.getWorkload().getKind();
       String name = first.getWorkload().getName();
-      String application = application(first);
+      String application = PodFacts.application(first);
       Policy.WorkloadRule rule = policy.rule(application);
       String priorityClass = priorityClass(rule, pods, policy, application);
       PodTemplate template = template(pods, rule);
@@ -475,17 +476,6 @@ public final class ObservedArrivals {
             List.of(),
             run.end())
         .getSeries();
-  }
-
-  /**
-   * The application a pod belongs to, as the policy's {@code workloads} name it: its timeline's
-   * application, else its workload's name.
-   */
-  static String application(PodTimeline t) {
-    if (t.getApplication() != null) {
-      return t.getApplication();
-    }
-    return t.getWorkload() != null ? t.getWorkload().getName() : t.getName();
   }
 
   private static Long earliest(Long a, Long b) {

@@ -3,6 +3,7 @@ package io.schedlens.whatif;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.base.KubeTime;
+import io.schedlens.report.PodFacts;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -34,8 +35,9 @@ public final class RecordedCheckpoints {
   public record Interval(Duration median, int gaps) {}
 
   /**
-   * Per application ({@link ObservedArrivals#application}), the interval its pods' checkpoints
-   * show; applications with no two successive checkpoints of one pod are absent.
+   * Per application ({@link PodFacts#application}, as the report and the policy's {@code workloads}
+   * name it), the interval its pods' checkpoints show; applications with no two successive
+   * checkpoints of one pod are absent.
    *
    * @param observations the recorded Pods, in any order
    * @param timelines the pods' timelines (their application)
@@ -57,7 +59,7 @@ public final class RecordedCheckpoints {
       if (times == null || times.size() < 2) {
         continue;
       }
-      List<Long> g = gaps.computeIfAbsent(ObservedArrivals.application(t), a -> new ArrayList<>());
+      List<Long> g = gaps.computeIfAbsent(PodFacts.application(t), a -> new ArrayList<>());
       Long previous = null;
       for (long at : times) {
         if (previous != null) {
