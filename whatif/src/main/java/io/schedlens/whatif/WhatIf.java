@@ -142,7 +142,7 @@ public final class WhatIf {
               nodes,
               (done, of, inputs) -> progress.simulated(index, runs.size(), run, done, of, inputs));
       out.add(p);
-      progress.runPredicted(i + 1, runs.size(), runs.get(i), p);
+      progress.runPredicted(index, runs.size(), run, p);
     }
     return out;
   }
