@@ -172,6 +172,35 @@ public final class WhatIfCommand {
 
   private WhatIfCommand() {}
 
+  /** What a command line asks for, read and checked. */
+  private record Request(
+      String from, boolean recording, Policy policy, Duration runLength, Duration starvation) {}
+
+  /**
+   * The observed side: every pod timeline of the input, the arm's runs to predict, and the policy
+   * with what a recording adds to it.
+   *
+   * @param armLabel "arm control", or "the timelines" when they carry no such arm
+   * @param observedArm the arm the observed pods are shown as
+   * @param policy the policy, with the checkpoint intervals a recording shows where it names none
+   * @param filledCheckpoints those intervals, per application
+   */
+  private record Observed(
+      List<PodTimeline> all,
+      List<ObservedRun> runs,
+      int pods,
+      String armLabel,
+      String observedArm,
+      Policy policy,
+      Map<String, RecordedCheckpoints.Interval> filledCheckpoints) {}
+
+  /** What a command line or its input got wrong, said as {@code whatif: <message>}. */
+  private static final class BadInput extends Exception {
+    BadInput(String message) {
+      super(message);
+    }
+  }
+
   /** Results to {@code out}, progress to {@code err}. */
   public static int run(
       List<String> args, Map<String, String> env, PrintStream out, PrintStream err)
@@ -186,52 +215,75 @@ public final class WhatIfCommand {
       return 0;
     }
     Config config = new Config(settings.values());
+    Request request;
+    Observed observed;
+    List<WhatIf.Prediction> predictions;
+    long t0;
+    try {
+      request = request(config);
+      observed = observed(config, env, request, err);
+      err.printf(
+          "whatif: %d observed runs of %s (%d pods) under policy %s%n",
+          observed.runs().size(), observed.armLabel(), observed.pods(), request.policy().name());
+      t0 = System.nanoTime();
+      predictions = predict(config, request, observed, err);
+    } catch (BadInput e) {
+      err.println("whatif: " + e.getMessage());
+      return BAD_INPUT;
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    answer(config, request, observed, predictions, seconds, out, err);
+    PagesServer.afterRun(config, Path.of(config.getString(OUT)), err);
+    return 0;
+  }
+
+  /** The command line's choices, checked, and the policy file read. */
+  private static Request request(Config config) throws BadInput {
     String from = config.getString(FROM);
     String policyFile = config.getString(POLICY);
     boolean recording = !config.getList(PODS).isEmpty() || !config.getList(EVENTS).isEmpty();
     if (recording && !from.isEmpty()) {
-      err.println(
-          "whatif: give either --from (timelines) or a recording (--pods, --events), not both");
-      return BAD_INPUT;
+      throw new BadInput(
+          "give either --from (timelines) or a recording (--pods, --events), not both");
     }
     if ((from.isEmpty() && !recording) || policyFile.isEmpty()) {
-      err.println(
-          "whatif: --from (a demo's or replay's output directory) or a recording (--pods,"
-              + " --events), and --policy (a policy YAML file, see docs/whatif.md) are required");
-      return BAD_INPUT;
+      throw new BadInput(
+          "--from (a demo's or replay's output directory) or a recording (--pods, --events), and"
+              + " --policy (a policy YAML file, see docs/whatif.md) are required");
     }
-    Duration runLength = null;
-    Duration starvation;
     try {
-      if (!config.getString(RUN_LENGTH).isEmpty()) {
-        runLength = Durations.parse(config.getString(RUN_LENGTH));
-      }
-      starvation = Durations.parse(config.getString(STARVATION_PENDING));
-    } catch (IllegalArgumentException e) {
-      err.println("whatif: " + e.getMessage());
-      return BAD_INPUT;
+      Duration runLength =
+          config.getString(RUN_LENGTH).isEmpty()
+              ? null
+              : Durations.parse(config.getString(RUN_LENGTH));
+      Duration starvation = Durations.parse(config.getString(STARVATION_PENDING));
+      return new Request(
+          from, recording, PolicyLoader.load(Path.of(policyFile)), runLength, starvation);
+    } catch (IllegalArgumentException | PolicyException e) {
+      throw new BadInput(e.getMessage());
     }
-    Policy policy;
-    try {
-      policy = PolicyLoader.load(Path.of(policyFile));
-    } catch (PolicyException e) {
-      err.println("whatif: " + e.getMessage());
-      return BAD_INPUT;
-    }
+  }
+
+  /**
+   * The observed timelines: a recording replayed first (into {@code OUT/observed}), or the file or
+   * directory {@code --from} names; the runs of the chosen arm.
+   */
+  private static Observed observed(
+      Config config, Map<String, String> env, Request request, PrintStream err) throws Exception {
+    String from = request.from();
+    Policy policy = request.policy();
     Map<String, RecordedCheckpoints.Interval> filledCheckpoints = new TreeMap<>();
-    if (recording) {
+    if (request.recording()) {
       Path observed = Path.of(config.getString(OUT), OBSERVED_DIR);
       Replay.Result replayed;
       List<PodObservation> recordedPods = new ArrayList<>();
       try {
         replayed = replay(config, env, observed, recordedPods, err);
       } catch (ConfigException | IllegalArgumentException e) {
-        err.println("whatif: the recording: " + e.getMessage());
-        return BAD_INPUT;
+        throw new BadInput("the recording: " + e.getMessage());
       }
       if (replayed.timelines().isEmpty()) {
-        err.println("whatif: the recording holds no pod to replay (see " + observed + ")");
-        return BAD_INPUT;
+        throw new BadInput("the recording holds no pod to replay (see " + observed + ")");
       }
       if (!replayed.gaps().isEmpty()) {
         err.printf(
@@ -250,13 +302,10 @@ public final class WhatIfCommand {
     }
     Path input = Path.of(from);
     Path timelinesFile = Files.isDirectory(input) ? input.resolve(TimelinesFile.NAME) : input;
-    Path workloadsFile = timelinesFile.resolveSibling(WorkloadsFile.NAME);
     if (!Files.isRegularFile(timelinesFile)) {
-      err.println(
-          "whatif: "
-              + timelinesFile
+      throw new BadInput(
+          timelinesFile
               + " not found; give --from the output directory of ./schedlens demo or replay");
-      return BAD_INPUT;
     }
     List<PodTimeline> all;
     List<WorkloadTimeline> workloads;
@@ -269,12 +318,12 @@ public final class WhatIfCommand {
             "whatif: %s: %,d jobs that ran on GPUs as %,d pods; left out: %s%n",
             timelinesFile, trace.jobs(), all.size(), trace.skipped());
       } catch (IllegalArgumentException e) {
-        err.println("whatif: " + e.getMessage());
-        return BAD_INPUT;
+        throw new BadInput(e.getMessage());
       }
       workloads = List.of();
     } else {
       all = TimelinesFile.read(timelinesFile);
+      Path workloadsFile = timelinesFile.resolveSibling(WorkloadsFile.NAME);
       workloads =
           Files.isRegularFile(workloadsFile) ? WorkloadsFile.read(workloadsFile) : List.of();
       if (workloads.isEmpty()) {
@@ -292,59 +341,81 @@ public final class WhatIfCommand {
     all.forEach(t -> arms.add(t.getArm() == null ? "" : t.getArm()));
     List<PodTimeline> chosen =
         arms.contains(arm) ? all.stream().filter(t -> arm.equals(t.getArm())).toList() : all;
-    String observedArm = arms.contains(arm) ? arm : "observed";
     if (chosen.isEmpty()) {
-      err.println("whatif: " + timelinesFile + " has no pod timeline");
-      return BAD_INPUT;
+      throw new BadInput(timelinesFile + " has no pod timeline");
     }
-    List<ObservedRun> runs = ObservedRun.of(chosen, workloads);
-    err.printf(
-        "whatif: %d observed runs of %s (%d pods) under policy %s%n",
-        runs.size(),
-        arms.contains(arm) ? "arm " + arm : "the timelines",
+    return new Observed(
+        all,
+        ObservedRun.of(chosen, workloads),
         chosen.size(),
-        policy.name());
+        arms.contains(arm) ? "arm " + arm : "the timelines",
+        arms.contains(arm) ? arm : "observed",
+        policy,
+        filledCheckpoints);
+  }
+
+  /** Every observed run under the policy, a progress line each. */
+  private static List<WhatIf.Prediction> predict(
+      Config config, Request request, Observed observed, PrintStream err) throws Exception {
     TimelineSettings timeline =
         TimelineSettings.defaults()
-            .withStarvation(starvation, config.getInt(STARVATION_PREEMPTIONS));
-    long t0 = System.nanoTime();
-    List<WhatIf.Prediction> predictions;
+            .withStarvation(request.starvation(), config.getInt(STARVATION_PREEMPTIONS));
+    Path state = Path.of(config.getString(OUT), ".state");
     try {
-      predictions =
-          new WhatIf(policy, timeline, runLength)
-              .workDir(Path.of(config.getString(OUT), ".state"))
-              .predict(runs, progress(err));
+      return new WhatIf(observed.policy(), timeline, request.runLength())
+          .workDir(state)
+          .predict(observed.runs(), progress(err));
     } catch (PolicyException e) {
-      err.println("whatif: " + e.getMessage());
-      return BAD_INPUT;
+      throw new BadInput(e.getMessage());
+    } finally {
+      Files.deleteIfExists(state);
     }
-    Files.deleteIfExists(Path.of(config.getString(OUT), ".state"));
-    double seconds = (System.nanoTime() - t0) / 1e9;
+  }
+
+  /**
+   * The answer: observed (and the compared arm) against predicted as the report gives it, with the
+   * verdict, what was assumed and what was not replayed; printed to {@code out} and written to the
+   * output directory.
+   */
+  private static void answer(
+      Config config,
+      Request request,
+      Observed observed,
+      List<WhatIf.Prediction> predictions,
+      double seconds,
+      PrintStream out,
+      PrintStream err)
+      throws IOException {
+    Policy policy = observed.policy();
+    List<ObservedRun> runs = observed.runs();
     List<PodFacts> facts = new ArrayList<>(WhatIf.facts(runs, predictions, "observed"));
     String compare = config.getString(COMPARE_ARM);
     List<PodTimeline> compared =
         compare.isEmpty()
             ? List.of()
-            : all.stream().filter(t -> compare.equals(t.getArm())).toList();
+            : observed.all().stream().filter(t -> compare.equals(t.getArm())).toList();
     if (!compare.isEmpty() && compared.isEmpty()) {
       err.println("whatif: no pod of arm " + compare + " to compare with (--compare-arm)");
     }
     compared.forEach(t -> facts.add(WhatIf.relabel(PodFacts.of(t), compare)));
     String experiment = runs.get(0).experiment() == null ? "whatif" : runs.get(0).experiment();
-    ExperimentReport report = ExperimentReport.of(experiment, facts, starvation.toMillis());
+    ExperimentReport report =
+        ExperimentReport.of(experiment, facts, request.starvation().toMillis());
     WhatIfAnswer.Unserved unserved = WhatIfAnswer.unserved(predictions);
     List<String> verdict = WhatIfAnswer.verdict(report, unserved, policy, "observed");
     Set<String> assumptions = new LinkedHashSet<>();
-    filledCheckpoints.forEach(
-        (application, interval) ->
-            assumptions.add(
-                String.format(
-                    Locale.ROOT,
-                    "%s checkpoints every %s: the median of %d gaps between its pods' recorded"
-                        + " checkpoints, where the policy says none",
-                    application,
-                    Durations.format(interval.median()),
-                    interval.gaps())));
+    observed
+        .filledCheckpoints()
+        .forEach(
+            (application, interval) ->
+                assumptions.add(
+                    String.format(
+                        Locale.ROOT,
+                        "%s checkpoints every %s: the median of %d gaps between its pods' recorded"
+                            + " checkpoints, where the policy says none",
+                        application,
+                        Durations.format(interval.median()),
+                        interval.gaps())));
     Set<String> skipped = new LinkedHashSet<>();
     predictions.forEach(
         p -> {
@@ -354,7 +425,7 @@ public final class WhatIfCommand {
     out.printf(
         "%nwhatif: %s under policy %s, %d runs predicted in %.1f s (observed: arm %s; predicted:"
             + " arm %s)%n%n",
-        experiment, policy.name(), runs.size(), seconds, observedArm, WhatIf.PREDICTED);
+        experiment, policy.name(), runs.size(), seconds, observed.observedArm(), WhatIf.PREDICTED);
     out.print(ReportWriter.table(report));
     out.println();
     verdict.forEach(v -> out.println("  - " + v));
@@ -373,8 +444,6 @@ public final class WhatIfCommand {
         "%nwhatif: wrote %s/report.md, report.json, whatif.json, the charts, timelines.jsonl and"
             + " workloads.jsonl (observed and predicted)%n",
         dir.toAbsolutePath());
-    PagesServer.afterRun(config, dir, err);
-    return 0;
   }
 
   /** Wall time between two lines about one run's progress (a long run's): 5 s. */
