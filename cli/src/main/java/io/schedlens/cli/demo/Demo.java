@@ -138,63 +138,11 @@ public final class Demo {
           "Kubernetes API (fabric8 mock server) on %s; dcgm-exporter for %d GPU(s)",
           api.url(), scenario.totalGpus());
 
-      long scrapeMs = Math.max(20, (long) (scenario.scrapeInterval().toMillis() / speed));
       Collector collector =
-          Collector.start(
-              CollectorConfig.from(
-                  CommandLineSettings.load(
-                      CollectorConfig.DEF,
-                      List.of(
-                          "--kubernetes-master",
-                          api.url(),
-                          "--namespaces",
-                          scenario.namespace(),
-                          "--dcgm-targets",
-                          String.join(",", exporter.targets()),
-                          "--dcgm-discovery",
-                          "false",
-                          "--scrape-interval",
-                          scrapeMs + "ms",
-                          "--scrape-timeout",
-                          Math.max(1000, scrapeMs * 4) + "ms",
-                          "--startup-readback",
-                          "false",
-                          // Progress marks a tenth of a wall second apart, and a minute of
-                          // virtual time (0.3 s of wall time) for the watch to deliver a change.
-                          "--progress-interval",
-                          "100ms",
-                          "--progress-allowance",
-                          "60s",
-                          "--http-port",
-                          Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT)),
-                          // The demo's collector listens on loopback only, for its own shipper.
-                          "--intake-auth",
-                          "none"),
-                      kafkaEnv)),
-              null,
-              clock);
+          Collector.start(collectorConfig(api, exporter, scenario, speed, kafkaEnv), null, clock);
       open.add(collector);
 
-      List<String> streamsArgs =
-          new ArrayList<>(
-              List.of(
-                  "--application-id", "schedlens-demo",
-                  "--state-dir", stateDir.toString(),
-                  "--http-port", Integer.toString(config.getInt(DemoConfig.STREAMS_PORT)),
-                  "--emit-interval", "1s",
-                  // Grace in virtual time: at 200x, 10 minutes are 3 s of wall time for inputs
-                  // that travel different paths (watch, scrape, intake) to meet.
-                  "--grace-period", "10m",
-                  "--topics-create", "false",
-                  // Loopback only, for the person running the demo.
-                  "--api-auth", "none"));
-      scenario
-          .slos()
-          .forEach((name, ms) -> streamsArgs.addAll(List.of("--slo", name + "=" + Math.round(ms))));
-      StreamsApp streams =
-          StreamsApp.start(
-              StreamsAppConfig.from(
-                  CommandLineSettings.load(StreamsAppConfig.DEF, streamsArgs, kafkaEnv)));
+      StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, scenario, kafkaEnv));
       open.add(streams);
 
       RequestShipper shipper =
@@ -208,78 +156,32 @@ public final class Demo {
       say("streams app: %s/metrics, %s/api/pods?state=all", streams.baseUrl(), streams.baseUrl());
 
       KubernetesClusterWriter writer = new KubernetesClusterWriter(api.client());
-      String record = config.getString(DemoConfig.RECORD);
       clock.start();
-      List<PodTruth> truth;
-      if (record.isEmpty()) {
-        truth = simulator.run(writer, shipper, clock, progress(simulator, collector));
-      } else {
-        try (ClusterRecorder recorder =
-            new ClusterRecorder(
-                Path.of(record),
-                simulator.gpus(),
-                simulator.nodes(),
-                origin,
-                scenario.scrapeInterval().toMillis())) {
-          RecordingTee tee = new RecordingTee(writer, shipper, clock, recorder);
-          truth = simulator.run(tee, tee, tee, progress(simulator, collector));
-        }
-        say("recorded the simulated cluster in %s (./schedlens replay reads it)", record);
-      }
+      List<PodTruth> truth =
+          simulate(simulator, scenario, writer, shipper, clock, collector, origin);
       clock.simulationDone();
       shipper.flush();
       say(
           "simulation done: %d pods, %,d API writes, %,d request logs shipped (%.0f s)",
           truth.size(), writer.writes(), shipper.shipped(), seconds(t0));
 
-      Set<String> expected = new LinkedHashSet<>(truth.stream().map(PodTruth::uid).toList());
-      Map<String, PodTimeline> finals;
-      try (TimelineCollector timelines =
-          new TimelineCollector(Map.of("bootstrap.servers", broker.bootstrapServers()), topics)) {
-        finals =
-            timelines.awaitFinals(
-                expected, config.getDuration(DemoConfig.FINALS_TIMEOUT), m -> say("%s", m));
-      }
-      say("reading the workload timelines (until quiet for 3 s) and the experiment's conditions");
-      Map<String, WorkloadTimeline> workloads =
-          WorkloadTimelineReader.readUntilQuiet(
-              Map.of("bootstrap.servers", broker.bootstrapServers()),
-              topics,
-              Duration.ofSeconds(3),
-              Duration.ofSeconds(60));
-      WorkloadsFile.write(outDir, workloads.values());
-      List<String> missing = expected.stream().filter(u -> !finals.containsKey(u)).toList();
-      if (!missing.isEmpty()) {
-        say(
-            "WARNING: %d of %d pods have no final timeline yet (%s...): the report covers the others",
-            missing.size(), expected.size(), missing.get(0));
-      }
-      Conditions conditions =
-          ConditionsReader.withGpus(
-              Map.of("bootstrap.servers", broker.bootstrapServers()),
-              topics,
-              scenario.experiment());
-      DeadLetterReader deadLetters =
-          DeadLetterReader.read(Map.of("bootstrap.servers", broker.bootstrapServers()), topics);
-      InputGaps gaps = new InputGaps(Map.of(), deadLetters.reasons(), deadLetters.pods());
-      if (!gaps.isEmpty()) {
-        say(
-            "dead-lettered by the streams app: %s; e.g. %s",
-            deadLetters.reasons(), deadLetters.examples());
-      }
+      ReadBack read = readBack(broker.bootstrapServers(), topics, scenario, truth);
+      WorkloadsFile.write(outDir, read.workloads().values());
       RunExport.to(config.getString(RunExport.EXPORT), broker.bootstrapServers(), progress);
       ExperimentReport report =
-          write(scenario, truth, finals, workloads.values(), conditions, gaps, outDir);
-      out.println();
-      out.print(ReportWriter.table(report));
-      out.print(ReportWriter.continuityTable(report));
-      out.println();
-      report.findings().forEach(f -> out.println("  - " + f));
-      out.println();
+          write(
+              scenario,
+              truth,
+              read.finals(),
+              read.workloads().values(),
+              read.conditions(),
+              read.gaps(),
+              outDir);
+      print(report);
       say(
           "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
               + " conditions.json, report.md, report.json, simulator-truth.jsonl in %.0f s",
-          outDir, finals.size(), workloads.size(), seconds(t0));
+          outDir, read.finals().size(), read.workloads().size(), seconds(t0));
       if (config.getBoolean(DemoConfig.KEEP_RUNNING)) {
         say(
             "keeping everything up (--keep-running): Prometheus can scrape %s/metrics and %s/metrics; Ctrl-C stops",
@@ -288,7 +190,15 @@ public final class Demo {
         Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
         forever.await();
       }
-      return new Result(scenario, truth, simulator.runs(), finals, workloads, gaps, report, outDir);
+      return new Result(
+          scenario,
+          truth,
+          simulator.runs(),
+          read.finals(),
+          read.workloads(),
+          read.gaps(),
+          report,
+          outDir);
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
         try {
@@ -301,6 +211,156 @@ public final class Demo {
         deleteTree(stateDir);
       }
     }
+  }
+
+  /**
+   * The real collector's settings for the demo: the simulator's API and dcgm-exporter, scrapes at
+   * the scenario's interval on the accelerated clock, the request-log intake on loopback.
+   */
+  private CollectorConfig collectorConfig(
+      SimulatedApiServer api,
+      DcgmExporterServer exporter,
+      Scenario scenario,
+      double speed,
+      Map<String, String> kafkaEnv) {
+    long scrapeMs = Math.max(20, (long) (scenario.scrapeInterval().toMillis() / speed));
+    return CollectorConfig.from(
+        CommandLineSettings.load(
+            CollectorConfig.DEF,
+            List.of(
+                "--kubernetes-master",
+                api.url(),
+                "--namespaces",
+                scenario.namespace(),
+                "--dcgm-targets",
+                String.join(",", exporter.targets()),
+                "--dcgm-discovery",
+                "false",
+                "--scrape-interval",
+                scrapeMs + "ms",
+                "--scrape-timeout",
+                Math.max(1000, scrapeMs * 4) + "ms",
+                "--startup-readback",
+                "false",
+                // Progress marks a tenth of a wall second apart, and a minute of
+                // virtual time (0.3 s of wall time) for the watch to deliver a change.
+                "--progress-interval",
+                "100ms",
+                "--progress-allowance",
+                "60s",
+                "--http-port",
+                Integer.toString(config.getInt(DemoConfig.COLLECTOR_PORT)),
+                // The demo's collector listens on loopback only, for its own shipper.
+                "--intake-auth",
+                "none"),
+            kafkaEnv));
+  }
+
+  /** The real streams app's settings for the demo, with the scenario's latency SLOs. */
+  private StreamsAppConfig streamsConfig(
+      Path stateDir, Scenario scenario, Map<String, String> kafkaEnv) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "--application-id", "schedlens-demo",
+                "--state-dir", stateDir.toString(),
+                "--http-port", Integer.toString(config.getInt(DemoConfig.STREAMS_PORT)),
+                "--emit-interval", "1s",
+                // Grace in virtual time: at 200x, 10 minutes are 3 s of wall time for inputs
+                // that travel different paths (watch, scrape, intake) to meet.
+                "--grace-period", "10m",
+                "--topics-create", "false",
+                // Loopback only, for the person running the demo.
+                "--api-auth", "none"));
+    scenario
+        .slos()
+        .forEach((name, ms) -> args.addAll(List.of("--slo", name + "=" + Math.round(ms))));
+    return StreamsAppConfig.from(CommandLineSettings.load(StreamsAppConfig.DEF, args, kafkaEnv));
+  }
+
+  /**
+   * Runs every arm and repeat of the scenario against the API and the intake; with {@code
+   * --record}, everything the cluster writes is recorded as well.
+   */
+  private List<PodTruth> simulate(
+      Simulator simulator,
+      Scenario scenario,
+      KubernetesClusterWriter writer,
+      RequestShipper shipper,
+      SimClock clock,
+      Collector collector,
+      long origin)
+      throws Exception {
+    String record = config.getString(DemoConfig.RECORD);
+    if (record.isEmpty()) {
+      return simulator.run(writer, shipper, clock, progress(simulator, collector));
+    }
+    List<PodTruth> truth;
+    try (ClusterRecorder recorder =
+        new ClusterRecorder(
+            Path.of(record),
+            simulator.gpus(),
+            simulator.nodes(),
+            origin,
+            scenario.scrapeInterval().toMillis())) {
+      RecordingTee tee = new RecordingTee(writer, shipper, clock, recorder);
+      truth = simulator.run(tee, tee, tee, progress(simulator, collector));
+    }
+    say("recorded the simulated cluster in %s (./schedlens replay reads it)", record);
+    return truth;
+  }
+
+  /** What the pipeline wrote back to Kafka about the run. */
+  private record ReadBack(
+      Map<String, PodTimeline> finals,
+      Map<String, WorkloadTimeline> workloads,
+      Conditions conditions,
+      InputGaps gaps) {}
+
+  /**
+   * Reads the pipeline's outputs back: each simulated pod's final timeline (until all came or the
+   * timeout), the workload timelines, the experiment's conditions and the dead letters.
+   */
+  private ReadBack readBack(
+      String bootstrapServers, Topics topics, Scenario scenario, List<PodTruth> truth)
+      throws Exception {
+    Map<String, Object> kafka = Map.of("bootstrap.servers", bootstrapServers);
+    Set<String> expected = new LinkedHashSet<>(truth.stream().map(PodTruth::uid).toList());
+    Map<String, PodTimeline> finals;
+    try (TimelineCollector timelines = new TimelineCollector(kafka, topics)) {
+      finals =
+          timelines.awaitFinals(
+              expected, config.getDuration(DemoConfig.FINALS_TIMEOUT), m -> say("%s", m));
+    }
+    say("reading the workload timelines (until quiet for 3 s) and the experiment's conditions");
+    Map<String, WorkloadTimeline> workloads =
+        WorkloadTimelineReader.readUntilQuiet(
+            kafka, topics, Duration.ofSeconds(3), Duration.ofSeconds(60));
+    List<String> missing = expected.stream().filter(u -> !finals.containsKey(u)).toList();
+    if (!missing.isEmpty()) {
+      say(
+          "WARNING: %d of %d pods have no final timeline yet (%s...): the report covers the others",
+          missing.size(), expected.size(), missing.get(0));
+    }
+    Conditions conditions = ConditionsReader.withGpus(kafka, topics, scenario.experiment());
+    DeadLetterReader deadLetters = DeadLetterReader.read(kafka, topics);
+    InputGaps gaps = new InputGaps(Map.of(), deadLetters.reasons(), deadLetters.pods());
+    if (!gaps.isEmpty()) {
+      say(
+          "dead-lettered by the streams app: %s; e.g. %s",
+          deadLetters.reasons(), deadLetters.examples());
+    }
+    return new ReadBack(finals, workloads, conditions, gaps);
+  }
+
+  /** The report's tables and findings, on the results stream. */
+  private void print(ExperimentReport report) {
+    out.println();
+    out.print(ReportWriter.table(report));
+    out.print(ReportWriter.continuityTable(report));
+    out.println();
+    report.findings().forEach(f -> out.println("  - " + f));
+    out.println();
   }
 
   private Simulator.Progress progress(Simulator simulator, Collector collector) {
