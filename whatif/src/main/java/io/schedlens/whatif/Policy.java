@@ -57,6 +57,11 @@ public record Policy(
   /** {@code count} nodes named {@code name-1 … name-count} with {@code gpus} GPUs each. */
   public record Node(String name, int count, int gpus) {}
 
+  /** The same policy with another random seed for the simulated traffic and timing. */
+  public Policy withSeed(long otherSeed) {
+    return new Policy(name, priorityClasses, workloads, quotas, unserved, nodes, otherSeed);
+  }
+
   /** The rule of an application, or one that keeps its class and assumes nothing. */
   public WorkloadRule rule(String application) {
     WorkloadRule r = workloads.get(application);

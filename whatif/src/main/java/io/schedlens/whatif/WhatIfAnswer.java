@@ -6,10 +6,14 @@ import io.schedlens.report.ExperimentReport.Row;
 import io.schedlens.report.ExperimentReport.Stat;
 import io.schedlens.report.Format;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.DoubleFunction;
+import java.util.function.Function;
 
 /**
  * The answer in words: per application, observed against predicted, on the number its users feel (a
@@ -88,23 +92,46 @@ public final class WhatIfAnswer {
   /** One sentence per application that changes, and one on starvation. */
   public static List<String> verdict(
       ExperimentReport report, Unserved unserved, Policy policy, String observedArm) {
+    return verdict(List.of(report), List.of(unserved), policy, observedArm);
+  }
+
+  /**
+   * One sentence per application that changes, and one on starvation, from the first prediction;
+   * with more than one (the same runs predicted with other seeds), each predicted figure also says
+   * its range over all of them: how far the simulated cluster's own chance moves it.
+   *
+   * @param reports per prediction, observed and predicted arms, the first the answer's own
+   * @param unserved per prediction, in the same order
+   */
+  public static List<String> verdict(
+      List<ExperimentReport> reports, List<Unserved> unserved, Policy policy, String observedArm) {
+    ExperimentReport report = reports.get(0);
     List<String> out = new ArrayList<>();
     double starvingBefore = 0;
-    double starvingAfter = 0;
+    List<Double> starvingAfter = new ArrayList<>(Collections.nCopies(reports.size(), 0.0));
     for (Row o : report.rows()) {
       if (!o.arm().equals(observedArm)) {
         continue;
       }
-      Row p = report.row(WhatIf.PREDICTED, o.workload());
+      List<Row> predicted = new ArrayList<>();
+      for (ExperimentReport r : reports) {
+        predicted.add(r.row(WhatIf.PREDICTED, o.workload()));
+      }
+      Row p = predicted.get(0);
       if (p == null) {
         continue;
       }
       starvingBefore += mean(o.starvingPods());
-      starvingAfter += mean(p.starvingPods());
+      for (int i = 0; i < predicted.size(); i++) {
+        if (predicted.get(i) != null) {
+          starvingAfter.set(i, starvingAfter.get(i) + mean(predicted.get(i).starvingPods()));
+        }
+      }
       String cls = String.join(", ", p.priorityClasses());
       if (!o.workloadKind().equals("Job")) {
-        double u0 = unserved.observed().getOrDefault(o.workload(), 0.0);
-        double u1 = unserved.predicted().getOrDefault(o.workload(), 0.0);
+        List<Double> u1 = new ArrayList<>();
+        unserved.forEach(u -> u1.add(u.predicted().getOrDefault(o.workload(), 0.0)));
+        double u0 = unserved.get(0).observed().getOrDefault(o.workload(), 0.0);
         out.add(
             String.format(
                 Locale.ROOT,
@@ -113,11 +140,11 @@ public final class WhatIfAnswer {
                     + " (counted as %s) instead of %s.",
                 o.workload(),
                 cls,
-                Format.duration(mean(p.timeToFirstOkP50Ms())),
+                figure(means(predicted, Row::timeToFirstOkP50Ms), Format::duration),
                 Format.duration(mean(o.timeToFirstOkP50Ms())),
-                count(mean(p.sloBreaches())),
+                figure(means(predicted, Row::sloBreaches), WhatIfAnswer::count),
                 count(mean(o.sloBreaches())),
-                count(u1),
+                figure(u1, WhatIfAnswer::count),
                 policy.unserved().name().toLowerCase(Locale.ROOT),
                 count(u0)));
       } else {
@@ -125,14 +152,16 @@ public final class WhatIfAnswer {
             String.format(
                 Locale.ROOT,
                 "%s (%s): pending p95 %s instead of %s; %s preemptions per run instead of %s,"
-                    + " wasting %.2f GPU-hours instead of %.2f.",
+                    + " wasting %s GPU-hours instead of %.2f.",
                 o.workload(),
                 cls,
-                Format.duration(mean(p.pendingP95Ms())),
+                figure(means(predicted, Row::pendingP95Ms), Format::duration),
                 Format.duration(mean(o.pendingP95Ms())),
-                count(mean(p.preemptions())),
+                figure(means(predicted, Row::preemptions), WhatIfAnswer::count),
                 count(mean(o.preemptions())),
-                mean(p.wastedGpuSeconds()) / 3600,
+                figure(
+                    means(predicted, Row::wastedGpuSeconds).stream().map(v -> v / 3600).toList(),
+                    v -> String.format(Locale.ROOT, "%.2f", v)),
                 mean(o.wastedGpuSeconds()) / 3600));
       }
     }
@@ -140,9 +169,39 @@ public final class WhatIfAnswer {
         String.format(
             Locale.ROOT,
             "Starving pods per run: %s predicted, %s observed.",
-            count(starvingAfter),
+            figure(starvingAfter, WhatIfAnswer::count),
             count(starvingBefore)));
     return out;
+  }
+
+  /** The mean over runs of one figure, per prediction (NaN where a prediction lacks the row). */
+  private static List<Double> means(List<Row> rows, Function<Row, Stat> f) {
+    return rows.stream().map(r -> mean(r, f)).toList();
+  }
+
+  private static double mean(Row r, Function<Row, Stat> f) {
+    return r == null ? Double.NaN : mean(f.apply(r));
+  }
+
+  /**
+   * The first prediction's figure; with more predictions, and its range over them: {@code 12 (9 to
+   * 14 over 5 seeds)}, or {@code 12 (the same over 5 seeds)}.
+   */
+  static String figure(List<Double> values, DoubleFunction<String> format) {
+    String first = format.apply(values.get(0));
+    if (values.size() == 1) {
+      return first;
+    }
+    double[] defined =
+        values.stream().mapToDouble(Double::doubleValue).filter(v -> !Double.isNaN(v)).toArray();
+    if (defined.length == 0) {
+      return first;
+    }
+    String low = format.apply(Arrays.stream(defined).min().orElseThrow());
+    String high = format.apply(Arrays.stream(defined).max().orElseThrow());
+    return low.equals(high)
+        ? first + " (the same over " + values.size() + " seeds)"
+        : first + " (" + low + " to " + high + " over " + values.size() + " seeds)";
   }
 
   private static double mean(Stat s) {

@@ -74,6 +74,7 @@ public final class WhatIfCommand {
   public static final String ARM = "arm";
   public static final String COMPARE_ARM = "compare.arm";
   public static final String RUN_LENGTH = "run.length";
+  public static final String SEEDS = "seeds";
   public static final String OUT = "out";
   public static final String STARVATION_PENDING = "starvation.pending";
   public static final String STARVATION_PREEMPTIONS = "starvation.preemptions";
@@ -144,6 +145,13 @@ public final class WhatIfCommand {
                   "",
                   Importance.MEDIUM,
                   "How long each run lasts from its first pod's creation (an experiment's run length, e.g. 45m): what is still there then is deleted, as the observed run's end deleted it. Empty: until the run's last observed pod ended.")
+              .define(
+                  SEEDS,
+                  Type.INT,
+                  1,
+                  ConfigDef.Range.between(1, 100),
+                  Importance.MEDIUM,
+                  "How many times to predict the runs, each time with its own random seed (the policy's seed, then the next ones): the first prediction gives the tables, the files and the pages; with more, every predicted figure of the verdict also says its range over all of them, how far the simulated cluster's own chance moves it. Each prediction takes as long as the first.")
               .define(
                   OUT,
                   Type.STRING,
@@ -217,7 +225,7 @@ public final class WhatIfCommand {
     Config config = new Config(settings.values());
     Request request;
     Observed observed;
-    List<WhatIf.Prediction> predictions;
+    List<List<WhatIf.Prediction>> predictions;
     long t0;
     try {
       request = request(config);
@@ -354,17 +362,50 @@ public final class WhatIfCommand {
         filledCheckpoints);
   }
 
-  /** Every observed run under the policy, a progress line each. */
-  private static List<WhatIf.Prediction> predict(
+  /**
+   * Every observed run under the policy, a progress line each; with {@code --seeds N}, all of them
+   * again under the next N - 1 seeds, a line per seed.
+   *
+   * @return per seed, the policy's own first, the predictions of every run
+   */
+  private static List<List<WhatIf.Prediction>> predict(
       Config config, Request request, Observed observed, PrintStream err) throws Exception {
     TimelineSettings timeline =
         TimelineSettings.defaults()
             .withStarvation(request.starvation(), config.getInt(STARVATION_PREEMPTIONS));
     Path state = Path.of(config.getString(OUT), ".state");
+    int seeds = config.getInt(SEEDS);
+    Policy policy = observed.policy();
+    List<List<WhatIf.Prediction>> out = new ArrayList<>();
     try {
-      return new WhatIf(observed.policy(), timeline, request.runLength())
-          .workDir(state)
-          .predict(observed.runs(), progress(err));
+      out.add(
+          new WhatIf(policy, timeline, request.runLength())
+              .workDir(state)
+              .predict(observed.runs(), progress(err, "", true)));
+      for (int k = 1; k < seeds; k++) {
+        long t0 = System.nanoTime();
+        List<WhatIf.Prediction> again =
+            new WhatIf(policy.withSeed(policy.seed() + k), timeline, request.runLength())
+                .workDir(state)
+                .predict(
+                    observed.runs(),
+                    progress(err, String.format(Locale.ROOT, "seed %d/%d, ", k + 1, seeds), false));
+        err.printf(
+            "whatif: [seed %d/%d] %d runs predicted again with seed %d: %d pods (%d preempted),"
+                + " %.1f s%n",
+            k + 1,
+            seeds,
+            again.size(),
+            policy.seed() + k,
+            again.stream().mapToInt(p -> p.timelines().size()).sum(),
+            again.stream()
+                .flatMap(p -> p.timelines().values().stream())
+                .filter(t -> t.getPreemptedAt() != null)
+                .count(),
+            (System.nanoTime() - t0) / 1e9);
+        out.add(again);
+      }
+      return out;
     } catch (PolicyException e) {
       throw new BadInput(e.getMessage());
     } finally {
@@ -381,14 +422,14 @@ public final class WhatIfCommand {
       Config config,
       Request request,
       Observed observed,
-      List<WhatIf.Prediction> predictions,
+      List<List<WhatIf.Prediction>> bySeed,
       double seconds,
       PrintStream out,
       PrintStream err)
       throws IOException {
     Policy policy = observed.policy();
     List<ObservedRun> runs = observed.runs();
-    List<PodFacts> facts = new ArrayList<>(WhatIf.facts(runs, predictions, "observed"));
+    List<WhatIf.Prediction> predictions = bySeed.get(0);
     String compare = config.getString(COMPARE_ARM);
     List<PodTimeline> compared =
         compare.isEmpty()
@@ -397,12 +438,18 @@ public final class WhatIfCommand {
     if (!compare.isEmpty() && compared.isEmpty()) {
       err.println("whatif: no pod of arm " + compare + " to compare with (--compare-arm)");
     }
-    compared.forEach(t -> facts.add(WhatIf.relabel(PodFacts.of(t), compare)));
     String experiment = runs.get(0).experiment() == null ? "whatif" : runs.get(0).experiment();
-    ExperimentReport report =
-        ExperimentReport.of(experiment, facts, request.starvation().toMillis());
-    WhatIfAnswer.Unserved unserved = WhatIfAnswer.unserved(predictions);
-    List<String> verdict = WhatIfAnswer.verdict(report, unserved, policy, "observed");
+    List<ExperimentReport> reports = new ArrayList<>();
+    List<WhatIfAnswer.Unserved> unservedBySeed = new ArrayList<>();
+    for (List<WhatIf.Prediction> p : bySeed) {
+      List<PodFacts> facts = new ArrayList<>(WhatIf.facts(runs, p, "observed"));
+      compared.forEach(t -> facts.add(WhatIf.relabel(PodFacts.of(t), compare)));
+      reports.add(ExperimentReport.of(experiment, facts, request.starvation().toMillis()));
+      unservedBySeed.add(WhatIfAnswer.unserved(p));
+    }
+    ExperimentReport report = reports.get(0);
+    WhatIfAnswer.Unserved unserved = unservedBySeed.get(0);
+    List<String> verdict = WhatIfAnswer.verdict(reports, unservedBySeed, policy, "observed");
     Set<String> assumptions = new LinkedHashSet<>();
     observed
         .filledCheckpoints()
@@ -423,9 +470,15 @@ public final class WhatIfCommand {
           skipped.addAll(p.scenario().skipped());
         });
     out.printf(
-        "%nwhatif: %s under policy %s, %d runs predicted in %.1f s (observed: arm %s; predicted:"
+        "%nwhatif: %s under policy %s, %d runs predicted%s in %.1f s (observed: arm %s; predicted:"
             + " arm %s)%n%n",
-        experiment, policy.name(), runs.size(), seconds, observed.observedArm(), WhatIf.PREDICTED);
+        experiment,
+        policy.name(),
+        runs.size(),
+        bySeed.size() == 1 ? "" : String.format(Locale.ROOT, " with %d seeds", bySeed.size()),
+        seconds,
+        observed.observedArm(),
+        WhatIf.PREDICTED);
     out.print(ReportWriter.table(report));
     out.println();
     verdict.forEach(v -> out.println("  - " + v));
@@ -439,7 +492,17 @@ public final class WhatIfCommand {
     }
     Path dir = Path.of(config.getString(OUT));
     write(
-        dir, report, policy, verdict, assumptions, skipped, runs, predictions, compared, unserved);
+        dir,
+        report,
+        policy,
+        verdict,
+        assumptions,
+        skipped,
+        runs,
+        predictions,
+        compared,
+        unserved,
+        bySeed.size());
     out.printf(
         "%nwhatif: wrote %s/report.md, report.json, whatif.json, the charts, timelines.jsonl and"
             + " workloads.jsonl (observed and predicted)%n",
@@ -450,17 +513,23 @@ public final class WhatIfCommand {
   private static final long PROGRESS_EVERY_NANOS = 5_000_000_000L;
 
   /**
-   * A line per run predicted; within a run that takes long (a week), a line at each tenth of its
-   * virtual time, at most one per 5 s.
+   * A line per run predicted (when {@code perRun}); within a run that takes long (a week), a line
+   * at each tenth of its virtual time, at most one per 5 s.
+   *
+   * @param prefix before "run i/n" in every line (which seed)
    */
-  private static WhatIf.Progress progress(PrintStream err) {
+  private static WhatIf.Progress progress(PrintStream err, String prefix, boolean perRun) {
     long[] last = {System.nanoTime()};
     return new WhatIf.Progress() {
       @Override
       public void runPredicted(int i, int n, ObservedRun run, WhatIf.Prediction p) {
+        if (!perRun) {
+          return;
+        }
         err.printf(
-            "whatif: [run %d/%d] %s: %d pods observed, %d predicted (%d preempted), %,d inputs"
+            "whatif: [%srun %d/%d] %s: %d pods observed, %d predicted (%d preempted), %,d inputs"
                 + " through the topology%n",
+            prefix,
             i,
             n,
             run.label(),
@@ -476,8 +545,9 @@ public final class WhatIfCommand {
           int i, int n, ObservedRun run, Duration done, Duration of, long inputs) {
         if (System.nanoTime() - last[0] >= PROGRESS_EVERY_NANOS) {
           err.printf(
-              "whatif: [run %d/%d] %s: %s of %s simulated (%d %%), %,d inputs through the"
+              "whatif: [%srun %d/%d] %s: %s of %s simulated (%d %%), %,d inputs through the"
                   + " topology so far%n",
+              prefix,
               i,
               n,
               run.label(),
@@ -562,7 +632,8 @@ public final class WhatIfCommand {
       List<ObservedRun> runs,
       List<WhatIf.Prediction> predictions,
       List<PodTimeline> compared,
-      WhatIfAnswer.Unserved unserved)
+      WhatIfAnswer.Unserved unserved,
+      int seeds)
       throws IOException {
     Files.createDirectories(dir);
     StringBuilder intro = new StringBuilder();
@@ -599,6 +670,8 @@ public final class WhatIfCommand {
     ObjectMapper json = new ObjectMapper();
     ObjectNode root = json.createObjectNode();
     root.put("policy", policy.name());
+    root.put("seed", policy.seed());
+    root.put("seeds", seeds);
     root.put("unservedRequests", policy.unserved().name().toLowerCase(Locale.ROOT));
     verdict.forEach(root.putArray("verdict")::add);
     ArrayNode a = root.putArray("assumptions");

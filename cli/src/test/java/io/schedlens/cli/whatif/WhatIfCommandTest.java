@@ -83,6 +83,38 @@ class WhatIfCommandTest {
   }
 
   @Test
+  void shouldPredictAgainWithOtherSeedsAndKeepTheFirstPredictionsOutputs(@TempDir Path dir)
+      throws Exception {
+    List<String> args =
+        List.of(
+            "--from", observed.toString(),
+            "--policy", "../docs/whatif/interactive-first.yaml",
+            "--run-length", "45m");
+    List<String> once = new ArrayList<>(args);
+    once.addAll(List.of("--out", dir.resolve("once").toString()));
+    List<String> thrice = new ArrayList<>(args);
+    thrice.addAll(List.of("--out", dir.resolve("thrice").toString(), "--seeds", "3"));
+
+    Run one = whatif(once.toArray(String[]::new));
+    Run three = whatif(thrice.toArray(String[]::new));
+
+    assertThat(three.code()).as(three.err()).isZero();
+    assertThat(three.err())
+        .contains("[seed 2/3] 3 runs predicted again with seed 2")
+        .contains("[seed 3/3] 3 runs predicted again with seed 3");
+    assertThat(three.out())
+        .contains("3 runs predicted with 3 seeds")
+        .containsPattern("Starving pods per run: \\S+ \\((the same|.+ to .+) over 3 seeds\\)");
+    assertThat(one.out()).doesNotContain("seeds");
+    // the tables, the timelines and the pages are the first prediction's, the policy's own seed
+    for (String file : List.of("report.json", TimelinesFile.NAME, WorkloadsFile.NAME)) {
+      assertThat(dir.resolve("thrice").resolve(file))
+          .hasSameTextualContentAs(dir.resolve("once").resolve(file));
+    }
+    assertThat(dir.resolve("thrice/whatif.json")).content().contains("\"seeds\" : 3");
+  }
+
+  @Test
   void shouldPredictAHeliosJobLog(@TempDir Path dir) throws Exception {
     // rows in the format of HeliosData's cluster_log.csv, not rows of the trace
     Path log = dir.resolve("cluster_log.csv");
