@@ -89,12 +89,6 @@ public final class WhatIfAnswer {
     return total;
   }
 
-  /** One sentence per application that changes, and one on starvation. */
-  public static List<String> verdict(
-      ExperimentReport report, Unserved unserved, Policy policy, String observedArm) {
-    return verdict(List.of(report), List.of(unserved), policy, observedArm);
-  }
-
   /**
    * One sentence per application that changes, and one on starvation, from the first prediction;
    * with more than one (the same runs predicted with other seeds), each predicted figure also says

@@ -59,7 +59,9 @@ class WhatIfAnswerTest {
       breaches.add(r.row(WhatIf.PREDICTED, "interactive-inference").sloBreaches().mean());
     }
 
-    List<String> one = WhatIfAnswer.verdict(reports.get(0), unserved.get(0), treatment, "observed");
+    List<String> one =
+        WhatIfAnswer.verdict(
+            List.of(reports.get(0)), List.of(unserved.get(0)), treatment, "observed");
     List<String> three = WhatIfAnswer.verdict(reports, unserved, treatment, "observed");
 
     assertThat(three).hasSameSizeAs(one);
