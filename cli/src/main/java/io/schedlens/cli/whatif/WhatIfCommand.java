@@ -202,6 +202,17 @@ public final class WhatIfCommand {
       Policy policy,
       Map<String, RecordedCheckpoints.Interval> filledCheckpoints) {}
 
+  /**
+   * The predictions: the first (the policy's seed) whole, for the tables, files and pages; of the
+   * others (successive seeds, {@code --seeds}) only what the verdict's ranges need.
+   *
+   * @param others per further seed, the predicted pods' facts and the unserved requests
+   */
+  private record Predicted(List<WhatIf.Prediction> first, List<Again> others) {}
+
+  /** One further prediction, reduced to the predicted pods' facts and the unserved requests. */
+  private record Again(List<PodFacts> facts, WhatIfAnswer.Unserved unserved) {}
+
   /** What a command line or its input got wrong, said as {@code whatif: <message>}. */
   private static final class BadInput extends Exception {
     BadInput(String message) {
@@ -225,7 +236,7 @@ public final class WhatIfCommand {
     Config config = new Config(settings.values());
     Request request;
     Observed observed;
-    List<List<WhatIf.Prediction>> predictions;
+    Predicted predictions;
     long t0;
     try {
       request = request(config);
@@ -365,10 +376,8 @@ public final class WhatIfCommand {
   /**
    * Every observed run under the policy, a progress line each; with {@code --seeds N}, all of them
    * again under the next N - 1 seeds, a line per seed.
-   *
-   * @return per seed, the policy's own first, the predictions of every run
    */
-  private static List<List<WhatIf.Prediction>> predict(
+  private static Predicted predict(
       Config config, Request request, Observed observed, PrintStream err) throws Exception {
     TimelineSettings timeline =
         TimelineSettings.defaults()
@@ -376,12 +385,12 @@ public final class WhatIfCommand {
     Path state = Path.of(config.getString(OUT), ".state");
     int seeds = config.getInt(SEEDS);
     Policy policy = observed.policy();
-    List<List<WhatIf.Prediction>> out = new ArrayList<>();
+    List<Again> others = new ArrayList<>();
     try {
-      out.add(
+      List<WhatIf.Prediction> first =
           new WhatIf(policy, timeline, request.runLength())
               .workDir(state)
-              .predict(observed.runs(), progress(err, "", true)));
+              .predict(observed.runs(), progress(err, "", true));
       for (int k = 1; k < seeds; k++) {
         long t0 = System.nanoTime();
         List<WhatIf.Prediction> again =
@@ -403,9 +412,10 @@ public final class WhatIfCommand {
                 .filter(t -> t.getPreemptedAt() != null)
                 .count(),
             (System.nanoTime() - t0) / 1e9);
-        out.add(again);
+        others.add(
+            new Again(WhatIf.facts(List.of(), again, "observed"), WhatIfAnswer.unserved(again)));
       }
-      return out;
+      return new Predicted(first, others);
     } catch (PolicyException e) {
       throw new BadInput(e.getMessage());
     } finally {
@@ -422,14 +432,14 @@ public final class WhatIfCommand {
       Config config,
       Request request,
       Observed observed,
-      List<List<WhatIf.Prediction>> bySeed,
+      Predicted predicted,
       double seconds,
       PrintStream out,
       PrintStream err)
       throws IOException {
     Policy policy = observed.policy();
     List<ObservedRun> runs = observed.runs();
-    List<WhatIf.Prediction> predictions = bySeed.get(0);
+    List<WhatIf.Prediction> predictions = predicted.first();
     String compare = config.getString(COMPARE_ARM);
     List<PodTimeline> compared =
         compare.isEmpty()
@@ -439,13 +449,21 @@ public final class WhatIfCommand {
       err.println("whatif: no pod of arm " + compare + " to compare with (--compare-arm)");
     }
     String experiment = runs.get(0).experiment() == null ? "whatif" : runs.get(0).experiment();
+    List<PodFacts> observedFacts = new ArrayList<>(WhatIf.facts(runs, List.of(), "observed"));
+    compared.forEach(t -> observedFacts.add(WhatIf.relabel(PodFacts.of(t), compare)));
     List<ExperimentReport> reports = new ArrayList<>();
     List<WhatIfAnswer.Unserved> unservedBySeed = new ArrayList<>();
-    for (List<WhatIf.Prediction> p : bySeed) {
-      List<PodFacts> facts = new ArrayList<>(WhatIf.facts(runs, p, "observed"));
-      compared.forEach(t -> facts.add(WhatIf.relabel(PodFacts.of(t), compare)));
+    List<List<PodFacts>> predictedFacts = new ArrayList<>();
+    predictedFacts.add(WhatIf.facts(List.of(), predictions, "observed"));
+    unservedBySeed.add(WhatIfAnswer.unserved(predictions));
+    for (Again again : predicted.others()) {
+      predictedFacts.add(again.facts());
+      unservedBySeed.add(again.unserved());
+    }
+    for (List<PodFacts> p : predictedFacts) {
+      List<PodFacts> facts = new ArrayList<>(observedFacts);
+      facts.addAll(p);
       reports.add(ExperimentReport.of(experiment, facts, request.starvation().toMillis()));
-      unservedBySeed.add(WhatIfAnswer.unserved(p));
     }
     ExperimentReport report = reports.get(0);
     WhatIfAnswer.Unserved unserved = unservedBySeed.get(0);
@@ -475,7 +493,7 @@ public final class WhatIfCommand {
         experiment,
         policy.name(),
         runs.size(),
-        bySeed.size() == 1 ? "" : String.format(Locale.ROOT, " with %d seeds", bySeed.size()),
+        reports.size() == 1 ? "" : String.format(Locale.ROOT, " with %d seeds", reports.size()),
         seconds,
         observed.observedArm(),
         WhatIf.PREDICTED);
@@ -502,7 +520,7 @@ public final class WhatIfCommand {
         predictions,
         compared,
         unserved,
-        bySeed.size());
+        reports.size());
     out.printf(
         "%nwhatif: wrote %s/report.md, report.json, whatif.json, the charts, timelines.jsonl and"
             + " workloads.jsonl (observed and predicted)%n",
