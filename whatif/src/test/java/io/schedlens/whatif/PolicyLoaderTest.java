@@ -49,7 +49,9 @@ class PolicyLoaderTest {
   @Test
   void shouldReadTheExamplePoliciesOfTheDocs() {
     for (String f :
-        new String[] {"interactive-first.yaml", "batch-quota.yaml", "no-preemption.yaml"}) {
+        new String[] {
+          "interactive-first.yaml", "batch-quota.yaml", "no-preemption.yaml", "pool-classes.yaml"
+        }) {
       Policy p = PolicyLoader.load(Path.of("../docs/whatif/" + f));
       assertThat(p.name()).isNotBlank();
     }
