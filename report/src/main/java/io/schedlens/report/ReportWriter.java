@@ -59,6 +59,17 @@ public final class ReportWriter {
 
   private ReportWriter() {}
 
+  /**
+   * The report for the terminal as {@code demo} and {@code replay} print it: the pod table, the
+   * service-continuity table, then the findings, between blank lines.
+   */
+  public static String terminal(ExperimentReport r) {
+    StringBuilder b = new StringBuilder("\n");
+    b.append(table(r)).append(continuityTable(r)).append('\n');
+    r.findings().forEach(f -> b.append("  - ").append(f).append('\n'));
+    return b.append('\n').toString();
+  }
+
   /** The service-continuity table for the terminal; empty without workload timelines. */
   public static String continuityTable(ExperimentReport r) {
     if (r.continuity().isEmpty()) {

@@ -177,7 +177,7 @@ public final class Demo {
               read.conditions(),
               read.gaps(),
               outDir);
-      print(report);
+      out.print(ReportWriter.terminal(report));
       say(
           "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
               + " conditions.json, report.md, report.json, simulator-truth.jsonl in %.0f s",
@@ -351,16 +351,6 @@ public final class Demo {
           deadLetters.reasons(), deadLetters.examples());
     }
     return new ReadBack(finals, workloads, conditions, gaps);
-  }
-
-  /** The report's tables and findings, on the results stream. */
-  private void print(ExperimentReport report) {
-    out.println();
-    out.print(ReportWriter.table(report));
-    out.print(ReportWriter.continuityTable(report));
-    out.println();
-    report.findings().forEach(f -> out.println("  - " + f));
-    out.println();
   }
 
   private Simulator.Progress progress(Simulator simulator, Collector collector) {

@@ -222,12 +222,7 @@ public final class Replay {
       conditions.write(outDir);
       ExperimentReport report =
           write(timelines, workloads, conditions, produced, unusable, gaps, outDir);
-      out.println();
-      out.print(ReportWriter.table(report));
-      out.print(ReportWriter.continuityTable(report));
-      out.println();
-      report.findings().forEach(f -> out.println("  - " + f));
-      out.println();
+      out.print(ReportWriter.terminal(report));
       say(
           "wrote %s/timelines.jsonl (%d pods, %d final), workloads.jsonl (%d), report.md,"
               + " report.json, replay-summary.json in %.0f s",
