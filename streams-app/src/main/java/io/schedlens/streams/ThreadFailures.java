@@ -4,6 +4,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.common.errors.InvalidTxnStateException;
 import org.apache.kafka.common.errors.RetriableException;
 import org.apache.kafka.common.errors.TransactionAbortedException;
+import org.apache.kafka.common.errors.UnknownServerException;
+import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.slf4j.Logger;
@@ -12,10 +14,11 @@ import org.slf4j.LoggerFactory;
 /**
  * What becomes of a stream thread that failed. A transaction the brokers lost while they were away
  * (every broker of the cluster restarted: {@code InvalidTxnStateException}, an aborted transaction,
- * a retriable error past the client's retries) is transient: the thread is replaced, its tasks
- * start again from their last committed transaction and nothing is counted twice (exactly-once).
- * Anything else, or more than {@link #MAX_REPLACED} such failures in the life of the process, shuts
- * the client down so that the pod restarts.
+ * a retriable error past the client's retries, a broker's unexpected error on a transaction
+ * request) is transient: the thread is replaced, its tasks start again from their last committed
+ * transaction and nothing is counted twice (exactly-once). Anything else, or more than {@link
+ * #MAX_REPLACED} such failures in the life of the process, shuts the client down so that the pod
+ * restarts.
  */
 final class ThreadFailures implements StreamsUncaughtExceptionHandler {
 
@@ -44,10 +47,28 @@ final class ThreadFailures implements StreamsUncaughtExceptionHandler {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       if (t instanceof InvalidTxnStateException
           || t instanceof TransactionAbortedException
-          || t instanceof RetriableException) {
+          || t instanceof RetriableException
+          || t instanceof UnknownServerException
+          || brokerErrorOnTransaction(t)) {
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * A broker's unexpected error (UNKNOWN_SERVER_ERROR) in answer to a transaction request. The
+   * producer's transaction manager reports it without its type, as {@code KafkaException("Unhandled
+   * error in EndTxnResponse: <the error's message>")} (likewise for the other transaction
+   * requests), so the message is all there is to tell it by. Met by BrokerFaultsIT: a commit sent
+   * as the restarted coordinator was fencing the transaction's epoch (its timeout passed while
+   * every broker was away) failed on the broker with "Preparing transaction state transition to
+   * ONGOING while it already a pending state PREPARE_EPOCH_FENCE".
+   */
+  static boolean brokerErrorOnTransaction(Throwable t) {
+    String m = t.getMessage();
+    return m != null
+        && m.startsWith("Unhandled error in ")
+        && m.endsWith(Errors.UNKNOWN_SERVER_ERROR.message());
   }
 }
