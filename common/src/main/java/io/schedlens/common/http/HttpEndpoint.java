@@ -67,6 +67,9 @@ public final class HttpEndpoint implements AutoCloseable {
   /** Paths served from the pool's reserve, outside the routes' bound. */
   private static final String[] RESERVED_PATHS = {"/healthz", "/readyz", "/metrics"};
 
+  /** Renders of {@code /metrics} at once (a Prometheus scrapes a target one at a time). */
+  static final int METRICS_AT_ONCE = 2;
+
   /** Threads the pool keeps beyond the routes' bound: probes, metrics, dispatch. */
   private static final int RESERVE_THREADS = 6;
 
@@ -225,7 +228,7 @@ public final class HttpEndpoint implements AutoCloseable {
       table.add(route.path(), guarded(route.handler()));
     }
     QoSHandler bound = bound(JettyExchange.handler(table), limits.threads(), limits.queueWait());
-    Handler front = bound;
+    Handler front = metricsBound(bound);
     if (limits.peerThreads() > 0) {
       // The other instances' calls never call further: served from their own threads, they cannot
       // wait on the threads of the client requests that are waiting for them.
@@ -257,6 +260,23 @@ public final class HttpEndpoint implements AutoCloseable {
     bound.setMaxSuspend(wait);
     bound.setRejectStatusCode(503);
     bound.excludePath(RESERVED_PATHS);
+    return bound;
+  }
+
+  /**
+   * {@code /metrics} rendered {@link #METRICS_AT_ONCE} at a time; the other scrapes wait, holding
+   * no thread, up to a second and are then answered 503. Parked rather than refused at once: a
+   * flood of scrapes refused at once comes straight back and keeps the pool's queue, where the
+   * probes wait for a thread, full of refusals; parked, a scrape costs a few hundred bytes while it
+   * waits, and there are at most as many as connections.
+   */
+  private static QoSHandler metricsBound(Handler next) {
+    QoSHandler bound = new QoSHandler(next);
+    bound.setMaxRequestCount(METRICS_AT_ONCE);
+    bound.setMaxSuspendedRequestCount(Integer.MAX_VALUE);
+    bound.setMaxSuspend(Duration.ofSeconds(1));
+    bound.setRejectStatusCode(503);
+    bound.includePath("/metrics");
     return bound;
   }
 

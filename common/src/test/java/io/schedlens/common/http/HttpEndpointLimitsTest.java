@@ -3,6 +3,7 @@ package io.schedlens.common.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +24,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * What a port takes on ({@link HttpEndpoint.Limits}), with real sockets on loopback: idle and
@@ -154,6 +157,85 @@ class HttpEndpointLimitsTest {
       assertThat(after.statusCode()).isEqualTo(200);
       assertThat(after.body()).contains("\"bytes\":7");
     }
+  }
+
+  /**
+   * 2,000 connections each sending one request again as soon as it is answered: scrapes, a cheap
+   * route, a path that is not there. The probes' own port (where the chart points the kubelet)
+   * answers within 100 ms whatever the flood; the main port's probes do too under a flood of
+   * scrapes, which are rendered two at a time and otherwise parked without a thread.
+   */
+  @ParameterizedTest(name = "{0}")
+  @ValueSource(
+      strings = {
+        "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n",
+        "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}",
+        "GET /nothing/here HTTP/1.1\r\nHost: x\r\n\r\n"
+      })
+  void shouldAnswerTheProbesWithinAHundredMillisecondsWhileTwoThousandConnectionsFloodAPath(
+      String request) throws Exception {
+    PrometheusRegistry registry = new PrometheusRegistry();
+    // A registry worth rendering: 400 series, as a busy app's.
+    Counter c =
+        Counter.builder()
+            .name("flood_test_total")
+            .help("series to render")
+            .labelNames("a", "b")
+            .register(registry);
+    for (int i = 0; i < 40; i++) {
+      for (int j = 0; j < 10; j++) {
+        c.labelValues("value-" + i, "other-" + j).inc(i * j);
+      }
+    }
+    try (HttpEndpoint endpoint =
+            HttpEndpoint.start(
+                    "127.0.0.1",
+                    0,
+                    null,
+                    registry,
+                    () -> HttpEndpoint.Readiness.ready("running"),
+                    HttpEndpoint.Limits.of(4),
+                    echo())
+                .withProbesOn("127.0.0.1", 0, () -> HttpEndpoint.Readiness.ready("running"));
+        Flood flood = Flood.start(endpoint.port(), 2000, request)) {
+      await("the flood under way")
+          .atMost(Duration.ofSeconds(20))
+          .until(() -> flood.answers() > 4000);
+      String main = "http://127.0.0.1:" + endpoint.port();
+      String own = "http://127.0.0.1:" + endpoint.probePort();
+      long worstMain = 0;
+      long worstOwn = 0;
+      HttpClient prober = HttpClient.newHttpClient();
+      probe(prober, main + "/healthz");
+      probe(prober, own + "/healthz");
+      for (int i = 0; i < 20; i++) {
+        for (String path : List.of("/healthz", "/readyz")) {
+          worstMain = Math.max(worstMain, probe(prober, main + path));
+          worstOwn = Math.max(worstOwn, probe(prober, own + path));
+        }
+        await().pollDelay(Duration.ofMillis(50)).until(() -> true);
+      }
+      String sent = request.lines().findFirst().orElse("");
+      System.out.printf(
+          "HttpEndpointLimitsTest: slowest probe %d ms on the probes' port, %d ms on the main"
+              + " port, while 2,000 connections send %s (%,d answers)%n",
+          worstOwn, worstMain, sent, flood.answers());
+      assertThat(worstOwn).as("slowest probe on the probes' own port, ms").isLessThan(100);
+      if (sent.contains("/metrics")) {
+        assertThat(worstMain).as("slowest probe on the main port, ms").isLessThan(100);
+      }
+    }
+  }
+
+  /** Milliseconds a probe took to answer 200. */
+  private static long probe(HttpClient prober, String url) throws Exception {
+    long start = System.nanoTime();
+    HttpResponse<String> r =
+        prober.send(
+            HttpRequest.newBuilder(URI.create(url)).timeout(Duration.ofSeconds(2)).build(),
+            HttpResponse.BodyHandlers.ofString());
+    assertThat(r.statusCode()).as(url).isEqualTo(200);
+    return (System.nanoTime() - start) / 1_000_000;
   }
 
   @Test
