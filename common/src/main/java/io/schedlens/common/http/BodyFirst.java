@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.HttpStatus;
 import org.eclipse.jetty.io.Content;
@@ -19,9 +20,11 @@ import org.eclipse.jetty.util.thread.Invocable;
  * EagerContentHandler.RetainedContentLoaderFactory} does, for any content type; past the size the
  * handler gets the request with what has come and reads the rest itself.
  *
- * <p>The bodies read so, for all requests of a port are bounded too ({@code budgetBytes}): a
- * request that finds no room goes to its handler at once and is read there, on one of the port's
- * bounded threads, so that many connections sending part of a body cannot hold unbounded memory.
+ * <p>The bodies read so, for all requests of a port, are bounded too ({@code budgetBytes}), counted
+ * as their bytes arrive, not as they are announced: a client that announces 16 MiB and sends five
+ * bytes holds five bytes. A request whose next bytes find no room goes to its handler with what it
+ * has, and is read on there, on one of the port's bounded threads, so that many connections sending
+ * part of a body cannot hold unbounded memory.
  *
  * <p>Written here rather than taken from Jetty because Jetty's loader reads on after a transient
  * failure: the idle timeout of a client that stopped sending in the middle of its body is such a
@@ -51,26 +54,40 @@ final class BodyFirst implements EagerContentHandler.ContentLoaderFactory {
       Request request,
       Response response,
       Callback callback) {
-    long declared = request.getLength();
-    int need = (int) (declared >= 0 && declared < maxBytes ? declared : maxBytes);
-    if (!budget.tryAcquire(need)) {
-      return null;
+    return new Loader(handler, request, response, callback, maxBytes, new Taken(budget));
+  }
+
+  /** The bytes of the budget one request has taken; given back once, whole. */
+  private static final class Taken {
+    private final Semaphore budget;
+    private final AtomicInteger bytes = new AtomicInteger();
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    Taken(Semaphore budget) {
+      this.budget = budget;
     }
-    AtomicBoolean released = new AtomicBoolean();
-    Runnable release =
-        () -> {
-          if (released.compareAndSet(false, true)) {
-            budget.release(need);
-          }
-        };
-    return new Loader(handler, request, response, callback, maxBytes, release);
+
+    /** Takes room for {@code n} more bytes, or nothing when there is none. */
+    boolean take(int n) {
+      if (n == 0 || budget.tryAcquire(n)) {
+        bytes.addAndGet(n);
+        return true;
+      }
+      return false;
+    }
+
+    void release() {
+      if (released.compareAndSet(false, true)) {
+        budget.release(bytes.get());
+      }
+    }
   }
 
   private static final class Loader extends EagerContentHandler.ContentLoader
       implements Invocable.Task {
     private final Deque<Content.Chunk> chunks = new ArrayDeque<>();
     private final long maxBytes;
-    private final Runnable releaseBudget;
+    private final Taken taken;
     private long bytes;
 
     Loader(
@@ -79,10 +96,10 @@ final class BodyFirst implements EagerContentHandler.ContentLoaderFactory {
         Response response,
         Callback callback,
         long maxBytes,
-        Runnable releaseBudget) {
+        Taken taken) {
       super(handler, request, response, callback);
       this.maxBytes = maxBytes;
-      this.releaseBudget = releaseBudget;
+      this.taken = taken;
     }
 
     @Override
@@ -112,7 +129,7 @@ final class BodyFirst implements EagerContentHandler.ContentLoaderFactory {
           // An idle timeout (transient) or a broken connection: the body will not come.
           chunks.forEach(Content.Chunk::release);
           chunks.clear();
-          releaseBudget.run();
+          taken.release();
           getResponse().getHeaders().put(HttpHeader.CONNECTION, "close");
           Response.writeError(
               getRequest(),
@@ -124,7 +141,9 @@ final class BodyFirst implements EagerContentHandler.ContentLoaderFactory {
         }
         chunks.add(chunk);
         bytes += chunk.remaining();
-        if (chunk.isLast() || bytes >= maxBytes) {
+        // No room for these bytes: the handler reads on, on a thread of its own.
+        boolean room = taken.take(chunk.remaining());
+        if (chunk.isLast() || bytes >= maxBytes || !room) {
           if (fromDemand) {
             getRequest().getContext().execute(this::dispatch);
           } else {
@@ -136,7 +155,7 @@ final class BodyFirst implements EagerContentHandler.ContentLoaderFactory {
     }
 
     private void dispatch() {
-      Replayed replayed = new Replayed(getRequest(), getCallback(), chunks, releaseBudget);
+      Replayed replayed = new Replayed(getRequest(), getCallback(), chunks, taken::release);
       handle(replayed, getResponse(), replayed);
     }
   }

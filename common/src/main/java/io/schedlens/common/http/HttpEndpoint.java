@@ -106,6 +106,8 @@ public final class HttpEndpoint implements AutoCloseable {
    * @param stopGrace how long a close waits for the requests already taken
    * @param peerThreads calls from the other instances of the app ({@link #isPeerCall}) handled at
    *     once, with threads of their own; 0: they count among {@code threads}
+   * @param bodyDeadline a request body not whole this long after its request started fails (408
+   *     when read early; see {@link BodyDeadline})
    */
   public record Limits(
       int threads,
@@ -115,7 +117,8 @@ public final class HttpEndpoint implements AutoCloseable {
       int eagerBodyBytes,
       int eagerBudgetBytes,
       Duration stopGrace,
-      int peerThreads) {
+      int peerThreads,
+      Duration bodyDeadline) {
 
     public Limits {
       if (threads < 1 || maxConnections < 1 || eagerBodyBytes < 0 || peerThreads < 0) {
@@ -135,7 +138,8 @@ public final class HttpEndpoint implements AutoCloseable {
           eagerBodyBytes,
           eagerBudgetBytes,
           stopGrace,
-          n);
+          n,
+          bodyDeadline);
     }
 
     /** These limits with requests waiting at most {@code wait} for a thread before a 503. */
@@ -148,7 +152,22 @@ public final class HttpEndpoint implements AutoCloseable {
           eagerBodyBytes,
           eagerBudgetBytes,
           stopGrace,
-          peerThreads);
+          peerThreads,
+          bodyDeadline);
+    }
+
+    /** These limits with request bodies due whole within {@code deadline}. */
+    public Limits withBodyDeadline(Duration deadline) {
+      return new Limits(
+          threads,
+          maxConnections,
+          idleTimeout,
+          queueWait,
+          eagerBodyBytes,
+          eagerBudgetBytes,
+          stopGrace,
+          peerThreads,
+          deadline);
     }
 
     /** The defaults with {@code threads} handler threads. */
@@ -161,7 +180,8 @@ public final class HttpEndpoint implements AutoCloseable {
           HttpSettings.DEFAULT_EAGER_BODY,
           HttpSettings.DEFAULT_EAGER_BUDGET,
           Duration.ofSeconds(10),
-          0);
+          0,
+          HttpSettings.DEFAULT_BODY_DEADLINE);
     }
   }
 
@@ -244,7 +264,7 @@ public final class HttpEndpoint implements AutoCloseable {
       eager.excludePath(RESERVED_PATHS);
       front = eager;
     }
-    server.setHandler(new GracefulHandler(front));
+    server.setHandler(new GracefulHandler(new BodyDeadline(front, limits.bodyDeadline())));
     start(server, host, port);
     return new HttpEndpoint(server, connector, tls != null);
   }
@@ -360,7 +380,16 @@ public final class HttpEndpoint implements AutoCloseable {
     pool.setReservedThreads(0);
     probeServer = new Server(pool);
     Limits limits =
-        new Limits(2, 64, Duration.ofSeconds(10), Duration.ofSeconds(1), 0, 0, Duration.ZERO, 0);
+        new Limits(
+            2,
+            64,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(1),
+            0,
+            0,
+            Duration.ZERO,
+            0,
+            Duration.ofSeconds(10));
     probeConnector = connector(probeServer, host, probePort, null, limits);
     probeServer.addBean(new NetworkConnectionLimit(limits.maxConnections(), probeConnector));
     Routes table = new Routes();

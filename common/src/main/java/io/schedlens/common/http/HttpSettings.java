@@ -23,6 +23,7 @@ public final class HttpSettings {
   public static final String THREADS = "http.threads";
   public static final String MAX_CONNECTIONS = "http.max.connections";
   public static final String IDLE_TIMEOUT = "http.idle.timeout";
+  public static final String BODY_DEADLINE = "http.body.deadline";
 
   static final int DEFAULT_MAX_CONNECTIONS = 4096;
   static final Duration DEFAULT_IDLE_TIMEOUT = Duration.ofSeconds(30);
@@ -32,6 +33,8 @@ public final class HttpSettings {
 
   /** Bodies read so, all requests of a port together. */
   static final int DEFAULT_EAGER_BUDGET = 32 << 20;
+
+  static final Duration DEFAULT_BODY_DEADLINE = Duration.ofSeconds(60);
 
   private HttpSettings() {}
 
@@ -70,6 +73,17 @@ public final class HttpSettings {
                 + " stalled inside one (a header or body sent in part), is closed. Keep it above"
                 + " the log shipper's keep-alive idle time (Fluent Bit net.keepalive_idle_timeout,"
                 + " 30 s by default) or let the shipper close first.")
+        .define(
+            BODY_DEADLINE,
+            ConfigDef.Type.STRING,
+            Durations.format(DEFAULT_BODY_DEADLINE),
+            DurationSetting.atLeast(Duration.ofSeconds(1)),
+            ConfigDef.Importance.LOW,
+            "A request body that has not come whole this long after its request started is cut"
+                + " off (408, the connection closed): a client sending a few bytes every few"
+                + " seconds is never idle for http.idle.timeout, and would otherwise hold its"
+                + " request for as long as it liked. A log shipper's batch of 16 MiB takes well"
+                + " under a second on a cluster's network.")
         .define(
             PROBE_PORT,
             ConfigDef.Type.INT,
@@ -119,7 +133,8 @@ public final class HttpSettings {
         d.eagerBodyBytes(),
         d.eagerBudgetBytes(),
         d.stopGrace(),
-        d.peerThreads());
+        d.peerThreads(),
+        config.getDuration(BODY_DEADLINE));
   }
 
   /**

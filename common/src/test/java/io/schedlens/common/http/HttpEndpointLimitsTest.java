@@ -85,7 +85,8 @@ class HttpEndpointLimitsTest {
             1 << 20,
             32 << 20,
             Duration.ZERO,
-            0);
+            0,
+            Duration.ofSeconds(60));
     try (HttpEndpoint endpoint = start(limits, blocking(entered), echo())) {
       int port = endpoint.port();
       // 1,000 connections that send nothing, 64 that send half a header ...
@@ -242,23 +243,89 @@ class HttpEndpointLimitsTest {
   void shouldReadBodiesEarlyOnlyWithinTheBudgetAndTheRestOnTheBoundedThreads() throws Exception {
     HttpEndpoint.Limits limits =
         new HttpEndpoint.Limits(
-            1, 64, Duration.ofSeconds(30), Duration.ofMillis(500), 1000, 1000, Duration.ZERO, 0);
+            1,
+            64,
+            Duration.ofSeconds(30),
+            Duration.ofMillis(500),
+            1000,
+            1000,
+            Duration.ZERO,
+            0,
+            Duration.ofSeconds(60));
     try (HttpEndpoint endpoint = start(limits, echo())) {
-      String partial = "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n{\"a\":";
-      // The first partial body takes the whole early-read budget and no thread ...
+      String partial =
+          "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n"
+              + "{\"a\":\""
+              + "x".repeat(600);
+      // A body announced whole but sent in part holds the bytes it sent, not those it announced,
+      // and no thread: requests are taken meanwhile ...
+      Socket announced = new Socket("127.0.0.1", endpoint.port());
+      send(announced, "POST /v1/echo HTTP/1.1\r\nHost: x\r\nContent-Length: 900\r\n\r\n{");
+      held.add(announced);
       Socket first = new Socket("127.0.0.1", endpoint.port());
       send(first, partial);
       held.add(first);
       assertThat(post(endpoint, "{}").statusCode()).isEqualTo(200);
-      // ... the second finds no room: its handler reads it, on the port's one thread ...
+      // ... until one finds no room for what it sent: its handler reads it, on the port's one
+      // thread ...
       Socket second = new Socket("127.0.0.1", endpoint.port());
       send(second, partial);
       held.add(second);
-      // ... so a third request waits for that thread and is answered 503.
+      // ... so a further request waits for that thread and is answered 503.
       await().atMost(Duration.ofSeconds(10)).until(() -> post(endpoint, "{}").statusCode() == 503);
       assertThat(get(client, endpoint, "/healthz").statusCode()).isEqualTo(200);
       second.close();
       await().atMost(Duration.ofSeconds(10)).until(() -> post(endpoint, "{}").statusCode() == 200);
+    }
+  }
+
+  /**
+   * Two clients trickling a chunked body, five bytes every second, never idle long enough for the
+   * idle timeout: another client's body is taken meanwhile, and the tricklers are cut off with a
+   * 408 once the body deadline has passed.
+   */
+  @Test
+  void shouldCutOffBodiesThatTrickleAndTakeOthersMeanwhile() throws Exception {
+    HttpEndpoint.Limits limits = HttpEndpoint.Limits.of(2).withBodyDeadline(Duration.ofSeconds(3));
+    try (HttpEndpoint endpoint = start(limits, echo())) {
+      List<Socket> tricklers = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        Socket s = new Socket("127.0.0.1", endpoint.port());
+        send(
+            s,
+            "POST /v1/echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5\r\n{\"a\":\r\n");
+        tricklers.add(s);
+        held.add(s);
+      }
+      long start = System.nanoTime();
+      List<Boolean> cut = new ArrayList<>(List.of(false, false));
+      while (cut.contains(false) && System.nanoTime() - start < 15_000_000_000L) {
+        assertThat(post(endpoint, "{\"b\":1}").statusCode())
+            .as("another client's body, meanwhile")
+            .isEqualTo(200);
+        for (int i = 0; i < tricklers.size(); i++) {
+          if (!cut.get(i)) {
+            try {
+              send(tricklers.get(i), "5\r\n11111\r\n");
+            } catch (IOException closed) {
+              cut.set(i, true);
+            }
+          }
+        }
+        await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
+        for (int i = 0; i < tricklers.size(); i++) {
+          Socket s = tricklers.get(i);
+          if (!cut.get(i) && s.getInputStream().available() > 0) {
+            assertThat(statusLine(s)).contains("408");
+            cut.set(i, true);
+          }
+        }
+      }
+      assertThat(cut).as("both tricklers cut off").containsOnly(true);
+      assertThat(Duration.ofNanos(System.nanoTime() - start))
+          .as("within the deadline and a second or two")
+          .isLessThan(Duration.ofSeconds(8));
     }
   }
 
@@ -282,7 +349,8 @@ class HttpEndpointLimitsTest {
             1 << 20,
             32 << 20,
             Duration.ZERO,
-            0);
+            0,
+            Duration.ofSeconds(60));
     try (HttpEndpoint endpoint = start(limits, echo())) {
       Socket header = new Socket("127.0.0.1", endpoint.port());
       send(header, "GET /healthz HTTP/1.1\r\nHost: x\r\n");
@@ -308,7 +376,8 @@ class HttpEndpointLimitsTest {
             1 << 20,
             32 << 20,
             Duration.ZERO,
-            0);
+            0,
+            Duration.ofSeconds(60));
     try (HttpEndpoint endpoint = start(limits)) {
       for (int i = 0; i < 16; i++) {
         Socket s = new Socket("127.0.0.1", endpoint.port());
@@ -348,7 +417,8 @@ class HttpEndpointLimitsTest {
             1 << 20,
             32 << 20,
             Duration.ofSeconds(10),
-            0);
+            0,
+            Duration.ofSeconds(60));
     HttpEndpoint endpoint = start(limits, blocking(entered));
     CompletableFuture<HttpResponse<String>> call =
         client.sendAsync(
