@@ -210,11 +210,13 @@ public final class Collector implements AutoCloseable {
             metrics,
             clock,
             config.intakeToken(),
-            config.getInt(CollectorConfig.INTAKE_MAX_BODY),
-            config.getInt(CollectorConfig.INTAKE_MAX_LINE),
+            new RequestLogIntake.Bounds(
+                config.getInt(CollectorConfig.INTAKE_MAX_BODY),
+                config.getInt(CollectorConfig.INTAKE_MAX_LINE),
+                config.getInt(CollectorConfig.INTAKE_MAX_ITEMS),
+                config.getInt(CollectorConfig.INTAKE_MAX_INFLIGHT)),
             config.getDuration(CollectorConfig.INTAKE_ACK_TIMEOUT),
-            requestMarks,
-            config.getInt(CollectorConfig.INTAKE_MAX_INFLIGHT));
+            requestMarks);
     intake.resolvePodsBy(
         uid -> {
           PodSource p = pods;
@@ -228,9 +230,7 @@ public final class Collector implements AutoCloseable {
             metrics.registry,
             this::readiness,
             HttpSettings.limits(config),
-            new HttpEndpoint.Route(RequestLogIntake.PATH, intake),
-            new HttpEndpoint.Route(RequestLogIntake.OTLP_TRACES, intake),
-            new HttpEndpoint.Route(RequestLogIntake.OTLP_LOGS, intake));
+            intake.routes().toArray(HttpEndpoint.Route[]::new));
     HttpSettings.withProbes(
         http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);
     resources.add(http);

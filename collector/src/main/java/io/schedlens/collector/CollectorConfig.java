@@ -55,6 +55,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String INTAKE_ACK_TIMEOUT = "intake.ack.timeout";
   public static final String INTAKE_RESEND_WINDOW = "intake.resend.window";
   public static final String INTAKE_MAX_INFLIGHT = "intake.max.inflight.bytes";
+  public static final String INTAKE_MAX_ITEMS = "intake.max.items";
   public static final String BUFFER_RECORDS = "buffer.records";
   public static final String BUFFER_BYTES = "buffer.bytes";
   public static final String TOPIC_PREFIX = "topic.prefix";
@@ -259,10 +260,17 @@ public final class CollectorConfig extends AppConfig {
           .define(
               INTAKE_MAX_INFLIGHT,
               Type.INT,
-              32 << 20,
+              48 << 20,
               Range.atLeast(1024),
               Importance.LOW,
-              "Bytes of request bodies the intake holds at once, across all requests (a request counts its Content-Length, or intake.max.body.bytes when chunked or gzip); a request beyond it is answered 503 without being read, so that the shipper sends it again. At least intake.max.body.bytes is used.")
+              "Bytes the intake holds at once, across all requests: bodies as their bytes arrive (after gzip decoding), then the records parsed from them (their keys and values, plus 128 each) until the send buffer takes them. A request that finds no room is answered 503 and sends nothing on, so that the shipper sends it again; one that needs more than the whole of it, 413. At least intake.max.body.bytes is used; the default holds a 16 MiB body of the smallest lines with their records.")
+          .define(
+              INTAKE_MAX_ITEMS,
+              Type.INT,
+              100_000,
+              Range.atLeast(1),
+              Importance.LOW,
+              "Items one request may carry: JSON lines or array elements, or OTLP spans and log records with the resource and scope entries that hold them. A request with more is answered 413 and sends nothing on.")
           .define(
               INTAKE_RESEND_WINDOW,
               Type.STRING,

@@ -268,13 +268,13 @@ class CollectorHttpIT {
   }
 
   /**
-   * The bodies the intake holds at once are bounded: while a slow client holds the budget with a
-   * body it has announced and sent only in part (more than the server reads before the handler, 1
-   * MiB), another request is answered 503 unparsed; once the slow one is gone, a request is taken
-   * again. A slow client whose whole body fits the early read holds neither budget nor thread.
+   * What the intake holds at once is bounded, counted as the bytes arrive: a client that announces
+   * 3.5 MiB and sends 1.1 MiB holds 1.1 MiB, and another batch is taken meanwhile; one that has
+   * sent 3.5 MiB holds that, and another batch is answered 503 (and sent again later); once it is
+   * gone, batches are taken again.
    */
   @Test
-  void shouldAnswer503UnreadWhileTheBodyBudgetIsHeld() throws Exception {
+  void shouldCountTheBodiesHeldAsTheirBytesArriveAndAnswer503PastTheBudget() throws Exception {
     String prefix = "budget-" + UUID.randomUUID().toString().substring(0, 6) + ".";
     int mib = 1 << 20;
     try (Collector c =
@@ -285,31 +285,27 @@ class CollectorHttpIT {
             "--intake-max-inflight-bytes",
             Integer.toString(4 * mib))) {
       URI uri = URI.create(c.baseUrl());
-      // Fits the early read: no budget, no thread held; the intake takes other batches.
-      try (Socket small = new Socket(uri.getHost(), uri.getPort())) {
-        small
-            .getOutputStream()
-            .write(
-                ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: 4000\r\n"
-                        + "Content-Type: application/x-ndjson\r\n\r\n{")
-                    .getBytes(StandardCharsets.US_ASCII));
-        small.getOutputStream().flush();
-        assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode()).isEqualTo(202);
-      }
       String batch =
-          IntStream.range(0, 6000)
+          IntStream.range(0, 4000)
               .mapToObj(i -> line("chat-" + (i % 4), 200, 1))
               .collect(Collectors.joining("\n"));
-      assertThat(batch.length()).isGreaterThan(mib / 2).isLessThan(mib);
+      assertThat(batch.length()).isGreaterThan(mib / 3).isLessThan(mib / 2);
+      int announced = 3 * mib + mib / 2;
+      String head =
+          "POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: "
+              + announced
+              + "\r\nContent-Type: application/x-ndjson\r\n\r\n";
       try (Socket slow = new Socket(uri.getHost(), uri.getPort())) {
-        int announced = 3 * mib + mib / 2;
-        slow.getOutputStream()
-            .write(
-                ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nContent-Length: "
-                        + announced
-                        + "\r\nContent-Type: application/x-ndjson\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
+        slow.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
         slow.getOutputStream().write(new byte[mib + mib / 10]);
+        slow.getOutputStream().flush();
+        assertThat(post(c, utf8(batch)).statusCode())
+            .as("taken beside a body announced large and sent in part")
+            .isEqualTo(202);
+      }
+      try (Socket slow = new Socket(uri.getHost(), uri.getPort())) {
+        slow.getOutputStream().write(head.getBytes(StandardCharsets.US_ASCII));
+        slow.getOutputStream().write(new byte[announced - 4096]);
         slow.getOutputStream().flush();
         await("the slow request holding the budget")
             .atMost(Duration.ofSeconds(10))
@@ -322,6 +318,65 @@ class CollectorHttpIT {
       await("taken once the slow client is gone")
           .atMost(Duration.ofSeconds(30))
           .until(() -> post(c, utf8(batch)).statusCode() == 202);
+    }
+  }
+
+  /**
+   * Two shippers trickling chunked uploads, five bytes every second, never idle long enough for the
+   * idle timeout: another shipper's batches are taken meanwhile, and the tricklers are cut off
+   * (408) once http.body.deadline has passed.
+   */
+  @Test
+  void shouldTakeOtherBatchesWhileTwoUploadsTrickleAndCutTheTricklersOff() throws Exception {
+    String prefix = "trickle-" + UUID.randomUUID().toString().substring(0, 6) + ".";
+    try (Collector c = collector(prefix, "--http-body-deadline", "4s")) {
+      URI uri = URI.create(c.baseUrl());
+      List<Socket> tricklers = new ArrayList<>();
+      try {
+        for (int i = 0; i < 2; i++) {
+          Socket s = new Socket(uri.getHost(), uri.getPort());
+          s.getOutputStream()
+              .write(
+                  ("POST /v1/request-logs HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                          + "Content-Type: application/x-ndjson\r\n\r\n5\r\n{\"tim\r\n")
+                      .getBytes(StandardCharsets.US_ASCII));
+          tricklers.add(s);
+        }
+        long start = System.nanoTime();
+        List<String> answers = new ArrayList<>(List.of("", ""));
+        while (answers.contains("") && System.nanoTime() - start < 20_000_000_000L) {
+          assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode())
+              .as("another shipper's batch, meanwhile")
+              .isEqualTo(202);
+          for (int i = 0; i < tricklers.size(); i++) {
+            Socket s = tricklers.get(i);
+            if (answers.get(i).isEmpty()) {
+              try {
+                s.getOutputStream().write("5\r\ne\":1\r\n".getBytes(StandardCharsets.US_ASCII));
+                if (s.getInputStream().available() > 0) {
+                  answers.set(
+                      i,
+                      new java.io.BufferedReader(
+                              new java.io.InputStreamReader(
+                                  s.getInputStream(), StandardCharsets.US_ASCII))
+                          .readLine());
+                }
+              } catch (java.io.IOException closed) {
+                answers.set(i, "closed");
+              }
+            }
+          }
+          await().pollDelay(Duration.ofSeconds(1)).until(() -> true);
+        }
+        assertThat(answers)
+            .allSatisfy(a -> assertThat(a).isIn("HTTP/1.1 408 Request Timeout", "closed"));
+        assertThat(answers).contains("HTTP/1.1 408 Request Timeout");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+      } finally {
+        for (Socket s : tricklers) {
+          s.close();
+        }
+      }
     }
   }
 

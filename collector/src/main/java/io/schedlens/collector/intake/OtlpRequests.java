@@ -9,25 +9,16 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.util.JsonFormat;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsPartialSuccess;
-import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest;
 import io.opentelemetry.proto.collector.logs.v1.ExportLogsServiceResponse;
 import io.opentelemetry.proto.collector.trace.v1.ExportTracePartialSuccess;
-import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
 import io.opentelemetry.proto.common.v1.AnyValue;
 import io.opentelemetry.proto.common.v1.KeyValue;
-import io.opentelemetry.proto.logs.v1.LogRecord;
-import io.opentelemetry.proto.logs.v1.ResourceLogs;
-import io.opentelemetry.proto.logs.v1.ScopeLogs;
-import io.opentelemetry.proto.trace.v1.ResourceSpans;
-import io.opentelemetry.proto.trace.v1.ScopeSpans;
+import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
-import io.schedlens.avro.RequestLog;
 import io.schedlens.schemas.PodName;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.Base64;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -35,8 +26,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * OTLP/HTTP export requests ({@code /v1/traces}, {@code /v1/logs}) in protobuf or JSON, decoded
- * with the official OpenTelemetry protobuf definitions and turned into request logs. Pure.
+ * What OTLP/HTTP export requests ({@code /v1/traces}, {@code /v1/logs}) mean to the intake: their
+ * encodings, how a span or a log record becomes a request log (the walk through a body is {@link
+ * OtlpBody}'s), and the answers. Pure; the types are OpenTelemetry's official protobuf definitions.
  *
  * <p>A span is a request when it is a server span ({@code SPAN_KIND_SERVER}); other spans are not
  * requests and are passed over. Its pod is the resource's {@code k8s.namespace.name} and {@code
@@ -93,14 +85,6 @@ final class OtlpRequests {
     }
   }
 
-  /** Where each item of a request goes. */
-  interface Items {
-    void accepted(RequestLog log);
-
-    /** An item that is a request but cannot be used: {@code raw} is the item, as OTLP JSON. */
-    void rejected(int item, String reason, String detail, byte[] raw);
-  }
-
   /** A body that is not an OTLP export request of its signal and encoding. */
   static final class Undecodable extends Exception {
     private static final long serialVersionUID = 1L;
@@ -115,70 +99,6 @@ final class OtlpRequests {
     Optional<PodName> nameOf(String uid);
 
     PodsByUid NONE = uid -> Optional.empty();
-  }
-
-  /**
-   * Decodes a {@code /v1/traces} body and gives each server span to {@code items}; a resource that
-   * names its pod by {@code k8s.pod.uid} alone is looked up in {@code pods}.
-   */
-  static void traces(
-      byte[] body,
-      Encoding encoding,
-      RequestLogParser parser,
-      PodsByUid pods,
-      long now,
-      Items items)
-      throws Undecodable {
-    ExportTraceServiceRequest.Builder request = ExportTraceServiceRequest.newBuilder();
-    decode(body, encoding, request, "ExportTraceServiceRequest");
-    int index = 0;
-    for (ResourceSpans rs : request.getResourceSpansList()) {
-      Map<String, AnyValue> resource =
-          withPodName(attributes(rs.getResource().getAttributesList()), pods);
-      for (ScopeSpans ss : rs.getScopeSpansList()) {
-        for (Span span : ss.getSpansList()) {
-          index++;
-          if (span.getKind() != Span.SpanKind.SPAN_KIND_SERVER) {
-            continue;
-          }
-          RequestLogParser.Parsed p = request(span, resource, parser, now);
-          if (p instanceof RequestLogParser.Accepted a) {
-            items.accepted(a.log());
-          } else if (p instanceof RequestLogParser.Rejected r) {
-            items.rejected(index, r.reason(), r.detail(), json(span));
-          }
-        }
-      }
-    }
-  }
-
-  /** Decodes a {@code /v1/logs} body and gives each log record to {@code items}. */
-  static void logs(
-      byte[] body,
-      Encoding encoding,
-      RequestLogParser parser,
-      PodsByUid pods,
-      long now,
-      Items items)
-      throws Undecodable {
-    ExportLogsServiceRequest.Builder request = ExportLogsServiceRequest.newBuilder();
-    decode(body, encoding, request, "ExportLogsServiceRequest");
-    int index = 0;
-    for (ResourceLogs rl : request.getResourceLogsList()) {
-      Map<String, AnyValue> resource =
-          withPodName(attributes(rl.getResource().getAttributesList()), pods);
-      for (ScopeLogs sl : rl.getScopeLogsList()) {
-        for (LogRecord record : sl.getLogRecordsList()) {
-          index++;
-          RequestLogParser.Parsed p = line(record.getBody(), resource, parser, now);
-          if (p instanceof RequestLogParser.Accepted a) {
-            items.accepted(a.log());
-          } else if (p instanceof RequestLogParser.Rejected r) {
-            items.rejected(index, r.reason(), r.detail(), json(record));
-          }
-        }
-      }
-    }
   }
 
   /** The answer to a traces request, in its encoding: partial success when some were rejected. */
@@ -216,61 +136,12 @@ final class OtlpRequests {
     }
   }
 
-  private static void decode(byte[] body, Encoding encoding, Message.Builder into, String what)
-      throws Undecodable {
-    try {
-      if (encoding == Encoding.PROTOBUF) {
-        into.mergeFrom(body);
-      } else {
-        PROTO_JSON.merge(hexIdsAsBase64(body), into);
-      }
-    } catch (InvalidProtocolBufferException | JsonProcessingException e) {
-      throw new Undecodable(
-          "not an OTLP " + what + " in " + encoding.contentType + ": " + e.getMessage());
-    }
-  }
-
   /**
-   * OTLP's JSON writes trace and span ids in hex, where the protobuf JSON mapping (and so {@code
-   * JsonFormat}) expects base64: the ids are rewritten before decoding.
+   * A resource's attributes, with its pod's namespace and name added from its {@code k8s.pod.uid}
+   * where it names the pod by UID alone.
    */
-  private static String hexIdsAsBase64(byte[] body) throws JsonProcessingException {
-    JsonNode tree;
-    try {
-      tree = JSON.readTree(body);
-    } catch (JsonProcessingException e) {
-      throw e;
-    } catch (IOException e) {
-      throw new IllegalStateException(e);
-    }
-    rewriteIds(tree);
-    return tree.toString();
-  }
-
-  private static void rewriteIds(JsonNode node) {
-    if (node instanceof ObjectNode object) {
-      for (String id : List.of("traceId", "spanId", "parentSpanId")) {
-        JsonNode v = object.get(id);
-        if (v != null && v.isTextual() && isHex(v.asText())) {
-          object.put(id, Base64.getEncoder().encodeToString(HexFormat.of().parseHex(v.asText())));
-        }
-      }
-      object.elements().forEachRemaining(OtlpRequests::rewriteIds);
-    } else if (node != null && node.isArray()) {
-      node.elements().forEachRemaining(OtlpRequests::rewriteIds);
-    }
-  }
-
-  private static boolean isHex(String s) {
-    if (s.isEmpty() || s.length() % 2 != 0) {
-      return false;
-    }
-    for (int i = 0; i < s.length(); i++) {
-      if (Character.digit(s.charAt(i), 16) < 0) {
-        return false;
-      }
-    }
-    return true;
+  static Map<String, AnyValue> resourceAttributes(Resource.Builder resource, PodsByUid pods) {
+    return withPodName(attributes(resource.getAttributesList()), pods);
   }
 
   /** The resource's attributes, with its pod's namespace and name added from its UID if absent. */
@@ -294,7 +165,8 @@ final class OtlpRequests {
     return AnyValue.newBuilder().setStringValue(s).build();
   }
 
-  private static RequestLogParser.Parsed request(
+  /** The request a server span tells of, with its resource's attributes. */
+  static RequestLogParser.Parsed request(
       Span span, Map<String, AnyValue> resource, RequestLogParser parser, long now) {
     String namespace = text(resource.get("k8s.namespace.name"));
     String pod = text(resource.get("k8s.pod.name"));
@@ -361,7 +233,8 @@ final class OtlpRequests {
         now);
   }
 
-  private static RequestLogParser.Parsed line(
+  /** The request-log line a log record's body carries, with its resource's pod. */
+  static RequestLogParser.Parsed line(
       AnyValue body, Map<String, AnyValue> resource, RequestLogParser parser, long now) {
     JsonNode node;
     if (body.hasStringValue()) {
@@ -454,7 +327,8 @@ final class OtlpRequests {
     return HexFormat.of().formatHex(id.toByteArray());
   }
 
-  private static byte[] json(Message item) {
+  /** An item as OTLP JSON, for its dead letter. */
+  static byte[] json(Message item) {
     try {
       return PROTO_PRINT.print(item).getBytes(StandardCharsets.UTF_8);
     } catch (InvalidProtocolBufferException e) {

@@ -51,7 +51,7 @@ final class RejectedLines {
   }
 
   /** A rejected line, its raw bytes {@code body[from, to)}. */
-  void add(int line, String why, String whyInDetail, byte[] body, int from, int to) {
+  void add(int line, String why, String whyInDetail, Body body, int from, int to) {
     count++;
     byReason.merge(why, 1, Integer::sum);
     if (examples.size() < EXAMPLES) {
@@ -69,7 +69,7 @@ final class RejectedLines {
       raw.write('\n');
     }
     // A line longer than a whole dead letter keeps its head (the dead letter's bound).
-    raw.write(body, from, Math.min(len, maxChunkBytes));
+    body.writeTo(raw, from, from + Math.min(len, maxChunkBytes));
     last = line;
     lines++;
   }

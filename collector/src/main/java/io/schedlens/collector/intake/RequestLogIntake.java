@@ -1,64 +1,51 @@
 package io.schedlens.collector.intake;
 
-import com.fasterxml.jackson.core.JsonParseException;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpHandler;
-import io.schedlens.avro.RequestLog;
 import io.schedlens.collector.CollectorMetrics;
-import io.schedlens.collector.kafka.BatchAck;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Outgoing;
 import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.schemas.PodName;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.stream.Collectors;
-import java.util.zip.GZIPInputStream;
 
 /**
- * {@code POST /v1/request-logs}: request logs as JSON lines (Fluent Bit's {@code http} output with
- * {@code format json_lines}, Vector's HTTP sink with newline framing) or a JSON array, optionally
- * gzip-encoded. {@code POST /v1/traces} and {@code /v1/logs}: OpenTelemetry's OTLP/HTTP, in
- * protobuf or JSON, optionally gzip-encoded ({@link OtlpRequests}), with the same token, limits,
- * 503 before taking anything, and dead letters; its answer is OTLP's (200, with a partial success
- * naming the rejected spans or log records).
+ * The request-log intake: three routes ({@link #routes}) and the steps every batch takes on any of
+ * them ({@link #serve}): admitted (method, token), its body read under the bounds, parsed item by
+ * item, offered to Kafka's send buffer, its acknowledgement awaited, answered.
  *
- * <p>Answers: 202 with the counts of accepted and rejected lines once Kafka has acknowledged them
- * (rejected lines go to the dead-letter topic with a reason, and each is listed with its line
- * number and why: a line whose time or latency is out of range is rejected on its own, its
- * neighbours accepted); 400 when no line was usable; 401 without the configured bearer token; 413
- * for a body over the limit, or a batch larger than the whole send buffer (which a 503 would have
- * the shipper send again forever); 503 with {@code Retry-After} when Kafka is unreachable or the
- * send buffer is full, before taking any line, so that the shipper retries (and the request topic's
- * progress marks wait for the lines it will resend: {@link RequestMarkHold}). Once the lines are in
- * the send buffer the answer is 202 even if Kafka is slower than {@code intake.ack.timeout} (with
- * {@code "delivered": false}): the collector delivers them, and a retry would count them twice.
+ * <ul>
+ *   <li>{@code POST /v1/request-logs}: JSON lines (Fluent Bit's {@code http} output with {@code
+ *       format json_lines}, Vector's HTTP sink with newline framing) or a JSON array ({@link
+ *       JsonLinesRoute});
+ *   <li>{@code POST /v1/traces} and {@code /v1/logs}: OpenTelemetry's OTLP/HTTP, protobuf or JSON
+ *       ({@link OtlpRoute}).
+ * </ul>
+ *
+ * <p>Bounds: a body over {@code intake.max.body.bytes} (sent or inflated) is 413; every line and
+ * OTLP item over {@code intake.max.line.bytes} is rejected before it is parsed; more than {@code
+ * intake.max.items} items is 413; what all requests hold at once (bodies as they arrive, then their
+ * records) is {@code intake.max.inflight.bytes}, past which a request is answered 503 and sends
+ * nothing on. 503 with {@code Retry-After} also when Kafka is unreachable or the send buffer full,
+ * before taking any line, so that the shipper retries (and the request topic's progress marks wait
+ * for the lines it will resend: {@link RequestMarkHold}). Once the lines are in the send buffer the
+ * answer is a success even if Kafka is slower than {@code intake.ack.timeout} (with {@code
+ * "delivered": false}): the collector delivers them, and a retry would count them twice.
  */
-public final class RequestLogIntake implements HttpHandler {
+public final class RequestLogIntake {
 
-  public static final String PATH = "/v1/request-logs";
+  public static final String PATH = JsonLinesRoute.PATH;
 
   /** OTLP/HTTP: server spans become request logs (see {@link OtlpRequests}). */
   public static final String OTLP_TRACES = OtlpRequests.TRACES;
@@ -68,7 +55,8 @@ public final class RequestLogIntake implements HttpHandler {
 
   public static final String SOURCE = "request-logs";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  /** What the intake takes on: per request and across requests. */
+  public record Bounds(int maxBody, int maxLine, int maxItems, int maxInFlightBytes) {}
 
   private final RequestLogParser parser;
   private final KafkaSink sink;
@@ -76,22 +64,13 @@ public final class RequestLogIntake implements HttpHandler {
   private final CollectorMetrics metrics;
   private final Clock clock;
   private final byte[] token;
-  private final int maxBody;
-  private final int maxLine;
+  private final Bounds bounds;
   private final Duration ackTimeout;
   private final RequestMarkHold markHold;
+  private final IntakeBudget budget;
 
   /** OTLP resources that name their pod by UID alone: the pods the collector watches. */
   private volatile OtlpRequests.PodsByUid podsByUid = OtlpRequests.PodsByUid.NONE;
-
-  /**
-   * Bytes of request bodies the intake may hold at once (each request takes its length, or the body
-   * limit when the length is not known before reading: chunked or gzip): what the intake holds is
-   * bounded whatever the number of shippers.
-   */
-  private final Semaphore bodyBudget;
-
-  private final int bodyBudgetBytes;
 
   public RequestLogIntake(
       RequestLogParser parser,
@@ -100,23 +79,19 @@ public final class RequestLogIntake implements HttpHandler {
       CollectorMetrics metrics,
       Clock clock,
       String token,
-      int maxBody,
-      int maxLine,
+      Bounds bounds,
       Duration ackTimeout,
-      RequestMarkHold markHold,
-      int maxInFlightBytes) {
+      RequestMarkHold markHold) {
     this.parser = parser;
     this.sink = sink;
     this.records = records;
     this.metrics = metrics;
     this.clock = clock;
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
-    this.maxBody = maxBody;
-    this.maxLine = maxLine;
+    this.bounds = bounds;
     this.ackTimeout = ackTimeout;
     this.markHold = markHold;
-    this.bodyBudgetBytes = Math.max(maxInFlightBytes, maxBody);
-    this.bodyBudget = new Semaphore(bodyBudgetBytes);
+    this.budget = new IntakeBudget(Math.max(bounds.maxInFlightBytes(), bounds.maxBody()));
   }
 
   /** Where OTLP resources that name their pod by {@code k8s.pod.uid} alone find its name. */
@@ -124,405 +99,251 @@ public final class RequestLogIntake implements HttpHandler {
     this.podsByUid = pods::apply;
   }
 
-  @Override
-  public void handle(HttpExchange exchange) throws IOException {
-    long start = System.nanoTime();
-    long begun = markHold.begin();
-    Handled handled = new Handled();
-    try {
-      handled.code = answer(exchange, handled);
-    } finally {
-      bodyBudget.release(handled.budget);
-      markHold.end(begun, handled.code == 503, handled.oldestLine);
-    }
-    int code = handled.code;
-    metrics.intakeRequests.labelValues(Integer.toString(code)).inc();
-    metrics.intakeRequestDuration.observe((System.nanoTime() - start) / 1e9);
+  /** The intake's three routes, each with its handler. */
+  public List<HttpEndpoint.Route> routes() {
+    return List.of(
+        new HttpEndpoint.Route(PATH, new JsonLinesRoute(this)),
+        new HttpEndpoint.Route(OTLP_TRACES, new OtlpRoute(this, OtlpBody.Signal.TRACES)),
+        new HttpEndpoint.Route(OTLP_LOGS, new OtlpRoute(this, OtlpBody.Signal.LOGS)));
   }
 
-  /** What became of a request: its answer's code, and the time of its oldest usable line. */
-  private static final class Handled {
+  /** A route's way with its requests. */
+  interface Format {
+
+    /** The route's path: requests under it that are not exactly it are 404. */
+    String path();
+
+    /**
+     * How this request's body is to be read and answered.
+     *
+     * @throws Refused a request the route cannot read (an OTLP content type it does not take)
+     */
+    Decoding open(HttpExchange exchange) throws Refused;
+  }
+
+  /** How one request's body is read and answered. */
+  interface Decoding {
+
+    /** Walks the body, giving each item to {@code items}. */
+    void walk(Body body, Items items) throws OtlpRequests.Undecodable;
+
+    /** Answers for a batch that was taken; returns the status code. */
+    int answer(HttpExchange exchange, Taken taken) throws IOException;
+  }
+
+  /** A batch the send buffer took, and whether Kafka acknowledged it in time. */
+  record Taken(IntakeBatch batch, boolean delivered) {}
+
+  /** What the walks of a route's bodies need to read their items. */
+  RequestLogParser parser() {
+    return parser;
+  }
+
+  OtlpBody.Reading otlpReading() {
+    return new OtlpBody.Reading(parser, podsByUid, clock.millis(), bounds.maxLine());
+  }
+
+  int maxLine() {
+    return bounds.maxLine();
+  }
+
+  long now() {
+    return clock.millis();
+  }
+
+  /** What became of a request, for the marks and the metrics. */
+  private static final class Served {
     int code = 500;
     long oldestLine = Long.MAX_VALUE;
-
-    /** Bytes of the body budget this request holds. */
-    int budget;
   }
 
-  /** What an OTLP request carries (traces or logs) and how it is encoded; null: JSON lines. */
-  private record Otlp(boolean traces, OtlpRequests.Encoding encoding) {}
+  /** Serves one request of a route: the steps every batch takes. */
+  void serve(HttpExchange exchange, Format format) throws IOException {
+    long started = System.nanoTime();
+    long begun = markHold.begin();
+    Served served = new Served();
+    try (IntakeBudget.Hold hold = budget.hold()) {
+      served.code = steps(exchange, format, hold, served);
+    } catch (Refused r) {
+      served.code = r.send(exchange);
+    } finally {
+      markHold.end(begun, served.code == 503, served.oldestLine);
+      metrics.intakeRequests.labelValues(Integer.toString(served.code)).inc();
+      metrics.intakeRequestDuration.observe((System.nanoTime() - started) / 1e9);
+    }
+  }
 
-  private int answer(HttpExchange exchange, Handled handled) throws IOException {
-    String path = exchange.getRequestURI().getPath();
-    Otlp otlp = null;
-    if (path.equals(OtlpRequests.TRACES) || path.equals(OtlpRequests.LOGS)) {
-      OtlpRequests.Encoding encoding =
-          OtlpRequests.Encoding.of(exchange.getRequestHeaders().getFirst("Content-Type"));
-      if (encoding == null) {
-        return error(
-            exchange,
-            415,
-            "OTLP/HTTP takes Content-Type application/x-protobuf or application/json");
-      }
-      otlp = new Otlp(path.equals(OtlpRequests.TRACES), encoding);
-    } else if (!path.equals(PATH)) {
-      return error(
-          exchange,
+  private int steps(HttpExchange exchange, Format format, IntakeBudget.Hold hold, Served served)
+      throws IOException, Refused {
+    admit(exchange, format.path());
+    Decoding decoding = format.open(exchange);
+    Body body = read(exchange, hold);
+    if (!sink.kafkaReachable() || sink.saturated()) {
+      served.oldestLine = oldestLine(decoding, body);
+      throw Refused.unavailable(sink.kafkaReachable() ? "send buffer full" : "Kafka unreachable");
+    }
+    IntakeBatch batch = parse(decoding, body, hold);
+    served.oldestLine = batch.oldest();
+    offer(batch, hold);
+    boolean delivered = await(batch);
+    count(batch, delivered);
+    return decoding.answer(exchange, new Taken(batch, delivered));
+  }
+
+  /**
+   * The route's own path, POST, and the bearer token when one is required; a body announced over
+   * the limit is refused unread.
+   */
+  private void admit(HttpExchange exchange, String path) throws Refused {
+    if (!exchange.getRequestURI().getPath().equals(path)) {
+      throw new Refused(
           404,
           "no such endpoint; request logs go to POST "
               + PATH
               + ", OpenTelemetry to POST "
-              + OtlpRequests.TRACES
+              + OTLP_TRACES
               + " or "
-              + OtlpRequests.LOGS);
+              + OTLP_LOGS);
     }
     if (!exchange.getRequestMethod().equals("POST")) {
-      exchange.getResponseHeaders().set("Allow", "POST");
-      return error(exchange, 405, "use POST");
+      throw new Refused(405, "use POST").header("Allow", "POST");
     }
     if (token != null
         && !BearerToken.authorizes(exchange.getRequestHeaders().getFirst("Authorization"), token)) {
-      exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
-      return error(exchange, 401, "a valid 'Authorization: Bearer <token>' header is required");
+      throw new Refused(401, "a valid 'Authorization: Bearer <token>' header is required")
+          .header("WWW-Authenticate", "Bearer realm=\"schedlens\"");
     }
     String length = exchange.getRequestHeaders().getFirst("Content-Length");
-    long declared = length == null ? -1 : parseLong(length);
-    if (declared > maxBody) {
-      // Not read at all: the connection closes after the answer.
-      exchange.getResponseHeaders().set("Connection", "close");
-      return error(exchange, 413, "body of " + length + " bytes is over the limit of " + maxBody);
+    if (length != null && parseLong(length) > bounds.maxBody()) {
+      throw Refused.tooLarge(
+          "body of " + length.strip() + " bytes is over the limit of " + bounds.maxBody());
     }
-    String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
-    int need = declared >= 0 && encoding == null ? (int) declared : maxBody;
-    if (!bodyBudget.tryAcquire(need)) {
-      // Not read: the connection closes after the answer, and the shipper sends it again.
-      exchange.getResponseHeaders().set("Connection", "close");
-      return unavailable(
-          exchange,
-          "the intake holds "
-              + bodyBudgetBytes
-              + " bytes of request bodies already (intake.max.inflight.bytes)");
-    }
-    handled.budget = need;
-    if (!sink.kafkaReachable() || sink.saturated()) {
-      // Read (within the body limit) for the time of its oldest line: the request topic's marks
-      // must wait for it until the shipper has sent it again.
-      try {
-        handled.oldestLine = oldestLine(otlp, readBody(exchange));
-      } catch (BodyTooLarge e) {
-        exchange.getResponseHeaders().set("Connection", "close");
-        return error(exchange, 413, "body is over the limit of " + maxBody + " bytes");
-      } catch (IOException e) {
-        // the client went away: nothing to resend that it sent
-      }
-      return unavailable(
-          exchange, sink.kafkaReachable() ? "send buffer full" : "Kafka unreachable");
-    }
-    byte[] body;
+  }
+
+  /** The body, under the body limit, the budget and the port's body deadline. */
+  private Body read(HttpExchange exchange, IntakeBudget.Hold hold) throws Refused {
     try {
-      body = readBody(exchange);
-    } catch (BodyTooLarge e) {
-      // The rest is not read (a chunked body has no length to refuse up front): the connection
-      // closes after the answer.
-      exchange.getResponseHeaders().set("Connection", "close");
-      return error(exchange, 413, "body is over the limit of " + maxBody + " bytes");
+      return RequestBody.read(exchange, bounds.maxBody(), hold);
+    } catch (RequestBody.TooLarge e) {
+      throw Refused.tooLarge(e.getMessage());
+    } catch (IntakeBudget.Exhausted e) {
+      throw e.never ? Refused.tooLarge(e.getMessage()) : Refused.unavailable(e.getMessage(), true);
     } catch (IOException e) {
-      return error(exchange, 400, "cannot read the body: " + e.getMessage());
-    }
-
-    long now = clock.millis();
-    // Each accepted line is serialized as it is parsed, and the rejected ones are gathered into a
-    // few dead letters: what a request holds is bounded by its body, whatever the body holds.
-    List<Outgoing> out = new ArrayList<>();
-    BatchAck ack = BatchAck.unsealed();
-    RejectedLines rejected = new RejectedLines(records.maxDeadLetterBytes());
-    long[] oldest = {Long.MAX_VALUE};
-    String undecodable =
-        walk(
-            otlp,
-            body,
-            now,
-            new Lines() {
-              @Override
-              public void accepted(RequestLog log) {
-                out.add(records.requestLog(log, ack));
-                oldest[0] = Math.min(oldest[0], log.getTime());
-              }
-
-              @Override
-              public void rejected(
-                  int line, String reason, String detail, byte[] raw, int from, int to) {
-                rejected.add(line, reason, detail, raw, from, to);
-              }
-            });
-    if (undecodable != null) {
-      return error(exchange, 400, undecodable);
-    }
-    int acceptedLines = out.size();
-    handled.oldestLine = oldest[0];
-    for (RejectedLines.Chunk c : rejected.chunks()) {
-      out.add(records.deadLetter(SOURCE, c.reason(), c.where(), c.raw(), null, now, ack));
-    }
-    ack.seal(out.size());
-    switch (sink.offerBatch(Records.REQUESTS, out)) {
-      case NEVER -> {
-        return error(
-            exchange,
-            413,
-            "a batch of "
-                + (acceptedLines + rejected.count())
-                + " lines is larger than the whole send buffer, "
-                + sink.capacity()
-                + ": send it in smaller batches");
+      if (causedByTimeout(e)) {
+        throw new Refused(408, "the body did not come in time: " + e.getMessage())
+            .header("Connection", "close");
       }
-      case FULL -> {
-        return unavailable(exchange, "send buffer full");
-      }
-      case TAKEN -> {}
+      throw new Refused(400, "cannot read the body: " + e.getMessage())
+          .header("Connection", "close");
     }
-    // From here on the lines are the collector's to deliver: the producer retries until Kafka
-    // takes them. Asking the shipper to send them again (a 503) would count them twice.
-    boolean delivered;
-    try {
-      ack.future().get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
-      delivered = true;
-    } catch (TimeoutException | ExecutionException e) {
-      delivered = false;
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      delivered = false;
-    }
-    metrics.intakeLines.labelValues("accepted").inc(acceptedLines);
-    metrics.intakeLines.labelValues("rejected").inc(rejected.count());
-    if (!delivered) {
-      metrics.intakeLines.labelValues("buffered").inc(acceptedLines);
-    }
-    rejected
-        .byReason()
-        .forEach((reason, n) -> metrics.deadLetters.labelValues(SOURCE, reason).inc(n));
-
-    Map<String, Object> answer = new LinkedHashMap<>();
-    answer.put("accepted", acceptedLines);
-    answer.put("rejected", rejected.count());
-    if (!delivered) {
-      // Kafka is slower than intake.ack.timeout: the lines wait in the send buffer.
-      answer.put("delivered", false);
-    }
-    if (ack.refused() > 0) {
-      answer.put(
-          "refused",
-          Map.of(
-              "lines",
-              ack.refused(),
-              "reason",
-              String.valueOf(ack.firstError()),
-              "what",
-              "Kafka refused these lines for good; sending them again will not help"));
-    }
-    if (!rejected.isEmpty()) {
-      answer.put("rejectedByReason", rejected.byReason());
-      answer.put(
-          "errors",
-          rejected.examples().stream()
-              .map(r -> Map.of("line", r.line(), "reason", r.reason(), "detail", r.detail()))
-              .toList());
-    }
-    if (otlp != null) {
-      // OTLP/HTTP: 200, and what was rejected as a partial success, which the exporter does not
-      // retry; the rejected items are in the dead-letter topic.
-      String message =
-          rejected.isEmpty()
-              ? ""
-              : rejected.count()
-                  + " rejected (dead-lettered): "
-                  + rejected.examples().stream()
-                      .map(r -> "item " + r.line() + ": " + r.reason() + ": " + r.detail())
-                      .limit(3)
-                      .collect(Collectors.joining("; "));
-      byte[] bytes =
-          otlp.traces()
-              ? OtlpRequests.tracesAnswer(otlp.encoding(), rejected.count(), message)
-              : OtlpRequests.logsAnswer(otlp.encoding(), rejected.count(), message);
-      exchange.getResponseHeaders().set("Content-Type", otlp.encoding().contentType);
-      exchange.sendResponseHeaders(200, bytes.length == 0 ? -1 : bytes.length);
-      if (bytes.length > 0) {
-        try (OutputStream o = exchange.getResponseBody()) {
-          o.write(bytes);
-        }
-      }
-      return 200;
-    }
-    int code = acceptedLines == 0 && !rejected.isEmpty() ? 400 : 202;
-    HttpEndpoint.respondJson(exchange, code, answer);
-    return code;
-  }
-
-  /**
-   * Gives each line of a body ({@code otlp} null) or each item of an OTLP request to {@code lines};
-   * returns why an OTLP body cannot be decoded, else null.
-   */
-  private String walk(Otlp otlp, byte[] body, long now, Lines lines) {
-    if (otlp == null) {
-      walkBody(body, now, lines);
-      return null;
-    }
-    OtlpRequests.Items items =
-        new OtlpRequests.Items() {
-          @Override
-          public void accepted(RequestLog log) {
-            lines.accepted(log);
-          }
-
-          @Override
-          public void rejected(int item, String reason, String detail, byte[] raw) {
-            lines.rejected(item, reason, detail, raw, 0, raw.length);
-          }
-        };
-    try {
-      if (otlp.traces()) {
-        OtlpRequests.traces(body, otlp.encoding(), parser, podsByUid, now, items);
-      } else {
-        OtlpRequests.logs(body, otlp.encoding(), parser, podsByUid, now, items);
-      }
-      return null;
-    } catch (OtlpRequests.Undecodable e) {
-      return e.getMessage();
-    }
-  }
-
-  /** What walking a body gives each line to. */
-  private interface Lines {
-    void accepted(RequestLog log);
-
-    /** A rejected line, its raw bytes {@code raw[from, to)}. */
-    void rejected(int line, String reason, String detail, byte[] raw, int from, int to);
   }
 
   /** The time of the oldest usable line of a body, or {@link Long#MAX_VALUE}. */
-  private long oldestLine(Otlp otlp, byte[] body) {
+  private long oldestLine(Decoding decoding, Body body) throws Refused {
     long[] oldest = {Long.MAX_VALUE};
-    walk(
-        otlp,
-        body,
-        clock.millis(),
-        new Lines() {
-          @Override
-          public void accepted(RequestLog log) {
-            oldest[0] = Math.min(oldest[0], log.getTime());
-          }
+    int[] items = {0};
+    try {
+      decoding.walk(
+          body,
+          new Items() {
+            @Override
+            public void accepted(io.schedlens.avro.RequestLog log) {
+              count();
+              oldest[0] = Math.min(oldest[0], log.getTime());
+            }
 
-          @Override
-          public void rejected(
-              int line, String reason, String detail, byte[] raw, int from, int to) {}
-        });
+            @Override
+            public void rejected(
+                int item, String reason, String detail, Body raw, int from, int to) {
+              count();
+            }
+
+            @Override
+            public void passedOver() {
+              count();
+            }
+
+            private void count() {
+              if (++items[0] > bounds.maxItems()) {
+                throw new IntakeBatch.TooManyItems(bounds.maxItems());
+              }
+            }
+          });
+    } catch (IntakeBatch.TooManyItems e) {
+      throw Refused.tooLarge(e.getMessage());
+    } catch (OtlpRequests.Undecodable e) {
+      // nothing usable in it: nothing to wait for
+    }
     return oldest[0];
   }
 
+  /** Each item parsed and made a record. */
+  private IntakeBatch parse(Decoding decoding, Body body, IntakeBudget.Hold hold) throws Refused {
+    IntakeBatch batch = new IntakeBatch(records, hold, bounds.maxItems());
+    try {
+      decoding.walk(body, batch);
+    } catch (OtlpRequests.Undecodable e) {
+      throw new Refused(400, e.getMessage());
+    } catch (IntakeBatch.TooManyItems e) {
+      throw Refused.tooLarge(e.getMessage());
+    } catch (IntakeBudget.Exhausted e) {
+      throw e.never ? Refused.tooLarge(e.getMessage()) : Refused.unavailable(e.getMessage(), true);
+    }
+    return batch;
+  }
+
+  /** Into the send buffer, whole or not at all; its bytes are then the buffer's to bound. */
+  private void offer(IntakeBatch batch, IntakeBudget.Hold hold) throws Refused {
+    List<Outgoing> out = batch.seal(SOURCE, clock.millis());
+    switch (sink.offerBatch(Records.REQUESTS, out)) {
+      case NEVER ->
+          throw Refused.tooLarge(
+              "a batch of "
+                  + (batch.accepted() + batch.rejected().count())
+                  + " lines is larger than the whole send buffer, "
+                  + sink.capacity()
+                  + ": send it in smaller batches");
+      case FULL -> throw Refused.unavailable("send buffer full");
+      case TAKEN -> hold.close();
+    }
+  }
+
   /**
-   * Parses a body line by line (JSON lines), or element by element (a JSON array, read as a stream
-   * so that no tree of the whole body is built), giving each to {@code lines}.
+   * Kafka's acknowledgement, up to {@code intake.ack.timeout}. From here on the lines are the
+   * collector's to deliver: the producer retries until Kafka takes them, and asking the shipper to
+   * send them again (a 503) would count them twice.
    */
-  private void walkBody(byte[] body, long now, Lines lines) {
-    int first = 0;
-    while (first < body.length && Character.isWhitespace(body[first])) {
-      first++;
-    }
-    if (first < body.length && body[first] == '[') {
-      walkArray(body, now, lines);
-      return;
-    }
-    int lineNo = 0;
-    int pos = 0;
-    while (pos < body.length) {
-      int end = pos;
-      while (end < body.length && body[end] != '\n') {
-        end++;
-      }
-      lineNo++;
-      int lineEnd = end > pos && body[end - 1] == '\r' ? end - 1 : end;
-      int len = lineEnd - pos;
-      if (len > maxLine) {
-        lines.rejected(
-            lineNo,
-            RequestLogParser.LINE_TOO_LONG,
-            len + " bytes, over the limit of " + maxLine,
-            body,
-            pos,
-            lineEnd);
-      } else if (!isBlank(body, pos, lineEnd)) {
-        RequestLogParser.Parsed p =
-            parser.parseLine(new String(body, pos, len, StandardCharsets.UTF_8), now);
-        if (p instanceof RequestLogParser.Accepted a) {
-          lines.accepted(a.log());
-        } else if (p instanceof RequestLogParser.Rejected r) {
-          lines.rejected(lineNo, r.reason(), r.detail(), body, pos, lineEnd);
-        }
-      }
-      pos = end + 1;
+  private boolean await(IntakeBatch batch) {
+    try {
+      batch.ack().future().get(ackTimeout.toMillis(), TimeUnit.MILLISECONDS);
+      return true;
+    } catch (TimeoutException | ExecutionException e) {
+      return false;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
     }
   }
 
-  private void walkArray(byte[] body, long now, Lines lines) {
-    int i = 0;
-    try (JsonParser in = JSON.getFactory().createParser(body)) {
-      in.nextToken(); // the array's start
-      while (in.nextToken() != JsonToken.END_ARRAY) {
-        if (in.currentToken() == null) {
-          throw new JsonParseException(in, "the array does not end");
-        }
-        i++;
-        JsonNode element = JSON.readTree(in);
-        RequestLogParser.Parsed p = parser.parse(element, now);
-        if (p instanceof RequestLogParser.Accepted a) {
-          lines.accepted(a.log());
-        } else if (p instanceof RequestLogParser.Rejected r) {
-          byte[] raw = element.toString().getBytes(StandardCharsets.UTF_8);
-          lines.rejected(i, r.reason(), r.detail(), raw, 0, raw.length);
-        }
-      }
-    } catch (JsonProcessingException e) {
-      // The rest of the body, from the element that broke, is one rejected line.
-      lines.rejected(
-          i + 1,
-          RequestLogParser.MALFORMED_JSON,
-          "not a JSON array from element " + (i + 1) + ": " + e.getOriginalMessage(),
-          body,
-          0,
-          body.length);
-    } catch (IOException e) {
-      lines.rejected(i + 1, RequestLogParser.MALFORMED_JSON, e.getMessage(), body, 0, body.length);
+  private void count(IntakeBatch batch, boolean delivered) {
+    metrics.intakeLines.labelValues("accepted").inc(batch.accepted());
+    metrics.intakeLines.labelValues("rejected").inc(batch.rejected().count());
+    if (!delivered) {
+      metrics.intakeLines.labelValues("buffered").inc(batch.accepted());
     }
+    batch
+        .rejected()
+        .byReason()
+        .forEach((reason, n) -> metrics.deadLetters.labelValues(SOURCE, reason).inc(n));
   }
 
-  private static boolean isBlank(byte[] b, int from, int to) {
-    for (int i = from; i < to; i++) {
-      if (b[i] != ' ' && b[i] != '\t') {
-        return false;
+  private static boolean causedByTimeout(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof TimeoutException) {
+        return true;
       }
     }
-    return true;
-  }
-
-  private static final class BodyTooLarge extends IOException {
-    private static final long serialVersionUID = 1L;
-  }
-
-  private byte[] readBody(HttpExchange exchange) throws IOException {
-    InputStream in = exchange.getRequestBody();
-    String encoding = exchange.getRequestHeaders().getFirst("Content-Encoding");
-    if (encoding != null && encoding.equalsIgnoreCase("gzip")) {
-      in = new GZIPInputStream(in);
-    }
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    byte[] buf = new byte[64 * 1024];
-    int n;
-    while ((n = in.read(buf)) > 0) {
-      if (out.size() + n > maxBody) {
-        throw new BodyTooLarge();
-      }
-      out.write(buf, 0, n);
-    }
-    return out.toByteArray();
+    return false;
   }
 
   private static long parseLong(String s) {
@@ -533,14 +354,45 @@ public final class RequestLogIntake implements HttpHandler {
     }
   }
 
-  /** A 503: the shipper sends the batch again (and the request topic's marks wait for it). */
-  private int unavailable(HttpExchange exchange, String why) throws IOException {
-    exchange.getResponseHeaders().set("Retry-After", "5");
-    return error(exchange, 503, why + "; retry later");
-  }
+  /** A request answered with an error before anything of it was sent on. */
+  static final class Refused extends Exception {
+    private static final long serialVersionUID = 1L;
 
-  private static int error(HttpExchange exchange, int code, String message) throws IOException {
-    HttpEndpoint.respondJson(exchange, code, Map.of("error", message));
-    return code;
+    final int code;
+    private final Map<String, String> headers = new java.util.LinkedHashMap<>();
+
+    Refused(int code, String message) {
+      super(message, null, false, false);
+      this.code = code;
+    }
+
+    Refused header(String name, String value) {
+      headers.put(name, value);
+      return this;
+    }
+
+    /** 413; the rest of the body is not read, so the connection closes after the answer. */
+    static Refused tooLarge(String why) {
+      return new Refused(413, why).header("Connection", "close");
+    }
+
+    /** A 503: the shipper sends the batch again (and the request topic's marks wait for it). */
+    static Refused unavailable(String why) {
+      return unavailable(why, false);
+    }
+
+    /**
+     * @param unread whether the body was left unread (then the connection closes after the answer)
+     */
+    static Refused unavailable(String why, boolean unread) {
+      Refused r = new Refused(503, why + "; retry later").header("Retry-After", "5");
+      return unread ? r.header("Connection", "close") : r;
+    }
+
+    int send(HttpExchange exchange) throws IOException {
+      headers.forEach((k, v) -> exchange.getResponseHeaders().set(k, v));
+      HttpEndpoint.respondJson(exchange, code, Map.of("error", getMessage()));
+      return code;
+    }
   }
 }

@@ -146,7 +146,8 @@ public final class KafkaSink implements AutoCloseable {
   /** What a record is taken to cost in the buffer beyond its key and value (objects, headers). */
   static final int OVERHEAD = 128;
 
-  static long bytesOf(Outgoing r) {
+  /** What a record costs in the buffer: its key, value and {@link #OVERHEAD}. */
+  public static long bytesOf(Outgoing r) {
     return OVERHEAD
         + (r.key() == null ? 0 : r.key().length)
         + (r.value() == null ? 0 : r.value().length);

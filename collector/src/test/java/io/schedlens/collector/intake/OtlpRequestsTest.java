@@ -124,22 +124,24 @@ class OtlpRequestsTest {
   private Outcome read(byte[] body, OtlpRequests.Encoding encoding, OtlpRequests.PodsByUid pods)
       throws Exception {
     Outcome o = new Outcome(new ArrayList<>(), new ArrayList<>());
-    OtlpRequests.traces(
-        body,
+    OtlpBody.walk(
+        Body.of(body),
+        OtlpBody.Signal.TRACES,
         encoding,
-        parser,
-        pods,
-        START,
-        new OtlpRequests.Items() {
+        new OtlpBody.Reading(parser, pods, START, 64 << 10),
+        new Items() {
           @Override
           public void accepted(RequestLog log) {
             o.accepted().add(log);
           }
 
           @Override
-          public void rejected(int item, String reason, String detail, byte[] raw) {
+          public void rejected(int item, String reason, String detail, Body raw, int f, int t) {
             o.rejected().add(item + " " + reason + " " + detail);
           }
+
+          @Override
+          public void passedOver() {}
         });
     return o;
   }
@@ -249,22 +251,24 @@ class OtlpRequestsTest {
             + "{\"body\":{\"stringValue\":\"not json\"}}]}]}]}";
     List<RequestLog> accepted = new ArrayList<>();
     List<String> rejected = new ArrayList<>();
-    OtlpRequests.logs(
-        body.getBytes(StandardCharsets.UTF_8),
+    OtlpBody.walk(
+        Body.of(body.getBytes(StandardCharsets.UTF_8)),
+        OtlpBody.Signal.LOGS,
         OtlpRequests.Encoding.JSON,
-        parser,
-        OtlpRequests.PodsByUid.NONE,
-        START,
-        new OtlpRequests.Items() {
+        new OtlpBody.Reading(parser, OtlpRequests.PodsByUid.NONE, START, 64 << 10),
+        new Items() {
           @Override
           public void accepted(RequestLog log) {
             accepted.add(log);
           }
 
           @Override
-          public void rejected(int item, String reason, String detail, byte[] raw) {
+          public void rejected(int item, String reason, String detail, Body raw, int f, int t) {
             rejected.add(item + " " + reason);
           }
+
+          @Override
+          public void passedOver() {}
         });
     assertThat(accepted).hasSize(1);
     assertThat(accepted.get(0).getPod()).isEqualTo("asr-0");

@@ -11,7 +11,7 @@ class RejectedLinesTest {
 
   static void add(RejectedLines r, int line, String reason, String raw) {
     byte[] b = raw.getBytes(StandardCharsets.UTF_8);
-    r.add(line, reason, "why " + line, b, 0, b.length);
+    r.add(line, reason, "why " + line, Body.of(b), 0, b.length);
   }
 
   @Test
