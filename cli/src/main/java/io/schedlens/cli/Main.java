@@ -10,6 +10,7 @@ import io.schedlens.cli.whatif.WhatIfCommand;
 import io.schedlens.collector.CollectorMain;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.metrics.BuildInfo;
+import io.schedlens.schemas.AvroLimits;
 import io.schedlens.streams.StreamsMain;
 import java.io.PrintStream;
 import java.util.Arrays;
@@ -84,6 +85,9 @@ public final class Main {
   private Main() {}
 
   public static void main(String[] args) {
+    // Before any record is decoded (the demo's and replay's apps, export, report): Avro reads its
+    // limits once.
+    AvroLimits.install();
     List<String> rest;
     try {
       // Before the first logger exists: logback reads its configuration once.

@@ -1,6 +1,7 @@
 package io.schedlens.collector;
 
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.schemas.AvroLimits;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -14,6 +15,8 @@ public final class CollectorMain {
 
   /** The collector as a process of its own (the launcher calls {@link #run}). */
   public static void main(String[] args) throws InterruptedException {
+    // Before any record is decoded: Avro reads its limits once.
+    AvroLimits.install();
     System.exit(run(List.of(args), System.getenv()));
   }
 

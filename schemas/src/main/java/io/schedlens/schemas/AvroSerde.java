@@ -1,9 +1,11 @@
 package io.schedlens.schemas;
 
 import java.io.ByteArrayOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -12,7 +14,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.apache.avro.AvroRuntimeException;
 import org.apache.avro.Schema;
 import org.apache.avro.SchemaNormalization;
+import org.apache.avro.SystemLimitException;
 import org.apache.avro.generic.GenericData;
+import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
 import org.apache.avro.io.BinaryEncoder;
@@ -41,10 +45,18 @@ import org.slf4j.LoggerFactory;
  * written by a newer version this build does not know: as its current version, the appended fields
  * skipped (so a collector upgraded before the streams app is not dead-lettered wholesale).
  *
+ * <p>A serde for an input topic ({@link #asInput}) holds the records it reads to {@link
+ * AvroLimits}: a record over the size bound, or one claiming a length its bytes do not hold, is a
+ * {@link AvroLimits.OverLimit} before anything is allocated for it.
+ *
  * <p>Thread-safe: Avro's message encoder and decoder keep their buffers per thread.
  */
 public final class AvroSerde<T extends SpecificRecord>
     implements Serde<T>, Serializer<T>, Deserializer<T> {
+
+  static {
+    AvroLimits.install();
+  }
 
   private static final Logger log = LoggerFactory.getLogger(AvroSerde.class);
 
@@ -63,6 +75,12 @@ public final class AvroSerde<T extends SpecificRecord>
 
   /** Versions written before a move of fields ({@link SchemaMigrations}), or null. */
   private final Legacy legacy;
+
+  /** Every schema a record may have been written with, by its fingerprint. */
+  private final Map<Long, Schema> writers;
+
+  /** The largest record it reads, checked before decoding ({@link #asInput}); 0: not checked. */
+  private final int maxRecordBytes;
 
   /**
    * How a value written before a move of fields is read: as the last version before it (Avro
@@ -127,6 +145,37 @@ public final class AvroSerde<T extends SpecificRecord>
       beforeMigration.forEach(v -> fingerprints.add(SchemaNormalization.parsingFingerprint64(v)));
       this.legacy = new Legacy(migration, Set.copyOf(fingerprints), old);
     }
+    Map<Long, Schema> all = new HashMap<>();
+    beforeMigration.forEach(v -> all.put(SchemaNormalization.parsingFingerprint64(v), v));
+    olderVersions.forEach(v -> all.put(SchemaNormalization.parsingFingerprint64(v), v));
+    all.put(SchemaNormalization.parsingFingerprint64(schema), schema);
+    this.writers = Map.copyOf(all);
+    this.maxRecordBytes = 0;
+  }
+
+  /** The same serde, reading records of at most {@code maxRecordBytes}, their claims checked. */
+  private AvroSerde(AvroSerde<T> base, int maxRecordBytes) {
+    this.type = base.type;
+    this.schema = base.schema;
+    this.header = base.header;
+    this.writer = base.writer;
+    this.decoder = base.decoder;
+    this.readsNewer = base.readsNewer;
+    this.currentReader = base.currentReader;
+    this.legacy = base.legacy;
+    this.writers = base.writers;
+    this.maxRecordBytes = maxRecordBytes;
+  }
+
+  /**
+   * This serde for an input topic, which others write: a record over {@link
+   * AvroLimits#MAX_INPUT_RECORD_BYTES}, or one whose lengths (of a string, bytes or a collection)
+   * claim more than its bytes hold, is an {@link AvroLimits.OverLimit} before it is decoded. The
+   * check walks the record without keeping anything (Avro's own skipping), so that what decoding
+   * then allocates is bounded by the record's size.
+   */
+  public AvroSerde<T> asInput() {
+    return new AvroSerde<>(this, AvroLimits.MAX_INPUT_RECORD_BYTES);
   }
 
   @SuppressWarnings("unchecked")
@@ -193,6 +242,9 @@ public final class AvroSerde<T extends SpecificRecord>
     if (bytes == null) {
       return null;
     }
+    if (maxRecordBytes > 0) {
+      check(topic, bytes);
+    }
     try {
       if (legacy != null
           && bytes.length >= 10
@@ -205,9 +257,55 @@ public final class AvroSerde<T extends SpecificRecord>
         return newer(topic, bytes);
       }
       throw notKnown(topic, e);
+    } catch (SystemLimitException e) {
+      throw overLimit(topic, bytes, e.getMessage(), e);
     } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
       throw notKnown(topic, e);
     }
+  }
+
+  /**
+   * A record from an input topic held to the limits before it is decoded: its size, and every
+   * length it claims, walked with Avro's skipping (which allocates nothing for what it skips).
+   */
+  private void check(String topic, byte[] bytes) {
+    if (bytes.length > maxRecordBytes) {
+      throw overLimit(
+          topic, bytes, "over the limit of " + maxRecordBytes + " bytes for an input record", null);
+    }
+    if (bytes.length < 10 || bytes[0] != (byte) 0xC3 || bytes[1] != (byte) 0x01) {
+      return; // not single-object encoded: the decoder says so
+    }
+    Schema writtenWith = writers.get(fingerprintOf(bytes));
+    if (writtenWith == null) {
+      if (!readsNewer) {
+        return; // of no known version: the decoder says so
+      }
+      writtenWith = schema; // its first fields are the current version's
+    }
+    try {
+      GenericDatumReader.skip(
+          writtenWith, DecoderFactory.get().binaryDecoder(bytes, 10, bytes.length - 10, null));
+    } catch (EOFException e) {
+      throw overLimit(topic, bytes, "a length in it claims more than its bytes hold", e);
+    } catch (SystemLimitException e) {
+      throw overLimit(topic, bytes, e.getMessage(), e);
+    } catch (IOException | AvroRuntimeException | IndexOutOfBoundsException e) {
+      // malformed otherwise: the decoder says how
+    }
+  }
+
+  private AvroLimits.OverLimit overLimit(String topic, byte[] bytes, String why, Exception e) {
+    return new AvroLimits.OverLimit(
+        "record of "
+            + bytes.length
+            + " bytes on "
+            + topic
+            + " is not read as a "
+            + type.getSimpleName()
+            + ": "
+            + why,
+        e);
   }
 
   /**

@@ -27,7 +27,8 @@ import org.apache.kafka.common.serialization.Serdes;
  * whatever their key: observations and events keep the pod UID as their key, but go to the
  * partition of the pod's name, so that one task sees a name's incarnations and everything that
  * names them. Every partition of every input topic also carries its producer's {@link ProgressMarks
- * progress marks}.
+ * progress marks}. Records of the input topics, which others write, are read within {@link
+ * AvroLimits} ({@link AvroSerde#asInput}).
  */
 public final class Topics {
 
@@ -84,27 +85,41 @@ public final class Topics {
             TopicConfig.MIN_COMPACTION_LAG_MS_CONFIG,
             Long.toString(Duration.ofMinutes(10).toMillis()));
     this.pods =
-        new Topic<>(prefix + "pods", Serdes.String(), AvroSerde.of(PodObservation.class), history);
+        new Topic<>(
+            prefix + "pods",
+            Serdes.String(),
+            AvroSerde.of(PodObservation.class).asInput(),
+            history);
     this.workloads =
         new Topic<>(
             prefix + "workloads",
             Serdes.String(),
-            AvroSerde.of(WorkloadObservation.class),
+            AvroSerde.of(WorkloadObservation.class).asInput(),
             history);
     this.events =
         new Topic<>(
-            prefix + "k8s-events", Serdes.String(), AvroSerde.of(ClusterEvent.class), history);
+            prefix + "k8s-events",
+            Serdes.String(),
+            AvroSerde.of(ClusterEvent.class).asInput(),
+            history);
     this.experiments =
         new Topic<>(
             prefix + "experiments",
             Serdes.String(),
-            AvroSerde.of(ExperimentConfig.class),
+            AvroSerde.of(ExperimentConfig.class).asInput(),
             latestPerKey);
     this.gpuSamples =
         new Topic<>(
-            prefix + "gpu-samples", Serdes.String(), AvroSerde.of(GpuSample.class), history);
+            prefix + "gpu-samples",
+            Serdes.String(),
+            AvroSerde.of(GpuSample.class).asInput(),
+            history);
     this.requests =
-        new Topic<>(prefix + "requests", Serdes.String(), AvroSerde.of(RequestLog.class), history);
+        new Topic<>(
+            prefix + "requests",
+            Serdes.String(),
+            AvroSerde.of(RequestLog.class).asInput(),
+            history);
     this.podTimelines =
         new Topic<>(
             prefix + "pod-timelines",

@@ -1,6 +1,7 @@
 package io.schedlens.streams;
 
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.schemas.AvroLimits;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.streams.KafkaStreams;
@@ -27,6 +28,8 @@ public final class StreamsMain {
 
   /** Entry point for a separate JVM (used by the crash-restart test). */
   public static void main(String[] args) throws Exception {
+    // Before any record is decoded: Avro reads its limits once.
+    AvroLimits.install();
     System.exit(run(List.of(args), System.getenv()));
   }
 }

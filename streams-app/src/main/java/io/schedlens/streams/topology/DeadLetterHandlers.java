@@ -1,6 +1,7 @@
 package io.schedlens.streams.topology;
 
 import io.schedlens.avro.DeadLetter;
+import io.schedlens.schemas.AvroLimits;
 import io.schedlens.schemas.AvroSerde;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -107,7 +108,7 @@ public final class DeadLetterHandlers {
                   ctx,
                   record.key(),
                   record.value(),
-                  DeadLetters.DESERIALIZATION,
+                  AvroLimits.isOverLimit(e) ? DeadLetters.OVER_LIMIT : DeadLetters.DESERIALIZATION,
                   e)));
     }
   }

@@ -12,6 +12,10 @@ public final class DeadLetters {
   public static final String UNKNOWN_POD = "unknown-pod";
   public static final String LATE_AFTER_FINAL = "late-after-final";
   public static final String DESERIALIZATION = "deserialization";
+
+  /** An input record over a decoding limit ({@code AvroLimits}): too large, or claiming so. */
+  public static final String OVER_LIMIT = "over-limit";
+
   public static final String PROCESSING = "processing";
   public static final String TOMBSTONE = "tombstone";
   public static final String NULL_KEY = "null-key";

@@ -15,6 +15,7 @@ import io.schedlens.avro.Preemption;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.streams.metrics.StreamsMetrics;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.state.KeyValueIterator;
@@ -336,6 +338,69 @@ class TimelineTopologyTest {
     assertThat(metrics.deadLetters.labelValues("deserialization").get())
         .as("counted by this app's own counter, given in its streams config")
         .isEqualTo(1.0);
+  }
+
+  /**
+   * On every input the pods stage reads, a record of a few bytes claiming a 600 MB string (which
+   * made the decoder allocate 600 MB) is a dead letter with reason over-limit, and the stage goes
+   * on: a pod's life after them gives its timeline.
+   */
+  @Test
+  void shouldDeadLetterRecordsClaimingMoreThanTheyHoldOnEveryInputAndGoOn() {
+    start();
+    String marker = "hostile-marker";
+    List<Map.Entry<Topic<String, ?>, Object>> hostile =
+        List.of(
+            Map.entry(
+                TOPICS.pods,
+                new Inputs.Pod("u-h", "ai-lab", marker, "Job", "j", "batch", 0, 1)
+                    .seen(ChangeType.ADDED, 1)),
+            Map.entry(TOPICS.events, Inputs.event("e-h", "u-h", "Scheduled", marker, at(1), null)),
+            Map.entry(TOPICS.gpuSamples, Inputs.gpu("GPU-h", "ai-lab", marker, at(1), 50)),
+            Map.entry(TOPICS.requests, Inputs.request("ai-lab", marker, "chat", at(1), 200, 1)));
+    for (Map.Entry<Topic<String, ?>, Object> h : hostile) {
+      driver
+          .driver
+          .createInputTopic(h.getKey().name(), new StringSerializer(), new ByteArraySerializer())
+          .pipeInput("k", claimingAHugeString(h.getKey(), h.getValue(), marker));
+    }
+    List<DeadLetter> letters = driver.dlq.readValuesToList();
+    assertThat(letters)
+        .extracting(DeadLetter::getSource)
+        .containsExactly(
+            TOPICS.pods.name(),
+            TOPICS.events.name(),
+            TOPICS.gpuSamples.name(),
+            TOPICS.requests.name());
+    assertThat(letters)
+        .allSatisfy(
+            d -> {
+              assertThat(d.getReason()).isEqualTo(DeadLetters.OVER_LIMIT);
+              assertThat(d.getDetail()).contains("claims more than its bytes hold");
+            });
+    assertThat(metrics.deadLetters.labelValues(DeadLetters.OVER_LIMIT).get()).isEqualTo(4.0);
+
+    pipeAll(PodLives.interactiveLife());
+    finish(131 + 121);
+    assertThat(latestByUid()).containsKey("u-chat-0");
+  }
+
+  /** {@code value} encoded, the length of its string {@code marker} made 600,000,000, cut after. */
+  @SuppressWarnings("unchecked")
+  private static byte[] claimingAHugeString(Topic<String, ?> topic, Object value, String marker) {
+    byte[] bytes = ((Topic<String, Object>) topic).valueSerde().serializer().serialize("t", value);
+    byte[] m = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    int at = -1;
+    for (int i = 0; i + m.length <= bytes.length && at < 0; i++) {
+      if (java.util.Arrays.equals(bytes, i, i + m.length, m, 0, m.length)) {
+        at = i - 1;
+      }
+    }
+    assertThat(bytes[at]).as("the marker's length").isEqualTo((byte) (m.length * 2));
+    byte[] claim = {(byte) 0x80, (byte) 0x98, (byte) 0x9A, (byte) 0xBC, 0x04}; // zig-zag 6e8
+    byte[] out = java.util.Arrays.copyOf(bytes, at + claim.length + 2);
+    System.arraycopy(claim, 0, out, at, claim.length);
+    return out;
   }
 
   @Test
