@@ -13,6 +13,7 @@ import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.serving.api.Listing;
 import io.schedlens.serving.pages.PageSource;
+import io.schedlens.serving.pages.PagesAccess;
 import io.schedlens.serving.pages.TimelinePages;
 import io.schedlens.timeline.TimelineReducer;
 import io.schedlens.timeline.TimelineSettings;
@@ -148,7 +149,7 @@ public class PodPageBenchmark {
                 return one.getUpdatedAt();
               }
             },
-            null);
+            PagesAccess.open());
   }
 
   @Benchmark

@@ -26,6 +26,7 @@ import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.common.http.HttpSettings;
+import io.schedlens.common.http.ServerTls;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.threads.WorkerThreads;
 import io.schedlens.schemas.Topics;
@@ -222,15 +223,17 @@ public final class Collector implements AutoCloseable {
           PodSource p = pods;
           return p == null ? Optional.empty() : p.nameOf(uid);
         });
+    ServerTls tls = config.httpTls();
     http =
         HttpEndpoint.start(
             config.getString(CollectorConfig.HTTP_HOST),
             config.getInt(CollectorConfig.HTTP_PORT),
-            config.httpTls(),
+            tls == null ? null : tls.context(),
             metrics.registry,
             this::readiness,
             HttpSettings.limits(config),
             intake.routes().toArray(HttpEndpoint.Route[]::new));
+    HttpSettings.reloadingTls(http, config, tls);
     HttpSettings.withProbes(
         http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);
     resources.add(http);

@@ -5,11 +5,11 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
+import io.schedlens.common.http.ServerTls;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Range;
@@ -385,8 +385,8 @@ public final class CollectorConfig extends AppConfig {
         .toList();
   }
 
-  /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
-  public SSLContext httpTls() {
+  /** The server TLS of http.tls.cert and http.tls.key, or null for plain HTTP. */
+  public ServerTls httpTls() {
     return HttpSettings.serverTls(this);
   }
 

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class CollectorConfigTest {
 
+  static final String TOKEN = "intake-token-0123456789abcdef0123456789";
+
   static CollectorConfig config(List<String> args, Map<String, String> env) {
     return CollectorConfig.from(CommandLineSettings.load(CollectorConfig.DEF, args, env));
   }
@@ -25,8 +27,8 @@ class CollectorConfigTest {
     // An empty value (a Secret key with nothing in it) is no token either.
     assertThatThrownBy(() -> config(List.of(), Map.of("SCHEDLENS_INTAKE_TOKEN", "")))
         .isInstanceOf(ConfigException.class);
-    assertThat(config(List.of(), Map.of("SCHEDLENS_INTAKE_TOKEN", "s3cret")).intakeToken())
-        .isEqualTo("s3cret");
+    assertThat(config(List.of(), Map.of("SCHEDLENS_INTAKE_TOKEN", TOKEN)).intakeToken())
+        .isEqualTo(TOKEN);
     assertThat(config(List.of("--intake-auth", "none"), Map.of()).intakeToken()).isNull();
     assertThatThrownBy(() -> config(List.of("--intake-auth", "maybe"), Map.of()))
         .isInstanceOf(ConfigException.class)

@@ -37,6 +37,8 @@ import org.junit.jupiter.api.Test;
 /** The request-log intake and the dcgm-exporter scraper over real HTTP into a real broker. */
 class CollectorHttpIT {
 
+  static final String TOKEN = "intake-token-0123456789abcdef0123456789";
+
   static EmbeddedKafkaBroker broker;
   static final HttpClient HTTP = HttpClient.newHttpClient();
 
@@ -201,19 +203,19 @@ class CollectorHttpIT {
   void shouldRequireTheTokenAndBoundTheBody() throws Exception {
     String prefix = "auth-" + UUID.randomUUID().toString().substring(0, 6) + ".";
     try (Collector c =
-        collector(prefix, "--intake-token", "s3cret", "--intake-max-body-bytes", "2048")) {
+        collector(prefix, "--intake-token", TOKEN, "--intake-max-body-bytes", "2048")) {
       byte[] body = utf8(line("chat-0", 200, 1));
       assertThat(post(c, body).statusCode()).isEqualTo(401);
       HttpResponse<String> wrong = post(c, body, "Authorization", "Bearer nope");
       assertThat(wrong.statusCode()).isEqualTo(401);
       assertThat(wrong.headers().firstValue("WWW-Authenticate")).isPresent();
-      assertThat(post(c, body, "Authorization", "Bearer s3cret").statusCode()).isEqualTo(202);
+      assertThat(post(c, body, "Authorization", "Bearer " + TOKEN).statusCode()).isEqualTo(202);
       assertThat(
               post(
                       c,
                       utf8((line("chat-0", 200, 1) + "\n").repeat(40)),
                       "Authorization",
-                      "Bearer s3cret")
+                      "Bearer " + TOKEN)
                   .statusCode())
           .isEqualTo(413);
     }

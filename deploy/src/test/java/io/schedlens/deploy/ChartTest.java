@@ -252,14 +252,18 @@ class ChartTest {
     Container c = m.container("schedlens-collector");
     Map<String, String> env = new HashMap<>();
     for (EnvVar e : c.getEnv()) {
-      if (e.getName().startsWith("SCHEDLENS_") && e.getValue() != null) {
+      // The token's file is mounted in the pod, not here: the test gives the token itself.
+      if (e.getName().startsWith("SCHEDLENS_")
+          && e.getValue() != null
+          && !e.getName().endsWith("_FILE")) {
         env.put(e.getName(), e.getValue());
       }
     }
     // The collector reads the rendered settings as it would in the pod.
     CollectorConfig config =
         CollectorConfig.from(
-            CommandLineSettings.load(CollectorConfig.DEF, List.of("--intake-token", "t"), env));
+            CommandLineSettings.load(
+                CollectorConfig.DEF, List.of("--intake-token", "t".repeat(32)), env));
     assertThat(config.dcgmServiceSelectors())
         .contains("app=nvidia-dcgm-exporter", "app.kubernetes.io/name=dcgm-exporter");
     assertThat(config.getList(CollectorConfig.DCGM_PORT_NAME)).contains("gpu-metrics", "metrics");

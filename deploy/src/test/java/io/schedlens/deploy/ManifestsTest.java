@@ -502,28 +502,48 @@ class ManifestsTest {
 
   @ParameterizedTest
   @ValueSource(strings = {"production", "small"})
-  void shouldRequireTheIntakeAndApiTokensFromSecrets(String overlay) throws Exception {
+  void shouldRequireTheIntakeAndApiTokensFromSecretsMountedAsFiles(String overlay)
+      throws Exception {
     Manifests m = Manifests.chart(overlay);
     Container c = m.container("schedlens-collector");
-    EnvVar token =
-        c.getEnv().stream()
-            .filter(e -> e.getName().equals("SCHEDLENS_INTAKE_TOKEN"))
-            .findFirst()
-            .orElseThrow();
-    assertThat(token.getValueFrom().getSecretKeyRef().getOptional())
-        .as("a missing Secret must stop the pod, not turn authentication off")
-        .isNotEqualTo(Boolean.TRUE);
-    assertThat(Manifests.env(c)).doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
+    assertThat(Manifests.env(c))
+        .containsEntry("SCHEDLENS_INTAKE_TOKEN_FILE", "/etc/schedlens/intake-token/token")
+        .doesNotContainKey("SCHEDLENS_INTAKE_TOKEN")
+        .doesNotContainEntry("SCHEDLENS_INTAKE_AUTH", "none");
+    assertMountedSecret(m, c, "/etc/schedlens/intake-token", "schedlens-intake-token");
 
     Container streams = m.container("schedlens-streams");
-    EnvVar api =
-        streams.getEnv().stream()
-            .filter(e -> e.getName().equals("SCHEDLENS_API_TOKEN"))
+    assertThat(Manifests.env(streams))
+        .containsEntry("SCHEDLENS_API_TOKEN_FILE", "/etc/schedlens/api-token/token")
+        .containsEntry("SCHEDLENS_API_PEER_TOKEN_FILE", "/etc/schedlens/peer-token/token")
+        .doesNotContainKey("SCHEDLENS_API_TOKEN")
+        .doesNotContainEntry("SCHEDLENS_API_AUTH", "none");
+    assertMountedSecret(m, streams, "/etc/schedlens/api-token", "schedlens-api-token");
+    assertMountedSecret(m, streams, "/etc/schedlens/peer-token", "schedlens-peer-token");
+  }
+
+  /** {@code c} mounts, at {@code path}, a volume of the Secret {@code secret} (not optional). */
+  private static void assertMountedSecret(Manifests m, Container c, String path, String secret) {
+    String volume =
+        c.getVolumeMounts().stream()
+            .filter(v -> v.getMountPath().equals(path))
+            .findFirst()
+            .orElseThrow()
+            .getName();
+    PodTemplateSpec pod =
+        podTemplates(m).stream()
+            .filter(t -> t.getSpec().getContainers().contains(c))
             .findFirst()
             .orElseThrow();
-    assertThat(api.getValueFrom().getSecretKeyRef().getName()).isEqualTo("schedlens-api-token");
-    assertThat(api.getValueFrom().getSecretKeyRef().getOptional()).isNotEqualTo(Boolean.TRUE);
-    assertThat(Manifests.env(streams)).doesNotContainEntry("SCHEDLENS_API_AUTH", "none");
+    io.fabric8.kubernetes.api.model.Volume v =
+        pod.getSpec().getVolumes().stream()
+            .filter(x -> x.getName().equals(volume))
+            .findFirst()
+            .orElseThrow();
+    assertThat(v.getSecret().getSecretName()).isEqualTo(secret);
+    assertThat(v.getSecret().getOptional())
+        .as("a missing Secret must stop the pod, not turn authentication off")
+        .isNotEqualTo(Boolean.TRUE);
   }
 
   @ParameterizedTest

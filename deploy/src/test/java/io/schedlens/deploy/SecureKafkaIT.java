@@ -270,7 +270,7 @@ class SecureKafkaIT {
                         "--progress-interval", "100ms",
                         "--progress-allowance", "2s",
                         "--startup-readback", "false",
-                        "--intake-token", "shipper-token"),
+                        "--intake-token", "shipper-token-0123456789abcdef0123456789"),
                     collectorEnv)),
             null,
             Clock.systemUTC());
@@ -284,7 +284,7 @@ class SecureKafkaIT {
                         "--http-port", "0",
                         "--emit-interval", "200ms",
                         "--topics-create", "false",
-                        "--api-token", "api-secret"),
+                        "--api-token", "api-secret-0123456789abcdef0123456789abcdef"),
                     streamsEnv)));
     // The collector's Kubernetes side, as its user: a pod, and marks on the topics it writes.
     InputProducer pods = new InputProducer(clientSettings(collectorEnv), TOPICS, 2);
@@ -305,7 +305,8 @@ class SecureKafkaIT {
               + "\",\"pod\":\"chat-secure\",\"service\":\"chat\",\"status\":200,\"latency_ms\":120,\"request_id\":\"r-1\"}\n";
       HttpResponse<String> unauthorised = post(collector, line, null);
       assertThat(unauthorised.statusCode()).isEqualTo(401);
-      HttpResponse<String> taken = post(collector, line, "shipper-token");
+      HttpResponse<String> taken =
+          post(collector, line, "shipper-token-0123456789abcdef0123456789");
       assertThat(taken.statusCode()).as(taken.body()).isEqualTo(202);
       assertThat(taken.body()).contains("\"accepted\":1").doesNotContain("\"delivered\":false");
       // Marks move the pods stream past the request, as the collector does once it has synced.

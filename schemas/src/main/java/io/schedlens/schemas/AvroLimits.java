@@ -1,5 +1,6 @@
 package io.schedlens.schemas;
 
+import org.apache.avro.SystemLimitException;
 import org.apache.kafka.common.errors.SerializationException;
 
 /**
@@ -68,7 +69,7 @@ public final class AvroLimits {
   /** Whether {@code e}, or what caused it, is a record over a limit. */
   public static boolean isOverLimit(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof OverLimit || t instanceof org.apache.avro.SystemLimitException) {
+      if (t instanceof OverLimit || t instanceof SystemLimitException) {
         return true;
       }
     }

@@ -1,8 +1,10 @@
 package io.schedlens.streams;
 
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.HttpEndpoint.Readiness;
 import io.schedlens.common.http.HttpSettings;
+import io.schedlens.common.http.ServerTls;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.serving.api.LocalStores;
@@ -31,7 +33,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
-import javax.net.ssl.SSLContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ListTopicsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -83,22 +84,28 @@ public final class StreamsApp implements AutoCloseable {
    */
   public static StreamsApp start(StreamsAppConfig config) {
     Topics topics = Topics.withPrefix(config.getString(StreamsAppConfig.TOPIC_PREFIX));
-    StreamsMetrics metrics = new StreamsMetrics();
+    StreamsMetrics metrics =
+        new StreamsMetrics(
+            new PrometheusRegistry(),
+            config.getInt(StreamsAppConfig.METRICS_ARMS),
+            config.getInt(StreamsAppConfig.METRICS_REPEATS));
     StartingEndpoint front = new StartingEndpoint("starting: checking the topics on Kafka");
-    SSLContext tls = config.httpTls();
+    ServerTls tls = config.httpTls();
     HttpEndpoint http =
         HttpEndpoint.start(
             config.getString(StreamsAppConfig.HTTP_HOST),
             config.getInt(StreamsAppConfig.HTTP_PORT),
-            tls,
+            tls == null ? null : tls.context(),
             metrics.registry,
             front::readiness,
             HttpSettings.limits(config).withPeerThreads(config.getInt(HttpSettings.THREADS)),
+            config.peerCalls(),
             front.route("/api/pods"),
             front.route("/api/workloads"),
             front.route("/"));
     HttpSettings.withProbes(
         http, config, config.getString(StreamsAppConfig.HTTP_HOST), front::readiness);
+    HttpSettings.reloadingTls(http, config, tls);
     try {
       int partitions = awaitTopics(config, topics, front);
       return startStreams(config, topics, partitions, metrics, http, front, tls);
@@ -115,7 +122,7 @@ public final class StreamsApp implements AutoCloseable {
       StreamsMetrics metrics,
       HttpEndpoint http,
       StartingEndpoint front,
-      SSLContext tls) {
+      ServerTls tls) {
     TopologySettings settings =
         new TopologySettings(
             config.timelineSettings(),
@@ -142,11 +149,11 @@ public final class StreamsApp implements AutoCloseable {
     String self = props.getProperty(StreamsConfig.APPLICATION_SERVER_CONFIG);
     LocalStores stores = new LocalStores(streams, self, partitions);
     TimelineQueries queries =
-        new TimelineQueries(stores, config.apiToken(), tls != null, config.httpTlsTrust());
-    TimelineApi api = new TimelineApi(queries, config.apiToken());
+        new TimelineQueries(stores, config.peerCalls(), tls != null, config.httpTlsTrust());
+    TimelineApi api = new TimelineApi(queries, config.apiToken(), config.peerCalls());
     PendingGauges gauges = new PendingGauges(stores::timelines);
     TimelinePages pages =
-        new TimelinePages(new LivePageSource(queries, gauges::eventNow), config.apiToken());
+        new TimelinePages(new LivePageSource(queries, gauges::eventNow), config.pagesAccess());
     metrics.registerGauges(gauges::pending, gauges::oldestPending, gauges::starving);
     WorkloadGauges workloadGauges = new WorkloadGauges(stores::workloads);
     metrics.registerWorkloadGauges(

@@ -6,7 +6,14 @@ import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.HttpTls;
+import io.schedlens.common.http.PeerCalls;
+import io.schedlens.common.http.Secrets;
+import io.schedlens.common.http.ServerTls;
+import io.schedlens.serving.pages.PagesAccess;
+import io.schedlens.streams.metrics.StreamsMetrics;
 import io.schedlens.timeline.TimelineSettings;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +54,12 @@ public final class StreamsAppConfig extends AppConfig {
   public static final String HTTP_TLS_KEY = HttpSettings.TLS_KEY;
   public static final String HTTP_TLS_CA = "http.tls.ca";
   public static final String API_TOKEN = "api.token";
+  public static final String API_PEER_TOKEN = "api.peer.token";
+  public static final String API_SESSION_KEY = "api.session.key";
+  public static final String API_SESSION_TTL = "api.session.ttl";
+  public static final String API_CLIENT_ADDRESS_HEADER = "api.client.address.header";
+  public static final String METRICS_ARMS = "metrics.arm.values.max";
+  public static final String METRICS_REPEATS = "metrics.repeat.values.max";
   public static final String ADVERTISED = "application.server";
   public static final String THREADS = "num.stream.threads";
   public static final String STANDBYS = "num.standby.replicas";
@@ -246,6 +259,50 @@ public final class StreamsAppConfig extends AppConfig {
 
   static {
     BearerToken.define(DEF, "api", "/api");
+    Secrets.define(
+        DEF,
+        API_PEER_TOKEN,
+        "Bearer token the instances present to each other (their calls for what each one holds),"
+            + " apart from the clients' api.token, so that a client can neither pose as an"
+            + " instance nor take the threads kept for them; at least 32 characters. Unset: one"
+            + " derived from api.token, which every client holding api.token could derive too.");
+    Secrets.define(
+        DEF,
+        API_SESSION_KEY,
+        "Key that signs the pages' login sessions (the cookie holds a signed, expiring session,"
+            + " never the token); every instance needs the same. Unset: derived from api.token,"
+            + " so that a new token also ends every session. Change it to end every session.");
+    DEF.define(
+        API_SESSION_TTL,
+        Type.STRING,
+        "12h",
+        DurationSetting.atLeast(Duration.ofMinutes(1)),
+        Importance.MEDIUM,
+        "How long a login to the pages lasts; /logout ends it sooner.");
+    DEF.define(
+        METRICS_ARMS,
+        Type.INT,
+        StreamsMetrics.DEFAULT_ARMS,
+        Range.between(1, 1000),
+        Importance.LOW,
+        "Values of the metrics' arm label kept (from the pods' experiment label); further ones are"
+            + " reported as _other and counted in schedlens_metric_label_overflow_total, so that"
+            + " whoever may create pods cannot make unbounded series.");
+    DEF.define(
+        METRICS_REPEATS,
+        Type.INT,
+        StreamsMetrics.DEFAULT_REPEATS,
+        Range.between(1, 10000),
+        Importance.LOW,
+        "Values of the metrics' repeat label kept, as metrics.arm.values.max.");
+    DEF.define(
+        API_CLIENT_ADDRESS_HEADER,
+        Type.STRING,
+        "",
+        Importance.LOW,
+        "The header a proxy in front (the pages' Ingress) writes the client's address in, e.g."
+            + " X-Forwarded-For; its last value (the one the nearest proxy added) tells clients"
+            + " apart for the back-off after failed logins. Empty: the connection's address.");
     HttpSettings.define(
         DEF,
         "/api, /metrics and the probes of every instance (which then call each other so; the certificate must name their application.server hosts)",
@@ -270,11 +327,13 @@ public final class StreamsAppConfig extends AppConfig {
     c.httpTls(); // a certificate, key or CA that cannot be used fails here, naming the file
     c.httpTlsTrust();
     c.apiToken(); // token mode without a token fails here: a missing Secret is no "none"
+    c.peerCalls();
+    c.pagesAccess();
     return c;
   }
 
-  /** The server TLS context of http.tls.cert and http.tls.key, or null for plain HTTP. */
-  public SSLContext httpTls() {
+  /** The server TLS of http.tls.cert and http.tls.key, or null for plain HTTP. */
+  public ServerTls httpTls() {
     return HttpSettings.serverTls(this);
   }
 
@@ -290,6 +349,43 @@ public final class StreamsAppConfig extends AppConfig {
   /** The token /api requires, or null (api.auth none). */
   public String apiToken() {
     return BearerToken.required(this, "api", "/api (pod names, namespaces, labels of the cluster)");
+  }
+
+  /**
+   * How the instances know each other's calls: api.peer.token, else a token derived from api.token;
+   * without authentication, by their {@code local=true}.
+   */
+  public PeerCalls peerCalls() {
+    String api = apiToken();
+    if (api == null) {
+      return PeerCalls.UNAUTHENTICATED;
+    }
+    String own = Secrets.read(this, API_PEER_TOKEN);
+    if (own != null && own.length() < BearerToken.MIN_LENGTH) {
+      throw new ConfigException(
+          API_PEER_TOKEN + " is shorter than " + BearerToken.MIN_LENGTH + " characters");
+    }
+    if (own != null && own.equals(api)) {
+      throw new ConfigException(
+          API_PEER_TOKEN + " is api.token: give the instances a token of their own");
+    }
+    return PeerCalls.withToken(own != null ? own : Secrets.derive(api, "schedlens peer token v1"));
+  }
+
+  /** Who may see the pages and how a browser logs in. */
+  public PagesAccess pagesAccess() {
+    String token = apiToken();
+    if (token == null) {
+      return PagesAccess.open();
+    }
+    String key = Secrets.read(this, API_SESSION_KEY);
+    String header = getString(API_CLIENT_ADDRESS_HEADER);
+    return new PagesAccess(
+        token,
+        key != null ? key.getBytes(StandardCharsets.UTF_8) : null,
+        getDuration(API_SESSION_TTL),
+        header.isBlank() ? null : header.strip(),
+        Clock.systemUTC());
   }
 
   /** The SLOs, by service or priority class, in milliseconds. */

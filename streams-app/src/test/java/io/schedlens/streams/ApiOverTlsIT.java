@@ -135,7 +135,7 @@ class ApiOverTlsIT {
                     "--http-tls-ca",
                     tls.certPem().toString(),
                     "--api-token",
-                    "tls-token"),
+                    "tls-token-0123456789abcdef0123456789abcdef"),
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))));
   }
 
@@ -149,7 +149,9 @@ class ApiOverTlsIT {
 
   static HttpResponse<String> get(HttpClient client, String url) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer tls-token").build(),
+        HttpRequest.newBuilder(URI.create(url))
+            .header("Authorization", "Bearer tls-token-0123456789abcdef0123456789abcdef")
+            .build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -54,7 +54,7 @@ class FailoverIT {
   static final int ROUNDS = 4;
   static final int LIVES = 600;
   static final int PODS = ROUNDS * 3 + LIVES;
-  static final String TOKEN = "failover-token";
+  static final String TOKEN = "failover-token-0123456789abcdef0123456789";
   static final ObjectMapper JSON = new ObjectMapper();
 
   static EmbeddedKafkaBroker broker;

@@ -81,7 +81,7 @@ class StreamsAppIT {
   }
 
   /** The token every instance of these tests requires on /api, and forwards to the others. */
-  static final String API_TOKEN = "api-test-token";
+  static final String API_TOKEN = "api-test-token-0123456789abcdef0123456789";
 
   static Map<String, PodTimeline> finals(Topics t, int expected) {
     return finals(broker.bootstrapServers(), t, expected);

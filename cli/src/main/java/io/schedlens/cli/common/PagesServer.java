@@ -2,7 +2,9 @@ package io.schedlens.cli.common;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.common.http.LoopbackHost;
 import io.schedlens.serving.pages.FilePageSource;
+import io.schedlens.serving.pages.PagesAccess;
 import io.schedlens.serving.pages.TimelinePages;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,7 +19,8 @@ import org.apache.kafka.common.config.ConfigDef.Type;
 /**
  * The timeline pages of a finished demo or replay, served from its output directory ({@code
  * timelines.jsonl}, {@code workloads.jsonl}) on loopback: the same pages the streams app serves, so
- * that a post-mortem can be looked at, and shared as a directory, after the run.
+ * that a post-mortem can be looked at, and shared as a directory, after the run. Open, as nothing
+ * but this machine reaches it; requests naming another host are refused ({@link LoopbackHost}).
  */
 public final class PagesServer {
 
@@ -61,14 +64,14 @@ public final class PagesServer {
   /** Serves the pages of {@code dir} on 127.0.0.1:{@code port} (0: any free port). */
   public static HttpEndpoint start(Path dir, int port) throws IOException {
     FilePageSource source = new FilePageSource(dir);
-    TimelinePages pages = new TimelinePages(source, null);
+    TimelinePages pages = new TimelinePages(source, PagesAccess.open());
     return HttpEndpoint.start(
         "127.0.0.1",
         port,
         new PrometheusRegistry(),
         () -> HttpEndpoint.Readiness.ready("serving " + source.podCount() + " timelines"),
         4,
-        new HttpEndpoint.Route("/", pages::handle));
+        new HttpEndpoint.Route("/", LoopbackHost.only(pages::handle)));
   }
 
   /** Serves until the process is interrupted (Ctrl-C), saying where. */

@@ -1,5 +1,6 @@
 package io.schedlens.collector.intake;
 
+import com.google.protobuf.CodedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -113,14 +114,13 @@ final class Body {
    * Bytes {@code [from, to)} for protobuf's reader: over the chunk's array when they lie in one
    * chunk (a reader of an array is the cheap one), else over the chunks as buffers.
    */
-  com.google.protobuf.CodedInputStream protobuf(int from, int to) {
+  CodedInputStream protobuf(int from, int to) {
     if (from / CHUNK == (to - 1) / CHUNK || from == to) {
       byte[] c =
           chunks.isEmpty() ? new byte[0] : chunks.get(Math.min(from / CHUNK, chunks.size() - 1));
-      return com.google.protobuf.CodedInputStream.newInstance(
-          c, from == to ? 0 : from % CHUNK, to - from);
+      return CodedInputStream.newInstance(c, from == to ? 0 : from % CHUNK, to - from);
     }
-    return com.google.protobuf.CodedInputStream.newInstance(buffers(from, to));
+    return CodedInputStream.newInstance(buffers(from, to));
   }
 
   /** Bytes {@code [from, to)} as buffers over the chunks. */

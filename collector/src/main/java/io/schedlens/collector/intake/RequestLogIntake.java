@@ -1,6 +1,7 @@
 package io.schedlens.collector.intake;
 
 import com.sun.net.httpserver.HttpExchange;
+import io.schedlens.avro.RequestLog;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.collector.kafka.KafkaSink;
 import io.schedlens.collector.kafka.Outgoing;
@@ -12,6 +13,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -247,7 +249,7 @@ public final class RequestLogIntake {
           body,
           new Items() {
             @Override
-            public void accepted(io.schedlens.avro.RequestLog log) {
+            public void accepted(RequestLog log) {
               count();
               oldest[0] = Math.min(oldest[0], log.getTime());
             }
@@ -359,7 +361,7 @@ public final class RequestLogIntake {
     private static final long serialVersionUID = 1L;
 
     final int code;
-    private final Map<String, String> headers = new java.util.LinkedHashMap<>();
+    private final Map<String, String> headers = new LinkedHashMap<>();
 
     Refused(int code, String message) {
       super(message, null, false, false);

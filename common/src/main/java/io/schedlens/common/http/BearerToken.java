@@ -2,19 +2,21 @@ package io.schedlens.common.http;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.util.Locale;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
-import org.apache.kafka.common.config.types.Password;
 
 /**
  * A bearer token an endpoint requires: the settings {@code PREFIX.auth} ({@code token} or {@code
- * none}) and {@code PREFIX.token}, the start-up rule that {@code token} needs a token (a missing
- * Secret must not turn authentication off), and the constant-time check of an {@code Authorization}
+ * none}) and {@code PREFIX.token} (or {@code PREFIX.token.file}, {@link Secrets}), the start-up
+ * rules that {@code token} needs a token (a missing Secret must not turn authentication off) of at
+ * least {@link #MIN_LENGTH} characters, and the constant-time check of an {@code Authorization}
  * header. The collector's intake and the streams app's {@code /api} use it.
  */
 public final class BearerToken {
+
+  /** The shortest token taken: 128 bits as hex ({@code openssl rand -hex 32} gives 64). */
+  public static final int MIN_LENGTH = 32;
 
   private BearerToken() {}
 
@@ -24,30 +26,32 @@ public final class BearerToken {
    * @param what what the token guards, for the settings' documentation
    */
   public static ConfigDef define(ConfigDef def, String prefix, String what) {
-    return def.define(
-            prefix + ".auth",
-            ConfigDef.Type.STRING,
-            "token",
-            ConfigDef.ValidString.in("token", "none"),
-            ConfigDef.Importance.HIGH,
-            "How "
-                + what
-                + " authenticates callers: token (an 'Authorization: Bearer' header with "
-                + prefix
-                + ".token, which must then be set) or none (anyone who reaches the port: only on"
-                + " loopback, or behind a NetworkPolicy or an authenticating proxy).")
-        .define(
-            prefix + ".token",
-            ConfigDef.Type.PASSWORD,
-            null,
-            ConfigDef.Importance.HIGH,
-            "Bearer token "
-                + what
-                + " requires ("
-                + prefix
-                + ".auth token); give it from a Secret, e.g. SCHEDLENS_"
-                + prefix.toUpperCase(Locale.ROOT).replace('.', '_')
-                + "_TOKEN.");
+    def.define(
+        prefix + ".auth",
+        ConfigDef.Type.STRING,
+        "token",
+        ConfigDef.ValidString.in("token", "none"),
+        ConfigDef.Importance.HIGH,
+        "How "
+            + what
+            + " authenticates callers: token (an 'Authorization: Bearer' header with "
+            + prefix
+            + ".token, which must then be set) or none (anyone who reaches the port: only on"
+            + " loopback, or behind a NetworkPolicy or an authenticating proxy).");
+    return Secrets.define(
+        def,
+        prefix + ".token",
+        "Bearer token "
+            + what
+            + " requires ("
+            + prefix
+            + ".auth token), at least "
+            + MIN_LENGTH
+            + " characters (openssl rand -hex 32); give it from a Secret, e.g. "
+            + Secrets.envOf(prefix + ".token")
+            + ", or as a mounted file ("
+            + prefix
+            + ".token.file).");
   }
 
   /**
@@ -60,24 +64,35 @@ public final class BearerToken {
     if (config.getString(prefix + ".auth").equals("none")) {
       return null;
     }
-    Password p = config.getPassword(prefix + ".token");
-    if (p == null || p.value().isEmpty()) {
-      String flag = "--" + prefix.replace('.', '-');
-      String env = "SCHEDLENS_" + prefix.toUpperCase(Locale.ROOT).replace('.', '_');
+    String token = Secrets.read(config, prefix + ".token");
+    String flag = "--" + prefix.replace('.', '-');
+    if (token == null) {
+      String env = Secrets.envOf(prefix + ".token");
       throw new ConfigException(
           what
               + " requires a bearer token ("
               + prefix
               + ".auth token): set "
               + env
-              + "_TOKEN or "
+              + " or "
+              + env
+              + "_FILE (or "
               + flag
-              + "-token, or "
+              + "-token), or "
               + flag
               + "-auth none when only loopback, a NetworkPolicy or an authenticating proxy lets"
               + " callers reach the port");
     }
-    return p.value();
+    if (token.length() < MIN_LENGTH) {
+      throw new ConfigException(
+          prefix
+              + ".token is "
+              + token.length()
+              + " characters long, shorter than "
+              + MIN_LENGTH
+              + ": a short token is guessed; make one with openssl rand -hex 32");
+    }
+    return token;
   }
 
   /** Whether an {@code Authorization} header carries the token (constant time in the token). */

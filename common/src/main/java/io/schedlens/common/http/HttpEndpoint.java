@@ -12,13 +12,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import javax.net.ssl.SSLContext;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.HttpConfiguration;
 import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnectionLimit;
-import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.SecureRequestCustomizer;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -77,6 +79,12 @@ public final class HttpEndpoint implements AutoCloseable {
   private final ServerConnector connector;
   private final boolean secure;
 
+  /** The TLS of the main port, or null; what a renewed certificate is loaded into. */
+  private final SslContextFactory.Server ssl;
+
+  /** Checks the TLS files for a renewed certificate, or null. */
+  private ScheduledExecutorService tlsWatch;
+
   /** The probes' own server, or null when they share the main port. */
   private Server probeServer;
 
@@ -104,7 +112,7 @@ public final class HttpEndpoint implements AutoCloseable {
    * @param eagerBudgetBytes bodies read so, all requests together; a request finding no room is
    *     read by its handler
    * @param stopGrace how long a close waits for the requests already taken
-   * @param peerThreads calls from the other instances of the app ({@link #isPeerCall}) handled at
+   * @param peerThreads calls from the other instances of the app ({@link PeerCalls}) handled at
    *     once, with threads of their own; 0: they count among {@code threads}
    * @param bodyDeadline a request body not whole this long after its request started fails (408
    *     when read early; see {@link BodyDeadline})
@@ -189,6 +197,42 @@ public final class HttpEndpoint implements AutoCloseable {
     this.server = server;
     this.connector = connector;
     this.secure = secure;
+    this.ssl =
+        connector.getConnectionFactory(SslConnectionFactory.class) == null
+            ? null
+            : connector.getConnectionFactory(SslConnectionFactory.class).getSslContextFactory();
+  }
+
+  /**
+   * Serves the certificate of {@code tls} again whenever its files change (checked every {@code
+   * every}): new connections get the renewed certificate, those open keep theirs. Returns this.
+   */
+  public HttpEndpoint reloadingTls(ServerTls tls, Duration every) {
+    if (ssl == null || tls == null) {
+      return this;
+    }
+    tlsWatch =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "tls-reload-" + port());
+              t.setDaemon(true);
+              return t;
+            });
+    tlsWatch.scheduleWithFixedDelay(
+        () -> {
+          try {
+            SSLContext next = tls.reloaded();
+            if (next != null) {
+              ssl.reload(f -> f.setSslContext(next));
+            }
+          } catch (Exception e) {
+            log.warn("TLS certificate not reloaded: {}", e.toString());
+          }
+        },
+        every.toMillis(),
+        every.toMillis(),
+        TimeUnit.MILLISECONDS);
+    return this;
   }
 
   /**
@@ -230,6 +274,19 @@ public final class HttpEndpoint implements AutoCloseable {
       Supplier<Readiness> readiness,
       Limits limits,
       Route... routes) {
+    return start(host, port, tls, registry, readiness, limits, PeerCalls.UNAUTHENTICATED, routes);
+  }
+
+  /** As above, the other instances' calls known by {@code peers}. */
+  public static HttpEndpoint start(
+      String host,
+      int port,
+      SSLContext tls,
+      PrometheusRegistry registry,
+      Supplier<Readiness> readiness,
+      Limits limits,
+      PeerCalls peers,
+      Route... routes) {
     QueuedThreadPool pool =
         new QueuedThreadPool(
             limits.threads() + limits.peerThreads() + RESERVE_THREADS + 2, 2 + 2, 60_000);
@@ -252,10 +309,10 @@ public final class HttpEndpoint implements AutoCloseable {
     if (limits.peerThreads() > 0) {
       // The other instances' calls never call further: served from their own threads, they cannot
       // wait on the threads of the client requests that are waiting for them.
-      bound.exclude(HttpEndpoint::isPeerCall);
-      QoSHandler peers = bound(bound, limits.peerThreads(), limits.queueWait());
-      peers.include(HttpEndpoint::isPeerCall);
-      front = peers;
+      bound.exclude(peers::isPeer);
+      QoSHandler own = bound(bound, limits.peerThreads(), limits.queueWait());
+      own.include(peers::isPeer);
+      front = own;
     }
     if (limits.eagerBodyBytes() > 0) {
       EagerContentHandler eager =
@@ -298,15 +355,6 @@ public final class HttpEndpoint implements AutoCloseable {
     bound.setRejectStatusCode(503);
     bound.includePath("/metrics");
     return bound;
-  }
-
-  /**
-   * Whether a request is another instance's call for what this one holds: its query says {@code
-   * local=true} (the timeline API's convention).
-   */
-  static boolean isPeerCall(Request request) {
-    String query = request.getHttpURI().getQuery();
-    return query != null && ("&" + query + "&").contains("&local=true&");
   }
 
   private static ServerConnector connector(
@@ -426,6 +474,9 @@ public final class HttpEndpoint implements AutoCloseable {
    */
   @Override
   public void close() {
+    if (tlsWatch != null) {
+      tlsWatch.shutdownNow();
+    }
     if (probeServer != null) {
       stop(probeServer);
     }
@@ -453,7 +504,16 @@ public final class HttpEndpoint implements AutoCloseable {
 
     @Override
     public void handle(HttpExchange exchange) throws IOException {
-      String path = exchange.getRequestURI().getRawPath();
+      String path;
+      try {
+        path = exchange.getRequestURI().getRawPath();
+      } catch (IllegalArgumentException e) {
+        // A malformed escape in the address: no URI to route by.
+        BAD_REQUESTS.log(exchange.getRequestMethod() + ": an address that is not a URI: " + e);
+        answerQuietly(exchange, 400, "bad request: a malformed address");
+        exchange.close();
+        return;
+      }
       for (Map.Entry<String, HttpHandler> e : byPath.descendingMap().entrySet()) {
         if (path.startsWith(e.getKey())) {
           e.getValue().handle(exchange);
@@ -464,21 +524,43 @@ public final class HttpEndpoint implements AutoCloseable {
     }
   }
 
+  /**
+   * A route's handler, its failures answered without their text: an {@link
+   * IllegalArgumentException} (a malformed escape in an address or a form, met before a handler
+   * said what was wrong) is a 400, anything else a 500, and neither says more than that to a client
+   * who may not even have authenticated. The log gets a line per minute at most for the 400s
+   * (anyone can send them), and each 500 with its stack trace (a bug to fix).
+   */
   private static HttpHandler guarded(HttpHandler handler) {
     return exchange -> {
       try {
         handler.handle(exchange);
+      } catch (IllegalArgumentException e) {
+        BAD_REQUESTS.log(exchange.getRequestMethod() + " " + path(exchange) + ": " + e);
+        answerQuietly(exchange, 400, "bad request: a malformed address, query or form");
       } catch (RuntimeException e) {
-        log.warn("{} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
-        try {
-          respondJson(exchange, 500, Map.of("error", "internal error: " + e));
-        } catch (IOException ignored) {
-          // the response may already be committed
-        }
+        log.warn("{} {} failed", exchange.getRequestMethod(), path(exchange), e);
+        answerQuietly(exchange, 500, "internal error; the log says what failed");
       } finally {
         exchange.close();
       }
     };
+  }
+
+  private static final RateLimitedLog BAD_REQUESTS = new RateLimitedLog(log, Duration.ofMinutes(1));
+
+  /** A request's path for the log, without its query (which may hold anything). */
+  private static String path(HttpExchange exchange) {
+    String p = exchange.getRequestURI().getRawPath();
+    return p == null || p.length() <= 200 ? p : p.substring(0, 200) + "...";
+  }
+
+  private static void answerQuietly(HttpExchange exchange, int code, String error) {
+    try {
+      respondJson(exchange, code, Map.of("error", error));
+    } catch (IOException | RuntimeException ignored) {
+      // the response may already be committed
+    }
   }
 
   /** Writes a complete response with the given body. */

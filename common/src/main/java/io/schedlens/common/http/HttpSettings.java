@@ -5,7 +5,6 @@ import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.DurationSetting;
 import java.time.Duration;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLContext;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigException;
@@ -20,6 +19,7 @@ public final class HttpSettings {
   public static final String PROBE_PORT = "http.probe.port";
   public static final String TLS_CERT = "http.tls.cert";
   public static final String TLS_KEY = "http.tls.key";
+  public static final String TLS_RELOAD = "http.tls.reload.interval";
   public static final String THREADS = "http.threads";
   public static final String MAX_CONNECTIONS = "http.max.connections";
   public static final String IDLE_TIMEOUT = "http.idle.timeout";
@@ -107,19 +107,34 @@ public final class HttpSettings {
             "",
             ConfigDef.Importance.MEDIUM,
             "PEM PKCS#8 private key of http.tls.cert (tls.key; cert-manager: privateKey.encoding"
-                + " PKCS8).");
+                + " PKCS8).")
+        .define(
+            TLS_RELOAD,
+            ConfigDef.Type.STRING,
+            "10s",
+            DurationSetting.atLeast(Duration.ofSeconds(1)),
+            ConfigDef.Importance.LOW,
+            "How often http.tls.cert and http.tls.key are checked for a renewed certificate"
+                + " (cert-manager renews it in the same Secret, and the kubelet updates the mounted"
+                + " files within a minute or so): new connections then get it, without a"
+                + " restart.");
   }
 
   /**
-   * The server context of {@code http.tls.cert} and {@code http.tls.key}, or null for plain HTTP;
-   * files that cannot be used are a {@link ConfigException} naming them.
+   * The server TLS of {@code http.tls.cert} and {@code http.tls.key}, or null for plain HTTP; files
+   * that cannot be used are a {@link ConfigException} naming them.
    */
-  public static SSLContext serverTls(AbstractConfig config) {
+  public static ServerTls serverTls(AbstractConfig config) {
     try {
-      return HttpTls.serverContext(config.getString(TLS_CERT), config.getString(TLS_KEY));
+      return ServerTls.of(config.getString(TLS_CERT), config.getString(TLS_KEY));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
+  }
+
+  /** Has the endpoint serve a renewed certificate as its files change. Returns the endpoint. */
+  public static HttpEndpoint reloadingTls(HttpEndpoint endpoint, AppConfig config, ServerTls tls) {
+    return endpoint.reloadingTls(tls, config.getDuration(TLS_RELOAD));
   }
 
   /** The limits of http.port from the settings. */

@@ -2,12 +2,14 @@ package io.schedlens.common.http;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.KeyFactory;
 import java.security.KeyStore;
 import java.security.PrivateKey;
+import java.security.Signature;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.security.spec.PKCS8EncodedKeySpec;
@@ -19,8 +21,9 @@ import javax.net.ssl.TrustManagerFactory;
 
 /**
  * TLS for an HTTP endpoint from the PEM files a Kubernetes TLS Secret holds ({@code tls.crt}: the
- * certificate chain, {@code tls.key}: a PKCS#8 private key, RSA or EC), read once at start. The JDK
- * reads PKCS#8 itself; a PKCS#1 ("BEGIN RSA PRIVATE KEY") key is refused with how to convert it.
+ * certificate chain, {@code tls.key}: a PKCS#8 private key, RSA or EC; read again when they change:
+ * {@link ServerTls}). The JDK reads PKCS#8 itself; a PKCS#1 ("BEGIN RSA PRIVATE KEY") key is
+ * refused with how to convert it. A key that is not the certificate's is refused too.
  */
 public final class HttpTls {
 
@@ -50,6 +53,7 @@ public final class HttpTls {
         throw new IllegalArgumentException(certFile + " holds no PEM certificate");
       }
       PrivateKey privateKey = privateKey(Path.of(keyFile));
+      requirePair(chain.iterator().next(), privateKey, certFile, keyFile);
       KeyStore store = KeyStore.getInstance("PKCS12");
       store.load(null, null);
       char[] none = new char[0];
@@ -94,6 +98,29 @@ public final class HttpTls {
       return context;
     } catch (IOException | GeneralSecurityException e) {
       throw new IllegalArgumentException("cannot trust " + caFile + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The key signs what the certificate's public key verifies: they are one pair. */
+  private static void requirePair(Certificate cert, PrivateKey key, String certFile, String keyFile)
+      throws GeneralSecurityException {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "RSA" -> "SHA256withRSA";
+          case "EC" -> "SHA256withECDSA";
+          default -> key.getAlgorithm();
+        };
+    byte[] probe = "schedlens".getBytes(StandardCharsets.UTF_8);
+    Signature sign = Signature.getInstance(algorithm);
+    sign.initSign(key);
+    sign.update(probe);
+    byte[] signature = sign.sign();
+    Signature verify = Signature.getInstance(algorithm);
+    verify.initVerify(cert.getPublicKey());
+    verify.update(probe);
+    if (!verify.verify(signature)) {
+      throw new IllegalArgumentException(
+          keyFile + " is not the private key of the certificate in " + certFile);
     }
   }
 

@@ -30,7 +30,14 @@ class HttpTlsTest {
   record Pem(Path cert, Path key, Certificate certificate) {}
 
   Pem pem() throws Exception {
-    Path p12 = dir.resolve("server.p12");
+    return pem("server");
+  }
+
+  /**
+   * A new key pair and self-signed certificate, written to {@code NAME.crt} and {@code NAME.key}.
+   */
+  Pem pem(String name) throws Exception {
+    Path p12 = dir.resolve(name + ".p12");
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
     cmd.addAll(
@@ -63,13 +70,13 @@ class HttpTlsTest {
     }
     Certificate cert = ks.getCertificate("server");
     Base64.Encoder b64 = Base64.getMimeEncoder(64, "\n".getBytes());
-    Path crt = dir.resolve("tls.crt");
+    Path crt = dir.resolve(name + ".crt");
     Files.writeString(
         crt,
         "-----BEGIN CERTIFICATE-----\n"
             + b64.encodeToString(cert.getEncoded())
             + "\n-----END CERTIFICATE-----\n");
-    Path key = dir.resolve("tls.key");
+    Path key = dir.resolve(name + ".key");
     Files.writeString(
         key,
         "-----BEGIN PRIVATE KEY-----\n"
@@ -116,6 +123,67 @@ class HttpTlsTest {
                               .build(),
                           HttpResponse.BodyHandlers.ofString()))
           .isInstanceOf(javax.net.ssl.SSLHandshakeException.class);
+    }
+  }
+
+  /**
+   * cert-manager renews the certificate in its Secret and the kubelet swaps the mounted files: the
+   * running endpoint serves the new certificate to new connections, without a restart; a key that
+   * does not match the certificate (the files caught half-swapped) keeps the old one until it does.
+   */
+  @Test
+  void shouldServeARenewedCertificateWhenItsFilesChange() throws Exception {
+    Pem first = pem("first");
+    Pem second = pem("second");
+    Path crt = dir.resolve("tls.crt");
+    Path key = dir.resolve("tls.key");
+    Files.copy(first.cert(), crt);
+    Files.copy(first.key(), key);
+    ServerTls tls = ServerTls.of(crt.toString(), key.toString());
+    SSLContext client = trusting(first.certificate(), second.certificate());
+    try (HttpEndpoint endpoint =
+        HttpEndpoint.start(
+                "127.0.0.1",
+                0,
+                tls.context(),
+                new PrometheusRegistry(),
+                () -> HttpEndpoint.Readiness.ready("ok"),
+                2)
+            .reloadingTls(tls, java.time.Duration.ofMillis(200))) {
+      assertThat(served(client, endpoint.port())).isEqualTo(first.certificate());
+      // Half-swapped: the new certificate beside the old key is not taken.
+      Files.copy(second.cert(), crt, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      org.awaitility.Awaitility.await()
+          .pollDelay(java.time.Duration.ofMillis(600))
+          .until(() -> true);
+      assertThat(served(client, endpoint.port())).isEqualTo(first.certificate());
+      Files.copy(second.key(), key, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(10))
+          .until(() -> served(client, endpoint.port()).equals(second.certificate()));
+    }
+  }
+
+  private static SSLContext trusting(Certificate... certs) throws Exception {
+    KeyStore trust = KeyStore.getInstance("PKCS12");
+    trust.load(null, null);
+    for (int i = 0; i < certs.length; i++) {
+      trust.setCertificateEntry("c" + i, certs[i]);
+    }
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    tmf.init(trust);
+    SSLContext client = SSLContext.getInstance("TLS");
+    client.init(null, tmf.getTrustManagers(), null);
+    return client;
+  }
+
+  /** The certificate a new connection to {@code port} is served. */
+  private static Certificate served(SSLContext client, int port) throws Exception {
+    try (javax.net.ssl.SSLSocket s =
+        (javax.net.ssl.SSLSocket) client.getSocketFactory().createSocket("127.0.0.1", port)) {
+      s.startHandshake();
+      return s.getSession().getPeerCertificates()[0];
     }
   }
 

@@ -2,6 +2,7 @@ package io.schedlens.serving.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.common.http.PeerCalls;
 import io.schedlens.schemas.AvroJson;
 import java.io.IOException;
 import java.net.URI;
@@ -25,7 +26,8 @@ import org.apache.avro.specific.SpecificRecord;
 
 /**
  * The calls to the other instances of the app, for the keys and list parts they hold: their own
- * {@code /api} with {@code local=true}, over the scheme they all serve, with the token.
+ * {@code /api} with {@code local=true}, over the scheme they all serve, with the instances' own
+ * token ({@link PeerCalls}).
  *
  * <p>The parts of a list are asked of every instance at once, on the HTTP client's own threads,
  * each with {@link #TIMEOUT}: a list waits for the slowest instance, not for their sum, and an
@@ -44,12 +46,12 @@ final class OtherInstances {
   /** http or https: how this instance reaches the others (they all serve the same way). */
   private final String scheme;
 
-  /** The bearer token to present, or null. */
-  private final String token;
+  /** The {@code Authorization} header to present, or null. */
+  private final String authorization;
 
-  OtherInstances(String token, boolean tls, SSLContext trust) {
+  OtherInstances(PeerCalls peers, boolean tls, SSLContext trust) {
     this.scheme = tls ? "https" : "http";
-    this.token = token;
+    this.authorization = peers.authorization();
     HttpClient.Builder client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1));
     if (trust != null) {
       client.sslContext(trust);
@@ -74,8 +76,8 @@ final class OtherInstances {
   private CompletableFuture<HttpResponse<String>> call(String host, String pathAndQuery) {
     HttpRequest.Builder request =
         HttpRequest.newBuilder(URI.create(scheme + "://" + host + pathAndQuery)).timeout(TIMEOUT);
-    if (token != null) {
-      request.header("Authorization", "Bearer " + token);
+    if (authorization != null) {
+      request.header("Authorization", authorization);
     }
     return http.sendAsync(request.build(), HttpResponse.BodyHandlers.ofString());
   }

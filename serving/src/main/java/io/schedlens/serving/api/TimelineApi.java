@@ -7,6 +7,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
+import io.schedlens.common.http.PeerCalls;
 import io.schedlens.schemas.AvroJson;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -27,7 +28,8 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  * {@code GET /api/workloads/{namespace}/{kind}/{name}} and {@code GET
  * /api/workloads?namespace=&kind=&arm=&interrupted=true}. Live pods, and gone ones for {@code
  * api.final.retention}. What is asked is answered by {@link TimelineQueries} across the instances;
- * {@code local=true} (one instance asking another) by this instance's {@link LocalStores}.
+ * {@code local=true} (one instance asking another, with the instances' own token, {@link
+ * PeerCalls}) by this instance's {@link LocalStores}; a client may not ask so (403).
  *
  * <p>Lists are pages ({@link ListPaging}): {@code limit} (default 500, at most 1,000) items after
  * {@code after}, the {@code next} cursor of the previous page; every instance keeps only its first
@@ -45,25 +47,32 @@ public final class TimelineApi {
   private final TimelineQueries queries;
   private final LocalStores local;
 
-  /** The bearer token callers and the other instances present, or null (no authentication). */
+  /** The bearer token clients present, or null (no authentication). */
   private final byte[] token;
 
+  /** How the other instances' calls are known. */
+  private final PeerCalls peers;
+
   /**
-   * @param token the bearer token /api requires (and sends to the other instances), or null
+   * @param token the bearer token /api requires of clients, or null
+   * @param peers how the other instances' calls are known (their own token)
    */
-  public TimelineApi(TimelineQueries queries, String token) {
+  public TimelineApi(TimelineQueries queries, String token, PeerCalls peers) {
     this.queries = queries;
     this.local = queries.local();
     this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+    this.peers = peers;
   }
 
-  private boolean authorized(HttpExchange exchange) {
+  private boolean authorized(HttpExchange exchange, boolean peer) {
     return token == null
+        || peer
         || BearerToken.authorizes(exchange.getRequestHeaders().getFirst("Authorization"), token);
   }
 
   public void handle(HttpExchange exchange) throws IOException {
-    if (!authorized(exchange)) {
+    boolean peer = peers.isPeer(exchange);
+    if (!authorized(exchange, peer)) {
       exchange.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"schedlens\"");
       HttpEndpoint.respondJson(
           exchange,
@@ -76,8 +85,17 @@ public final class TimelineApi {
       return;
     }
     String path = exchange.getRequestURI().getPath();
-    Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
     try {
+      Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
+      if (query.containsKey("local") && !peer) {
+        HttpEndpoint.respondJson(
+            exchange,
+            403,
+            Map.of(
+                "error",
+                "local=true is for the app's own instances, which have a token of theirs"));
+        return;
+      }
       if (path.equals("/api/pods") || path.equals("/api/pods/")) {
         pods(exchange, query);
       } else if (path.startsWith("/api/pods/")) {

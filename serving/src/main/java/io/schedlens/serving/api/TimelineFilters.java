@@ -118,11 +118,16 @@ public final class TimelineFilters {
     if (raw == null) {
       return q;
     }
-    for (String pair : raw.split("&")) {
-      int eq = pair.indexOf('=');
-      String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-      String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-      q.put(k, v);
+    try {
+      for (String pair : raw.split("&")) {
+        int eq = pair.indexOf('=');
+        String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        q.put(k, v);
+      }
+    } catch (IllegalArgumentException e) {
+      // The decoder's own words quote the escape; a 400 says no more than this.
+      throw new IllegalArgumentException("the query has a malformed % escape");
     }
     return q;
   }

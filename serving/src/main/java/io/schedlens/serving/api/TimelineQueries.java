@@ -2,6 +2,7 @@ package io.schedlens.serving.api;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.common.http.PeerCalls;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.schemas.WorkloadKey;
 import java.io.IOException;
@@ -26,13 +27,13 @@ public final class TimelineQueries {
   private final OtherInstances others;
 
   /**
-   * @param token the bearer token the other instances require, or null
+   * @param peers how this instance presents itself to the others
    * @param tls whether the instances serve HTTPS (then they are called so)
    * @param trust what the calls to the other instances trust, or null for the JVM's trust store
    */
-  public TimelineQueries(LocalStores local, String token, boolean tls, SSLContext trust) {
+  public TimelineQueries(LocalStores local, PeerCalls peers, boolean tls, SSLContext trust) {
     this.local = local;
-    this.others = new OtherInstances(token, tls, trust);
+    this.others = new OtherInstances(peers, tls, trust);
   }
 
   LocalStores local() {
@@ -89,7 +90,11 @@ public final class TimelineQueries {
     if (owner == null) {
       return WorkloadsOfName.find(local.workloads(), key);
     }
-    String body = others.fetch(owner, "/api/workloads/" + key + "?local=true");
+    StringBuilder path = new StringBuilder("/api/workloads");
+    for (String segment : key.split("/", -1)) {
+      path.append('/').append(URLEncoder.encode(segment, StandardCharsets.UTF_8));
+    }
+    String body = others.fetch(owner, path + "?local=true");
     return Optional.ofNullable(body).map(b -> AvroJson.fromLine(b, WorkloadTimeline.class));
   }
 

@@ -8,10 +8,10 @@ import java.util.Map;
 /**
  * Logging in to the pages without the token in an address: a form that POSTs it to {@code /login}
  * (a token in a query string lands in every proxy's and ingress's access log and in the browser's
- * history), answered with a session cookie that is {@code Secure} (sent over HTTPS only; browsers
- * take it from {@code http://localhost} too), {@code HttpOnly} (no script reads it) and {@code
- * SameSite=Strict} (no other site's page sends it). Pure: the form, the form body's fields, where
- * to go back to.
+ * history), answered with a session cookie ({@link Sessions}) that is {@code Secure} (sent over
+ * HTTPS only; browsers take it from {@code http://localhost} too), {@code HttpOnly} (no script
+ * reads it) and {@code SameSite=Strict} (no other site's page sends it). Pure: the forms, the form
+ * body's fields, where to go back to.
  */
 final class Login {
 
@@ -28,8 +28,9 @@ final class Login {
         "Log in",
         "<h1>A token is needed</h1>"
             + (failed ? "<p class=\"bad\" id=\"login-failed\">That token is not valid.</p>" : "")
-            + "<p>These pages are behind the API's bearer token. Paste it here (it is kept in a"
-            + " session cookie for this site only), or let an authenticating proxy send"
+            + "<p>These pages are behind the API's bearer token. Paste it here (the session that"
+            + " follows is kept in a cookie for this site only and ends at /logout), or let an"
+            + " authenticating proxy send"
             + " <code>Authorization: Bearer &lt;token&gt;</code>.</p>"
             + "<form method=\"post\" action=\""
             + PATH
@@ -40,12 +41,20 @@ final class Login {
             + "\"> <button type=\"submit\">Log in</button></form>");
   }
 
-  /** The session cookie that holds {@code token}. */
-  static String cookie(String name, String token) {
-    return name + "=" + token + "; Path=/; Secure; HttpOnly; SameSite=Strict";
+  /** The page of {@code /logout}: a button that ends this browser's session. */
+  static String logoutForm() {
+    return Html.page(
+        "Log out",
+        "<h1>Log out</h1><p>Ends this browser's session; the pages ask for the token again.</p>"
+            + "<form method=\"post\" action=\"/logout\"><button type=\"submit\">Log out"
+            + "</button></form>");
   }
 
-  /** The fields of an {@code application/x-www-form-urlencoded} body. */
+  /**
+   * The fields of an {@code application/x-www-form-urlencoded} body.
+   *
+   * @throws IllegalArgumentException a malformed escape
+   */
   static Map<String, String> fields(String body) {
     Map<String, String> m = new HashMap<>();
     for (String pair : body.split("&")) {

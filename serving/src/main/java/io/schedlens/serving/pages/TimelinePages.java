@@ -31,11 +31,14 @@ import org.apache.kafka.streams.errors.InvalidStateStoreException;
  *
  * <p>Behind the same bearer token as {@code /api} when one is set: a browser that cannot send the
  * header logs in once through the form at {@code /login} ({@link Login}: POSTed, never in an
- * address), which sets a Secure, HttpOnly, SameSite=Strict session cookie.
+ * address), which sets a Secure, HttpOnly, SameSite=Strict cookie holding a signed, expiring
+ * session ({@link Sessions}), never the token; {@code /logout} clears it. A login is refused when
+ * it comes from another site (its {@code Sec-Fetch-Site} or {@code Origin}), and a client that
+ * keeps giving wrong tokens waits longer each time ({@link LoginBackoff}).
  */
 public final class TimelinePages {
 
-  static final String COOKIE = "schedlens_token";
+  static final String LOGOUT = "/logout";
 
   /** The index's filters, as query parameters (what the dashboards' links may pass). */
   public static final Set<String> INDEX_FILTERS = Set.copyOf(IndexPage.FILTERS);
@@ -47,20 +50,30 @@ public final class TimelinePages {
   static final int LIST_MAX = 500;
 
   private final PageSource source;
+  private final PagesAccess access;
   private final byte[] token;
+  private final Sessions sessions;
+  private final LoginBackoff backoff;
 
-  /**
-   * @param token the bearer token the pages require, or null (none)
-   */
-  public TimelinePages(PageSource source, String token) {
+  public TimelinePages(PageSource source, PagesAccess access) {
     this.source = source;
-    this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+    this.access = access;
+    this.token = access.token() == null ? null : access.token().getBytes(StandardCharsets.UTF_8);
+    this.sessions =
+        access.token() == null
+            ? null
+            : new Sessions(access.sessionKey(), access.sessionTtl(), access.clock());
+    this.backoff = new LoginBackoff(access.clock());
   }
 
   public void handle(HttpExchange exchange) throws IOException {
-    Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
-    if (Login.PATH.equals(exchange.getRequestURI().getRawPath())) {
-      login(exchange, query);
+    String path = exchange.getRequestURI().getRawPath();
+    if (Login.PATH.equals(path)) {
+      login(exchange);
+      return;
+    }
+    if (LOGOUT.equals(path)) {
+      logout(exchange);
       return;
     }
     if (token != null && !authorized(exchange)) {
@@ -70,8 +83,9 @@ public final class TimelinePages {
       html(exchange, 405, Html.problem("Method not allowed", "The pages answer GET only."));
       return;
     }
-    String[] parts = segments(exchange.getRequestURI().getRawPath());
+    String[] parts = segments(path);
     try {
+      Map<String, String> query = TimelineFilters.query(exchange.getRequestURI());
       if (parts.length == 0) {
         html(exchange, 200, index(query));
       } else if (parts[0].equals("pods") && parts.length == 2) {
@@ -271,9 +285,7 @@ public final class TimelinePages {
     for (String header : exchange.getRequestHeaders().getOrDefault("Cookie", List.of())) {
       for (String c : header.split(";")) {
         String[] kv = c.strip().split("=", 2);
-        if (kv.length == 2
-            && kv[0].equals(COOKIE)
-            && BearerToken.authorizes("Bearer " + kv[1], token)) {
+        if (kv.length == 2 && kv[0].equals(Sessions.COOKIE) && sessions.valid(kv[1])) {
           return true;
         }
       }
@@ -286,13 +298,35 @@ public final class TimelinePages {
   }
 
   /** {@code /login}: the form (GET), the token posted from it (POST). */
-  private void login(HttpExchange exchange, Map<String, String> query) throws IOException {
+  private void login(HttpExchange exchange) throws IOException {
     if (exchange.getRequestMethod().equals("GET")) {
-      html(exchange, 200, Login.form(query.get("next"), false));
+      String next;
+      try {
+        next = TimelineFilters.query(exchange.getRequestURI()).get("next");
+      } catch (IllegalArgumentException e) {
+        next = "/";
+      }
+      html(exchange, 200, Login.form(next, false));
       return;
     }
     if (!exchange.getRequestMethod().equals("POST")) {
       html(exchange, 405, Html.problem("Method not allowed", "/login answers GET and POST."));
+      return;
+    }
+    if (SameSite.crossSite(exchange)) {
+      html(exchange, 403, Html.problem("Forbidden", "A login must come from these pages."));
+      return;
+    }
+    String client = clientAddress(exchange);
+    Duration wait = backoff.waitOf(client);
+    if (!wait.isZero()) {
+      exchange.getResponseHeaders().set("Retry-After", Long.toString(wait.toSeconds() + 1));
+      html(
+          exchange,
+          429,
+          Html.problem(
+              "Too many wrong tokens",
+              "Wait " + (wait.toSeconds() + 1) + " s before the next try from this address."));
       return;
     }
     byte[] body = exchange.getRequestBody().readNBytes(Login.MAX_BODY_BYTES + 1);
@@ -300,19 +334,61 @@ public final class TimelinePages {
       html(exchange, 413, Html.problem("Too large", "A login form is a token and a page."));
       return;
     }
-    Map<String, String> form = Login.fields(new String(body, StandardCharsets.UTF_8));
-    String given = form.getOrDefault("token", "");
-    String next = Login.safeNext(form.get("next"));
-    if (token != null && !BearerToken.authorizes("Bearer " + given, token)) {
-      html(exchange, 401, Login.form(next, true));
+    Map<String, String> form;
+    try {
+      form = Login.fields(new String(body, StandardCharsets.UTF_8));
+    } catch (IllegalArgumentException e) {
+      html(exchange, 400, Html.problem("Bad request", "The form is not URL-encoded."));
       return;
     }
+    String given = form.getOrDefault("token", "");
+    String next = Login.safeNext(form.get("next"));
     if (token != null) {
-      exchange.getResponseHeaders().add("Set-Cookie", Login.cookie(COOKIE, given));
+      if (!BearerToken.authorizes("Bearer " + given, token)) {
+        backoff.failed(client);
+        html(exchange, 401, Login.form(next, true));
+        return;
+      }
+      backoff.succeeded(client);
+      exchange.getResponseHeaders().add("Set-Cookie", sessions.cookie(sessions.issue()));
     }
     exchange.getResponseHeaders().set("Location", next);
     exchange.sendResponseHeaders(303, -1);
     exchange.close();
+  }
+
+  /** {@code /logout}: a button (GET), the session cleared (POST). */
+  private void logout(HttpExchange exchange) throws IOException {
+    if (exchange.getRequestMethod().equals("GET")) {
+      html(exchange, 200, Login.logoutForm());
+      return;
+    }
+    if (!exchange.getRequestMethod().equals("POST")) {
+      html(exchange, 405, Html.problem("Method not allowed", "/logout answers GET and POST."));
+      return;
+    }
+    if (SameSite.crossSite(exchange)) {
+      html(exchange, 403, Html.problem("Forbidden", "A logout must come from these pages."));
+      return;
+    }
+    exchange.getResponseHeaders().add("Set-Cookie", Sessions.cleared());
+    exchange.getResponseHeaders().set("Location", Login.PATH);
+    exchange.sendResponseHeaders(303, -1);
+    exchange.close();
+  }
+
+  /** The client's address: the proxy's header where one is in front, else the connection's. */
+  private String clientAddress(HttpExchange exchange) {
+    if (access.clientAddressHeader() != null) {
+      String forwarded = exchange.getRequestHeaders().getFirst(access.clientAddressHeader());
+      if (forwarded != null && !forwarded.isBlank()) {
+        String[] hops = forwarded.split(",");
+        return hops[hops.length - 1].strip();
+      }
+    }
+    return exchange.getRemoteAddress() == null
+        ? "unknown"
+        : exchange.getRemoteAddress().getAddress().getHostAddress();
   }
 
   private static String[] segments(String rawPath) {
@@ -326,8 +402,13 @@ public final class TimelinePages {
     return p.isEmpty() ? new String[0] : p.split("/", -1);
   }
 
+  /** A path segment, decoded; a malformed escape is a bad request (400), said without detail. */
   private static String decode(String s) {
-    return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    try {
+      return URLDecoder.decode(s.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("the address has a malformed % escape");
+    }
   }
 
   private static void html(HttpExchange exchange, int status, String body) throws IOException {

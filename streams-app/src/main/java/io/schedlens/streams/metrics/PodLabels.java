@@ -12,10 +12,10 @@ import io.schedlens.timeline.TimelineSettings;
 public record PodLabels(
     String namespace, String priorityClass, String workloadKind, String arm, String repeat) {
 
-  /** A pod's labels, from its state. */
-  public static PodLabels of(TimelineState s, TimelineSettings settings) {
+  /** A pod's labels, from its state, through {@code metrics}' bounds. */
+  public static PodLabels of(TimelineState s, TimelineSettings settings, StreamsMetrics metrics) {
     WorkloadRef w = OwningWorkload.of(s.getIdentity());
-    return new PodLabels(
+    return metrics.labels(
         orEmpty(s.getIdentity().getNamespace()),
         orEmpty(s.getIdentity().getPriorityClass()),
         w == null ? "" : w.getKind(),

@@ -26,7 +26,7 @@ public final class PodMetrics {
   }
 
   public PodLabels labels(TimelineState s) {
-    return PodLabels.of(s, settings);
+    return PodLabels.of(s, settings, metrics);
   }
 
   /** Each duration once per pod, when both its ends are known. */

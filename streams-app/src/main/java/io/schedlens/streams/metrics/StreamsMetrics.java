@@ -51,18 +51,51 @@ public final class StreamsMetrics {
   public final Counter workloadDegradedSeconds;
   public final Histogram workloadRecovery;
 
+  /**
+   * The labels of a pod's or workload's figures, their experiment values bounded ({@link
+   * BoundedLabel}).
+   */
+  public PodLabels labels(
+      String namespace, String priorityClass, String workloadKind, String arm, String repeat) {
+    return new PodLabels(namespace, priorityClass, workloadKind, arms.of(arm), repeats.of(repeat));
+  }
+
   /** Label names of the per-workload figures (no workload name: unbounded). */
   public static final String[] WORKLOAD_LABELS = {
     "namespace", "priority_class", "workload_kind", "arm", "repeat"
   };
 
+  /** Values of {@code arm} kept by default, and of {@code repeat} ({@link BoundedLabel}). */
+  public static final int DEFAULT_ARMS = 16;
+
+  public static final int DEFAULT_REPEATS = 100;
+
+  public final Counter labelOverflow;
+  private final BoundedLabel arms;
+  private final BoundedLabel repeats;
+
   public StreamsMetrics() {
-    this(new PrometheusRegistry());
+    this(new PrometheusRegistry(), DEFAULT_ARMS, DEFAULT_REPEATS);
   }
 
-  public StreamsMetrics(PrometheusRegistry registry) {
+  /**
+   * @param maxArms values of the {@code arm} label kept, the rest reported as {@code _other}
+   * @param maxRepeats values of the {@code repeat} label kept
+   */
+  public StreamsMetrics(PrometheusRegistry registry, int maxArms, int maxRepeats) {
     this.registry = registry;
     ProcessMetrics.register(registry);
+    labelOverflow =
+        Counter.builder()
+            .name("schedlens_metric_label_overflow_total")
+            .help(
+                "Updates whose arm or repeat label value was past the values kept"
+                    + " (metrics.arm.values.max, metrics.repeat.values.max) and reported as"
+                    + " _other.")
+            .labelNames("label")
+            .register(registry);
+    arms = new BoundedLabel("arm", maxArms, labelOverflow);
+    repeats = new BoundedLabel("repeat", maxRepeats, labelOverflow);
     pendingDuration =
         duration(
             "schedlens_pending_duration_seconds",

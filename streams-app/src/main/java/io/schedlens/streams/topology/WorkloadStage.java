@@ -497,7 +497,7 @@ final class WorkloadStage
         new Record<>(id.identity(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TimelineTopology.WORKLOAD_TIMELINES_SINK);
     PodLabels labels =
-        new PodLabels(
+        metrics.labels(
             id.namespace(),
             orEmpty(t.getPriorityClass()),
             id.kind(),
