@@ -23,6 +23,7 @@ public final class ServerTls {
   private final String cert;
   private final String key;
   private byte[] digest;
+  private byte[] unusable;
   private volatile SSLContext context;
 
   private ServerTls(String cert, String key, byte[] digest, SSLContext context) {
@@ -56,7 +57,9 @@ public final class ServerTls {
    */
   synchronized SSLContext reloaded() {
     byte[] now = digestOf(cert, key);
-    if (now == null || MessageDigest.isEqual(now, digest)) {
+    if (now == null
+        || MessageDigest.isEqual(now, digest)
+        || (unusable != null && MessageDigest.isEqual(now, unusable))) {
       return null;
     }
     try {
@@ -66,6 +69,8 @@ public final class ServerTls {
       log.info("TLS certificate {} changed: new connections get the new one", cert);
       return next;
     } catch (IllegalArgumentException e) {
+      // Said once for these contents: a pair half-swapped is whole at a later check.
+      unusable = now;
       log.warn(
           "TLS files changed but are not usable yet (kept the certificate in use): {}",
           e.getMessage());
