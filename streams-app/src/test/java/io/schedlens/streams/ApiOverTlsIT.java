@@ -135,23 +135,34 @@ class ApiOverTlsIT {
                     "--http-tls-ca",
                     tls.certPem().toString(),
                     "--api-token",
-                    "tls-token-0123456789abcdef0123456789abcdef"),
+                    TOKEN,
+                    "--api-peer-token",
+                    PEER_TOKEN),
                 Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))));
   }
 
-  /** How many pods an instance holds itself. */
+  static final String TOKEN = "tls-token-0123456789abcdef0123456789abcdef";
+  static final String PEER_TOKEN = "peer-token-0123456789abcdef0123456789abcdef";
+
+  /**
+   * How many pods an instance holds itself, asked as the instances ask each other; a client may not
+   * ask so.
+   */
   static int local(HttpClient client, StreamsApp app) throws Exception {
-    HttpResponse<String> r =
-        get(client, app.baseUrl() + "/api/pods?state=all&limit=1000&local=true");
+    String url = app.baseUrl() + "/api/pods?state=all&limit=1000&local=true";
+    assertThat(get(client, url).statusCode()).as("a client's local=true").isEqualTo(403);
+    HttpResponse<String> r = get(client, url, PEER_TOKEN);
     assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
     return new ObjectMapper().readTree(r.body()).path("pods").size();
   }
 
   static HttpResponse<String> get(HttpClient client, String url) throws Exception {
+    return get(client, url, TOKEN);
+  }
+
+  static HttpResponse<String> get(HttpClient client, String url, String token) throws Exception {
     return client.send(
-        HttpRequest.newBuilder(URI.create(url))
-            .header("Authorization", "Bearer tls-token-0123456789abcdef0123456789abcdef")
-            .build(),
+        HttpRequest.newBuilder(URI.create(url)).header("Authorization", "Bearer " + token).build(),
         HttpResponse.BodyHandlers.ofString());
   }
 }

@@ -305,7 +305,7 @@ public final class HttpEndpoint implements AutoCloseable {
       table.add(route.path(), guarded(route.handler()));
     }
     QoSHandler bound = bound(JettyExchange.handler(table), limits.threads(), limits.queueWait());
-    Handler front = metricsBound(bound);
+    Handler front = bound;
     if (limits.peerThreads() > 0) {
       // The other instances' calls never call further: served from their own threads, they cannot
       // wait on the threads of the client requests that are waiting for them.
@@ -314,6 +314,7 @@ public final class HttpEndpoint implements AutoCloseable {
       own.include(peers::isPeer);
       front = own;
     }
+    front = metricsBound(front);
     if (limits.eagerBodyBytes() > 0) {
       EagerContentHandler eager =
           new EagerContentHandler(
