@@ -2,9 +2,9 @@ package io.schedlens.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.schedlens.collector.kafka.Outgoing;
-import io.schedlens.collector.kafka.ProducerRecords;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.ProducerRecords;
 import io.schedlens.schemas.Topics;
 import java.net.ServerSocket;
 import java.net.URI;

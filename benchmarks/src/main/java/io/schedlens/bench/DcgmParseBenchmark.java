@@ -1,7 +1,7 @@
 package io.schedlens.bench;
 
-import io.schedlens.collector.dcgm.ExpositionParser;
-import io.schedlens.collector.dcgm.GpuSampleAssembler;
+import io.schedlens.projections.dcgm.ExpositionParser;
+import io.schedlens.projections.dcgm.GpuSampleAssembler;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -47,13 +47,14 @@ class ArchitectureTest {
   }
 
   @Test
-  void shouldLayerTheStreamsAppsThreeModules() {
+  void shouldLayerTheStreamsAppsModules() {
     noClasses()
         .that()
         .resideInAPackage("io.schedlens.timeline..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.schedlens.serving..", "io.schedlens.streams..")
+        .resideInAnyPackage(
+            "io.schedlens.serving..", "io.schedlens.topology..", "io.schedlens.streams..")
         .because("the timeline logic is the bottom layer: the topology and serving use it")
         .check(main);
     noClasses()
@@ -61,10 +62,63 @@ class ArchitectureTest {
         .resideInAPackage("io.schedlens.serving..")
         .should()
         .dependOnClassesThat()
-        .resideInAPackage("io.schedlens.streams..")
+        .resideInAnyPackage("io.schedlens.topology..", "io.schedlens.streams..")
         .because(
             "the serving side reads the published stores; it does not build or know the topology,"
                 + " so the pages over files run without it")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.topology..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.schedlens.serving..", "io.schedlens.streams..", "io.schedlens.whatif..")
+        .because(
+            "the topology is a pure factory at the bottom of the pipeline: the streams app runs it"
+                + " with the serving side beside it, the what-if runs it in one process; the store"
+                + " names both sides share are in schemas (PublishedStores)")
+        .check(main);
+  }
+
+  /**
+   * The applications, each a part that runs on its own (the collector, the streams app, the
+   * what-if), share libraries, never each other: what two of them need (the collector's
+   * projections, the topology) is a module of its own below both.
+   */
+  @Test
+  void shouldKeepEveryApplicationOffTheOthers() {
+    String[] apps = {"io.schedlens.collector..", "io.schedlens.streams..", "io.schedlens.whatif.."};
+    for (String app : apps) {
+      List<String> others = new ArrayList<>(List.of(apps));
+      others.remove(app);
+      noClasses()
+          .that()
+          .resideInAPackage(app)
+          .should()
+          .dependOnClassesThat()
+          .resideInAnyPackage(others.toArray(String[]::new))
+          .check(main);
+    }
+    noClasses()
+        .that()
+        .resideInAnyPackage("io.schedlens.projections..", "io.schedlens.topology..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(apps)
+        .because("the libraries the applications share are below every one of them")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.projections..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage(
+            "io.fabric8.kubernetes.client.dsl..",
+            "io.fabric8.kubernetes.client.informers..",
+            "org.apache.kafka.clients.producer.KafkaProducer",
+            "org.apache.kafka.streams..")
+        .because("the projections are what the collector makes of what it reads, not how it reads")
         .check(main);
   }
 
@@ -110,11 +164,12 @@ class ArchitectureTest {
   void shouldKeepTheAppsApartFromEachOtherAndFromTheSimulator() {
     noClasses()
         .that()
-        .resideInAPackage("io.schedlens.collector..")
+        .resideInAnyPackage("io.schedlens.collector..", "io.schedlens.projections..")
         .should()
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.schedlens.streams..",
+            "io.schedlens.topology..",
             "io.schedlens.serving..",
             "io.schedlens.timeline..",
             "io.schedlens.simulator..")
@@ -122,10 +177,14 @@ class ArchitectureTest {
     noClasses()
         .that()
         .resideInAnyPackage(
-            "io.schedlens.streams..", "io.schedlens.serving..", "io.schedlens.timeline..")
+            "io.schedlens.streams..",
+            "io.schedlens.topology..",
+            "io.schedlens.serving..",
+            "io.schedlens.timeline..")
         .should()
         .dependOnClassesThat()
-        .resideInAnyPackage("io.schedlens.collector..", "io.schedlens.simulator..")
+        .resideInAnyPackage(
+            "io.schedlens.collector..", "io.schedlens.projections..", "io.schedlens.simulator..")
         .check(main);
   }
 
@@ -138,7 +197,9 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAnyPackage(
             "io.schedlens.collector..",
+            "io.schedlens.projections..",
             "io.schedlens.streams..",
+            "io.schedlens.topology..",
             "io.schedlens.serving..",
             "io.schedlens.timeline..",
             "io.schedlens.simulator..",

@@ -6,6 +6,7 @@ import io.schedlens.common.config.DurationSetting;
 import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.ServerTls;
+import io.schedlens.projections.InputBounds;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.serving.api.TimelineFilters;
 import io.schedlens.serving.pages.TimelinePages;
-import io.schedlens.streams.metrics.StreamsMetrics;
+import io.schedlens.topology.metrics.StreamsMetrics;
 import java.net.URI;
 import java.util.HashSet;
 import java.util.List;

@@ -19,6 +19,7 @@ import org.apache.avro.generic.GenericData;
 import org.apache.avro.generic.GenericDatumReader;
 import org.apache.avro.generic.GenericDatumWriter;
 import org.apache.avro.generic.GenericRecord;
+import org.apache.avro.io.BinaryDecoder;
 import org.apache.avro.io.BinaryEncoder;
 import org.apache.avro.io.DatumReader;
 import org.apache.avro.io.DatumWriter;
@@ -78,6 +79,15 @@ public final class AvroSerde<T extends SpecificRecord>
 
   /** Every schema a record may have been written with, by its fingerprint. */
   private final Map<Long, Schema> writers;
+
+  /**
+   * The writer schemas with a collection inside a collection, whose claims Avro's per-collection
+   * limit does not bound together: the records checked before they are decoded ({@link #check}).
+   */
+  private final Set<Long> nesting;
+
+  /** A decoder per thread for the check, reused as Avro's own decoders are. */
+  private final ThreadLocal<BinaryDecoder> checking = new ThreadLocal<>();
 
   /** The largest record it reads, checked before decoding ({@link #asInput}); 0: not checked. */
   private final int maxRecordBytes;
@@ -150,7 +160,28 @@ public final class AvroSerde<T extends SpecificRecord>
     olderVersions.forEach(v -> all.put(SchemaNormalization.parsingFingerprint64(v), v));
     all.put(SchemaNormalization.parsingFingerprint64(schema), schema);
     this.writers = Map.copyOf(all);
+    Set<Long> nested = new HashSet<>();
+    all.forEach(
+        (f, s) -> {
+          if (nestsCollections(s, false, new HashSet<>())) {
+            nested.add(f);
+          }
+        });
+    this.nesting = Set.copyOf(nested);
     this.maxRecordBytes = 0;
+  }
+
+  /** Whether a schema has an array or map somewhere inside an array or map. */
+  private static boolean nestsCollections(Schema s, boolean inside, Set<String> seen) {
+    return switch (s.getType()) {
+      case ARRAY -> inside || nestsCollections(s.getElementType(), true, seen);
+      case MAP -> inside || nestsCollections(s.getValueType(), true, seen);
+      case UNION -> s.getTypes().stream().anyMatch(t -> nestsCollections(t, inside, seen));
+      case RECORD ->
+          seen.add(s.getFullName() + inside)
+              && s.getFields().stream().anyMatch(f -> nestsCollections(f.schema(), inside, seen));
+      default -> false;
+    };
   }
 
   /** The same serde, reading records of at most {@code maxRecordBytes}, their claims checked. */
@@ -164,15 +195,17 @@ public final class AvroSerde<T extends SpecificRecord>
     this.currentReader = base.currentReader;
     this.legacy = base.legacy;
     this.writers = base.writers;
+    this.nesting = base.nesting;
     this.maxRecordBytes = maxRecordBytes;
   }
 
   /**
    * This serde for an input topic, which others write: a record over {@link
-   * AvroLimits#MAX_INPUT_RECORD_BYTES}, or one whose lengths (of a string, bytes or a collection)
-   * claim more than its bytes hold, is an {@link AvroLimits.OverLimit} before it is decoded. The
-   * check walks the record without keeping anything (Avro's own skipping), so that what decoding
-   * then allocates is bounded by the record's size.
+   * AvroLimits#MAX_INPUT_RECORD_BYTES} is an {@link AvroLimits.OverLimit} before it is decoded.
+   * What decoding may then allocate is bounded by Avro's limits on each string, bytes value and
+   * collection ({@link AvroLimits}); where a collection holds collections, whose claims those
+   * limits do not bound together, the record is first walked without keeping anything (Avro's own
+   * skipping) and one claiming more than its bytes hold is an {@link AvroLimits.OverLimit} too.
    */
   public AvroSerde<T> asInput() {
     return new AvroSerde<>(this, AvroLimits.MAX_INPUT_RECORD_BYTES);
@@ -276,16 +309,21 @@ public final class AvroSerde<T extends SpecificRecord>
     if (bytes.length < 10 || bytes[0] != (byte) 0xC3 || bytes[1] != (byte) 0x01) {
       return; // not single-object encoded: the decoder says so
     }
-    Schema writtenWith = writers.get(fingerprintOf(bytes));
+    long fingerprint = fingerprintOf(bytes);
+    Schema writtenWith = writers.get(fingerprint);
     if (writtenWith == null) {
-      if (!readsNewer) {
-        return; // of no known version: the decoder says so
+      if (!readsNewer || !nesting.contains(SchemaNormalization.parsingFingerprint64(schema))) {
+        return; // of no known version (the decoder says so), or bounded by Avro's limits
       }
       writtenWith = schema; // its first fields are the current version's
+    } else if (!nesting.contains(fingerprint)) {
+      return; // Avro's limits bound each of its claims, and so the whole
     }
     try {
-      GenericDatumReader.skip(
-          writtenWith, DecoderFactory.get().binaryDecoder(bytes, 10, bytes.length - 10, null));
+      BinaryDecoder in =
+          DecoderFactory.get().binaryDecoder(bytes, 10, bytes.length - 10, checking.get());
+      checking.set(in);
+      GenericDatumReader.skip(writtenWith, in);
     } catch (EOFException e) {
       throw overLimit(topic, bytes, "a length in it claims more than its bytes hold", e);
     } catch (SystemLimitException e) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.PodTimeline;
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -35,7 +36,9 @@ import org.junit.jupiter.params.provider.MethodSource;
  * Every input topic's serde holds what it reads to {@link AvroLimits}: a record over the size
  * bound, one claiming a 600 MB string in a few bytes, one claiming a billion items, a real string
  * over the string limit and a real collection over the collection limit are each an {@link
- * AvroLimits.OverLimit}, never an {@link OutOfMemoryError}; a record within them still decodes.
+ * AvroLimits.OverLimit}, never an {@link OutOfMemoryError}; a record within them still decodes. A
+ * record whose collections hold collections is walked before it is decoded, so that a claim inside
+ * is held to the bytes it has.
  */
 class AvroLimitsTest {
 
@@ -77,7 +80,7 @@ class AvroLimitsTest {
     byte[] hostile = Arrays.copyOf(bytes, at + claim.length + 2);
     System.arraycopy(claim, 0, hostile, at, claim.length);
     assertThat(hostile.length).isLessThan(200);
-    assertOverLimit(topic, hostile, "claims more than its bytes hold");
+    assertOverLimit(topic, hostile, "String length 600000000 exceeds maximum allowed");
   }
 
   @ParameterizedTest(name = "{0}")
@@ -103,7 +106,48 @@ class AvroLimitsTest {
     byte[] hostile = new byte[at + claim.length + 3];
     System.arraycopy(withOne, 0, hostile, 0, at);
     System.arraycopy(claim, 0, hostile, at, claim.length);
-    assertOverLimit(topic, hostile, "claims more than its bytes hold");
+    assertOverLimit(topic, hostile, "Collection length 1000000000 exceeds the maximum allowed");
+  }
+
+  /**
+   * In a record whose collections hold collections (a pod timeline's series of points, each with
+   * its latency bins), a claim inside each of many items would each be allowed by Avro's limit: the
+   * record is walked first, and one inner claim its bytes do not hold refuses it.
+   */
+  @Test
+  void shouldWalkARecordOfNestedCollectionsBeforeDecodingIt() {
+    AvroSerde<PodTimeline> serde = AvroSerde.of(PodTimeline.class).asInput();
+    Schema schema = serde.schema();
+    GenericRecord r = filled(schema);
+    Schema series = nonNull(schema.getField("series").schema());
+    GenericRecord s = filled(series);
+    Schema point = nonNull(series.getField("points").schema()).getElementType();
+    GenericRecord p = filled(point);
+    GenericData.Array<Object> latency =
+        new GenericData.Array<>(1, nonNull(point.getField("latency").schema()));
+    latency.add(smallestNonNull(nonNull(point.getField("latency").schema()).getElementType()));
+    p.put("latency", latency);
+    GenericData.Array<Object> points =
+        new GenericData.Array<>(1, nonNull(series.getField("points").schema()));
+    points.add(p);
+    s.put("points", points);
+    r.put("series", s);
+    byte[] one = encode(schema, r);
+    assertThat(serde.deserialize("pod-timelines", one)).isNotNull();
+    // The point's latency list claims 900,000 bins (within Avro's limit) in the bytes of one.
+    p.put("latency", new GenericData.Array<>(0, latency.getSchema()));
+    byte[] none = encode(schema, r);
+    int at = 0;
+    while (none[at] == one[at]) {
+      at++;
+    }
+    byte[] claim = varint(900_000L);
+    byte[] hostile = new byte[at + claim.length + 4];
+    System.arraycopy(one, 0, hostile, 0, at);
+    System.arraycopy(claim, 0, hostile, at, claim.length);
+    assertThatThrownBy(() -> serde.deserialize("pod-timelines", hostile))
+        .isInstanceOf(AvroLimits.OverLimit.class)
+        .hasMessageContaining("claims more than its bytes hold");
   }
 
   @ParameterizedTest(name = "{0}")

@@ -1,7 +1,7 @@
 package io.schedlens.streams;
 
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.topology.DeadLetterHandlers;
+import io.schedlens.topology.DeadLetterHandlers;
 import java.util.Properties;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;

@@ -8,8 +8,8 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.topology.TimelineTopology;
 import io.schedlens.testsupport.InputProducer;
+import io.schedlens.topology.TopologyNames;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,18 +65,18 @@ class SoakIT {
   static final int SCALE = Integer.getInteger("soak.scale", 1);
   static final List<String> STORES =
       List.of(
-          TimelineTopology.PODS_BY_NAME_STORE,
-          TimelineTopology.INPUT_SECONDS_STORE,
-          TimelineTopology.REQUEST_IDS_STORE,
-          TimelineTopology.POD_TIMERS_STORE,
-          TimelineTopology.POD_PROGRESS_STORE,
-          TimelineTopology.WORKLOADS_STORE,
-          TimelineTopology.WORKLOAD_PODS_STORE,
-          TimelineTopology.WORKLOAD_SECONDS_STORE,
-          TimelineTopology.NODES_STORE,
-          TimelineTopology.NODE_TIMERS_STORE,
-          TimelineTopology.PUBLISHED_STORE,
-          TimelineTopology.PUBLISHED_WORKLOADS_STORE);
+          TopologyNames.PODS_BY_NAME_STORE,
+          TopologyNames.INPUT_SECONDS_STORE,
+          TopologyNames.REQUEST_IDS_STORE,
+          TopologyNames.POD_TIMERS_STORE,
+          TopologyNames.POD_PROGRESS_STORE,
+          TopologyNames.WORKLOADS_STORE,
+          TopologyNames.WORKLOAD_PODS_STORE,
+          TopologyNames.WORKLOAD_SECONDS_STORE,
+          TopologyNames.NODES_STORE,
+          TopologyNames.NODE_TIMERS_STORE,
+          TopologyNames.PUBLISHED_STORE,
+          TopologyNames.PUBLISHED_WORKLOADS_STORE);
 
   /** Output topics, measured as the log holds them and as compaction leaves them. */
   static List<Topic<String, ?>> outputs(Topics topics) {
@@ -280,7 +280,7 @@ class SoakIT {
         streams
             .store(
                 StoreQueryParameters.fromNameAndType(
-                    TimelineTopology.PUBLISHED_STORE,
+                    TopologyNames.PUBLISHED_STORE,
                     QueryableStoreTypes.<String, PodTimeline>keyValueStore()))
             .all()) {
       while (it.hasNext()) {

@@ -2,9 +2,9 @@ package io.schedlens.whatif;
 
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.metrics.StreamsMetrics;
-import io.schedlens.streams.topology.TimelineTopology;
-import io.schedlens.streams.topology.TopologySettings;
+import io.schedlens.topology.TimelineTopology;
+import io.schedlens.topology.TopologySettings;
+import io.schedlens.topology.metrics.StreamsMetrics;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;

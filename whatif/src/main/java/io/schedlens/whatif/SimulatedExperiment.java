@@ -2,12 +2,12 @@ package io.schedlens.whatif;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.collector.kafka.Records;
+import io.schedlens.projections.records.Records;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.scenario.Scenario;
-import io.schedlens.streams.topology.TopologySettings;
 import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.topology.TopologySettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,14 +2,14 @@ package io.schedlens.whatif;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.collector.kafka.Records;
+import io.schedlens.projections.records.Records;
 import io.schedlens.report.PodFacts;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.SchedulerWrites;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
-import io.schedlens.streams.topology.TopologySettings;
 import io.schedlens.timeline.TimelineSettings;
+import io.schedlens.topology.TopologySettings;
 import io.schedlens.whatif.ObservedArrivals.RunScenario;
 import java.io.IOException;
 import java.io.UncheckedIOException;

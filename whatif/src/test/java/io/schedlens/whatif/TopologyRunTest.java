@@ -3,10 +3,10 @@ package io.schedlens.whatif;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.schedlens.collector.kafka.Outgoing;
-import io.schedlens.collector.kafka.Records;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.Records;
 import io.schedlens.schemas.Topics;
-import io.schedlens.streams.topology.TopologySettings;
+import io.schedlens.topology.TopologySettings;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,11 +1,16 @@
 package io.schedlens.collector.dcgm;
 
 import io.schedlens.collector.CollectorMetrics;
-import io.schedlens.collector.InputBounds;
 import io.schedlens.collector.kafka.KafkaSink;
-import io.schedlens.collector.kafka.Outgoing;
-import io.schedlens.collector.kafka.Records;
 import io.schedlens.common.threads.WorkerThreads;
+import io.schedlens.projections.InputBounds;
+import io.schedlens.projections.dcgm.ExpositionFormatException;
+import io.schedlens.projections.dcgm.ExpositionParser;
+import io.schedlens.projections.dcgm.ExpositionSample;
+import io.schedlens.projections.dcgm.GpuIntervals;
+import io.schedlens.projections.dcgm.GpuSampleAssembler;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.Records;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;

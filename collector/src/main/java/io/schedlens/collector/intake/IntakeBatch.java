@@ -1,10 +1,10 @@
 package io.schedlens.collector.intake;
 
 import io.schedlens.avro.RequestLog;
-import io.schedlens.collector.kafka.BatchAck;
 import io.schedlens.collector.kafka.KafkaSink;
-import io.schedlens.collector.kafka.Outgoing;
-import io.schedlens.collector.kafka.Records;
+import io.schedlens.projections.records.BatchAck;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.Records;
 import java.util.ArrayList;
 import java.util.List;
 

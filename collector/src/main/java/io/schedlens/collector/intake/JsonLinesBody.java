@@ -5,6 +5,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.schedlens.projections.requests.RequestLogParser;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 

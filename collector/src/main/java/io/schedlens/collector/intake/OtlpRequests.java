@@ -17,6 +17,8 @@ import io.opentelemetry.proto.common.v1.KeyValue;
 import io.opentelemetry.proto.resource.v1.Resource;
 import io.opentelemetry.proto.trace.v1.Span;
 import io.opentelemetry.proto.trace.v1.Status;
+import io.schedlens.projections.requests.FieldMapping;
+import io.schedlens.projections.requests.RequestLogParser;
 import io.schedlens.schemas.PodName;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;

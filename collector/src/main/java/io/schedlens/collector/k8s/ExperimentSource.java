@@ -8,7 +8,7 @@ import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.collector.kafka.KafkaSink;
-import io.schedlens.collector.kafka.Records;
+import io.schedlens.projections.records.Records;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,6 +2,8 @@ package io.schedlens.collector.kafka;
 
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.common.threads.WorkerThreads;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.ProducerRecords;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;

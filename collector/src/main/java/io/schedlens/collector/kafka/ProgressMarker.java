@@ -1,6 +1,7 @@
 package io.schedlens.collector.kafka;
 
 import io.schedlens.common.threads.WorkerThreads;
+import io.schedlens.projections.records.Records;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.HashMap;

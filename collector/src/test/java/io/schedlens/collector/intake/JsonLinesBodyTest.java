@@ -2,7 +2,9 @@ package io.schedlens.collector.intake;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.schedlens.collector.InputBounds;
+import io.schedlens.projections.InputBounds;
+import io.schedlens.projections.requests.FieldMapping;
+import io.schedlens.projections.requests.RequestLogParser;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 

@@ -3,6 +3,7 @@ package io.schedlens.collector.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.collector.CollectorMetrics;
+import io.schedlens.projections.records.Outgoing;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;

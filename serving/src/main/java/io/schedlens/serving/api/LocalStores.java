@@ -2,6 +2,7 @@ package io.schedlens.serving.api;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.PublishedStores;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;

@@ -9,6 +9,7 @@ import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.common.http.PeerCalls;
 import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.PublishedStores;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.URLEncoder;

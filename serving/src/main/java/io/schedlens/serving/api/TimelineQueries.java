@@ -4,6 +4,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.http.PeerCalls;
 import io.schedlens.schemas.AvroJson;
+import io.schedlens.schemas.PublishedStores;
 import io.schedlens.schemas.WorkloadKey;
 import java.io.IOException;
 import java.net.URLEncoder;

@@ -1,0 +1,157 @@
+package io.schedlens.topology;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.schemas.WorkloadKey;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.kafka.streams.processor.PunctuationType;
+import org.apache.kafka.streams.processor.api.Processor;
+import org.apache.kafka.streams.processor.api.ProcessorContext;
+import org.apache.kafka.streams.processor.api.Record;
+import org.apache.kafka.streams.state.KeyValueIterator;
+import org.apache.kafka.streams.state.KeyValueStore;
+
+/**
+ * Keeps the latest published value of every key of a published topic in a store the serving side
+ * queries (Kafka Streams interactive queries), fed from the topic itself, so it answers with
+ * exactly what consumers see; a tombstone removes one. What is over is forgotten a retention after
+ * its last change ({@link Over}): a pod's final timeline; a workload that wants no replicas and has
+ * none (deleted, scaled to zero, a finished Job).
+ *
+ * <p>Wall clock decides when to look (every minute, and when stream time moved a quarter of the
+ * retention since the last look, at most once a second: a replay runs through hours of event time
+ * in wall-clock seconds); stream time decides what is old.
+ *
+ * @param <V> the published value
+ */
+final class Published<V> implements Processor<String, V, Void, Void> {
+
+  /** Whether a value is over: kept only for the retention after its last change. */
+  interface Over<V> {
+    /** The time of its last change if it is over, else null (kept as long as it is published). */
+    Long since(V value);
+  }
+
+  /** A key that replaces the one its value was published under by an earlier release. */
+  interface Replaces<V> {
+    /** The former key of a value now published under {@code key}, or null. */
+    String formerKey(String key);
+
+    /** Whether the value under the former key is the same thing as {@code current}. */
+    boolean same(V former, V current);
+  }
+
+  /** A pod's timeline is over once final. */
+  static Published<PodTimeline> timelines(Duration retention) {
+    return new Published<>(
+        TopologyNames.PUBLISHED_STORE,
+        retention,
+        t -> t.getFinal$() ? t.getUpdatedAt() : null,
+        new Replaces<>() {
+          @Override
+          public String formerKey(String key) {
+            return null;
+          }
+
+          @Override
+          public boolean same(PodTimeline former, PodTimeline current) {
+            return false;
+          }
+        });
+  }
+
+  /**
+   * A workload is over while it wants no replicas and has none. A workload whose key carries its
+   * controller's UID was published by a release before under its name alone: that record, in the
+   * same partition, goes when the workload's first record under its identity comes, or it would
+   * stand as a second, stale copy (counted by the gauges, listed by the API) for good.
+   */
+  static Published<WorkloadTimeline> workloads(Duration retention) {
+    return new Published<>(
+        TopologyNames.PUBLISHED_WORKLOADS_STORE,
+        retention,
+        w -> w.getDesired() == 0 && w.getReady() == 0 ? w.getUpdatedAt() : null,
+        new Replaces<>() {
+          @Override
+          public String formerKey(String key) {
+            WorkloadKey id = WorkloadKey.parse(key);
+            return id.controllerUid() == null ? null : id.topicKey();
+          }
+
+          @Override
+          public boolean same(WorkloadTimeline former, WorkloadTimeline current) {
+            return WorkloadKey.of(former).identity().equals(WorkloadKey.of(current).identity());
+          }
+        });
+  }
+
+  private final String storeName;
+  private final long retentionMs;
+  private final Over<V> over;
+  private final Replaces<V> replaces;
+
+  /** Stream time and wall time of the last look for what is old. */
+  private long lookedAtStream = Long.MIN_VALUE;
+
+  private long lookedAtWall;
+  private KeyValueStore<String, V> published;
+  private ProcessorContext<Void, Void> context;
+
+  private Published(String storeName, Duration retention, Over<V> over, Replaces<V> replaces) {
+    this.storeName = storeName;
+    this.retentionMs = retention.toMillis();
+    this.over = over;
+    this.replaces = replaces;
+  }
+
+  @Override
+  public void init(ProcessorContext<Void, Void> context) {
+    this.context = context;
+    this.published = context.getStateStore(storeName);
+    context.schedule(
+        Duration.ofSeconds(60),
+        PunctuationType.WALL_CLOCK_TIME,
+        wall -> forgetOld(context.currentStreamTimeMs()));
+  }
+
+  @Override
+  public void process(Record<String, V> record) {
+    if (record.value() == null) {
+      published.delete(record.key());
+    } else {
+      String former = replaces.formerKey(record.key());
+      if (former != null) {
+        V old = published.get(former);
+        if (old != null && replaces.same(old, record.value())) {
+          published.delete(former);
+        }
+      }
+      published.put(record.key(), record.value());
+    }
+    long streamTime = context.currentStreamTimeMs();
+    long wall = context.currentSystemTimeMs();
+    if (lookedAtStream == Long.MIN_VALUE) {
+      lookedAtStream = streamTime; // the first record: nothing is old yet
+    } else if (streamTime - lookedAtStream >= retentionMs / 4 && wall - lookedAtWall >= 1_000) {
+      forgetOld(streamTime);
+    }
+  }
+
+  private void forgetOld(long streamTime) {
+    lookedAtStream = streamTime;
+    lookedAtWall = context.currentSystemTimeMs();
+    List<String> old = new ArrayList<>();
+    try (KeyValueIterator<String, V> it = published.all()) {
+      while (it.hasNext()) {
+        var kv = it.next();
+        Long since = over.since(kv.value);
+        if (since != null && since < streamTime - retentionMs) {
+          old.add(kv.key);
+        }
+      }
+    }
+    old.forEach(published::delete);
+  }
+}
