@@ -1,13 +1,13 @@
 package io.schedlens.cli;
 
-import io.schedlens.cli.demo.DemoConfig;
-import io.schedlens.cli.replay.ReplayConfig;
 import io.schedlens.cli.report.ReportCommand;
 import io.schedlens.cli.simulate.SimulateCommand;
 import io.schedlens.cli.whatif.WhatIfCommand;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.export.ExportConfig;
+import io.schedlens.runs.demo.DemoConfig;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.streams.StreamsAppConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -122,6 +122,29 @@ class ArchitectureTest {
         .check(main);
   }
 
+  /**
+   * The runs (the demo, a replay) wire the applications together in one process; the commands
+   * parse, validate and print over them. Nothing below depends on either.
+   */
+  @Test
+  void shouldKeepTheRunsAboveTheAppsAndTheCommandsAboveTheRuns() {
+    noClasses()
+        .that()
+        .resideOutsideOfPackages("io.schedlens.runs..", "io.schedlens.cli..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAnyPackage("io.schedlens.runs..", "io.schedlens.cli..")
+        .because("the runs and the commands are the top of the house")
+        .check(main);
+    noClasses()
+        .that()
+        .resideInAPackage("io.schedlens.runs..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("io.schedlens.cli..")
+        .check(main);
+  }
+
   @Test
   void shouldTypeWhatEveryStageReadsAndWrites() {
     List<String> checked = new ArrayList<>();
@@ -139,6 +162,19 @@ class ArchitectureTest {
       }
     }
     assertThat(checked).contains("PodStage", "WorkloadStage", "NodeStage");
+    List<String> held = new ArrayList<>();
+    for (JavaClass c : main) {
+      for (var field : c.getFields()) {
+        if (field.getRawType().isEquivalentTo(Processor.class)
+            && field.reflect().getGenericType() instanceof ParameterizedType p) {
+          assertThat(p.getActualTypeArguments())
+              .as("%s: a processor held is typed, not Object", field.getFullName())
+              .doesNotContain(Object.class);
+          held.add(field.getFullName());
+        }
+      }
+    }
+    assertThat(held).as("the what-if's stages hold their processors").isNotEmpty();
   }
 
   @Test

@@ -56,9 +56,9 @@ class LogFormatTest {
       JoranConfigurator configurator = new JoranConfigurator();
       configurator.setContext(context);
       configurator.doConfigure(getClass().getResource("/logback-json.xml"));
-      context.getLogger("io.schedlens.cli.demo.Demo").info("broker ready on {}", "127.0.0.1:9092");
+      context.getLogger("io.schedlens.runs.demo.Demo").info("broker ready on {}", "127.0.0.1:9092");
       context.getLogger("org.apache.kafka.clients.NetworkClient").info("not shown: below WARN");
-      context.getLogger("io.schedlens.cli.demo.Demo").warn("slow", new IllegalStateException("x"));
+      context.getLogger("io.schedlens.runs.demo.Demo").warn("slow", new IllegalStateException("x"));
     } finally {
       context.stop();
       System.setErr(stderr);
@@ -68,7 +68,7 @@ class LogFormatTest {
     ObjectMapper json = new ObjectMapper();
     JsonNode first = json.readTree(lines.get(0));
     assertThat(first.path("level").asText()).isEqualTo("INFO");
-    assertThat(first.path("loggerName").asText()).isEqualTo("io.schedlens.cli.demo.Demo");
+    assertThat(first.path("loggerName").asText()).isEqualTo("io.schedlens.runs.demo.Demo");
     assertThat(first.path("formattedMessage").asText()).isEqualTo("broker ready on 127.0.0.1:9092");
     assertThat(first.path("timestamp").asLong()).isPositive();
     JsonNode second = json.readTree(lines.get(1));

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.schedlens.cli.demo.Demo;
-import io.schedlens.cli.demo.DemoConfig;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.runs.demo.Demo;
+import io.schedlens.runs.demo.DemoConfig;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;

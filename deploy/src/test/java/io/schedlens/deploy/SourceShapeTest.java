@@ -72,9 +72,6 @@ class SourceShapeTest {
           Map.entry(
               "whatif/src/main/java/io/schedlens/whatif/WhatIfValidation.java: counterfactual", 83),
           Map.entry(
-              "whatif/src/main/java/io/schedlens/whatif/InProcessTopology.java: InProcessTopology",
-              91),
-          Map.entry(
               "whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: class ObservedArrivals",
               531),
           Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: of", 99),
@@ -82,15 +79,6 @@ class SourceShapeTest {
           Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: serving", 83),
           Map.entry("cli/src/main/java/io/schedlens/cli/simulate/SimulateCommand.java: run", 107),
           Map.entry("cli/src/main/java/io/schedlens/cli/report/ReportCommand.java: run", 132),
-          Map.entry(
-              "cli/src/main/java/io/schedlens/cli/whatif/WhatIfCommand.java: class WhatIfCommand",
-              656),
-          Map.entry("cli/src/main/java/io/schedlens/cli/whatif/WhatIfCommand.java: observed", 85),
-          Map.entry("cli/src/main/java/io/schedlens/cli/whatif/WhatIfCommand.java: answer", 98),
-          Map.entry("cli/src/main/java/io/schedlens/cli/replay/Replay.java: class Replay", 584),
-          Map.entry("cli/src/main/java/io/schedlens/cli/replay/Replay.java: run", 97),
-          Map.entry("cli/src/main/java/io/schedlens/cli/replay/Replay.java: read", 99),
-          Map.entry("cli/src/main/java/io/schedlens/cli/demo/Demo.java: run", 117),
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
           Map.entry(

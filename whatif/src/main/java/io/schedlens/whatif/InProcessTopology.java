@@ -57,7 +57,7 @@ final class InProcessTopology implements AutoCloseable {
   /** A record on its way to a stage. */
   private record Pending(String topic, byte[] key, byte[] value, Headers headers, long timestamp) {}
 
-  private record Source(Stage stage, Deserializer<String> keys, Deserializer<?> values) {}
+  private record Source(Stage<?, ?> stage, Deserializer<String> keys, Deserializer<?> values) {}
 
   /** A source as declared, before its stage is known. */
   private record Declared(String topic, Deserializer<String> keys, Deserializer<?> values) {}
@@ -92,27 +92,43 @@ final class InProcessTopology implements AutoCloseable {
     }
   }
 
-  /** One stage: a task of its own. */
-  private static final class Stage {
+  /**
+   * One stage: a task of its own, reading keys {@code String} and values {@code I}, writing values
+   * {@code O}.
+   */
+  private static final class Stage<I, O> {
     final String name;
-    final MockProcessorContext<Object, Object> context;
-    final Processor<String, Object, Object, Object> processor;
+    final MockProcessorContext<String, O> context;
+    final Processor<String, I, String, O> processor;
     final List<StateStore> stores = new ArrayList<>();
     final Map<String, Sink> sinks = new LinkedHashMap<>();
     final List<Timer> timers = new ArrayList<>();
     long streamTime = -1;
 
-    Stage(String name, MockProcessorContext<Object, Object> context, Processor<?, ?, ?, ?> p) {
+    Stage(
+        String name,
+        MockProcessorContext<String, O> context,
+        Processor<String, I, String, O> processor) {
       this.name = name;
       this.context = context;
-      @SuppressWarnings("unchecked")
-      Processor<String, Object, Object, Object> typed =
-          (Processor<String, Object, Object, Object>) p;
-      this.processor = typed;
+      this.processor = processor;
+    }
+
+    /**
+     * A record read from one of the stage's topics. The value came through the deserializer the
+     * topology declared for that topic, which the topology wires to this stage: it is an {@code I}.
+     */
+    @SuppressWarnings("unchecked")
+    void process(String key, Object value, long timestamp, Headers headers) {
+      processor.process(new Record<>(key, (I) value, timestamp, headers));
+    }
+
+    void init() {
+      processor.init(context);
     }
   }
 
-  private final Map<String, Stage> stages = new LinkedHashMap<>();
+  private final Map<String, Stage<?, ?>> stages = new LinkedHashMap<>();
   private final Map<String, Source> sources = new HashMap<>();
   private final Map<String, Output<?>> outputs = new HashMap<>();
   private final Map<String, Long> offsets = new HashMap<>();
@@ -129,89 +145,97 @@ final class InProcessTopology implements AutoCloseable {
       Path stateDir,
       long wallClockMs) {
     this.wall = wallClockMs;
-    Properties config = new Properties();
-    config.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-whatif");
-    config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "in-process:0");
-    config.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
-    // as the app sets it (StreamsConfig warns once per context otherwise); nothing here reads it
-    config.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
-    Map<String, List<StoreBuilder<?>>> stores = new HashMap<>();
-    Map<String, Declared> declared = new HashMap<>();
-    List<Reads> reads = new ArrayList<>();
-    TimelineTopology.wire(
-        new TimelineTopology.Wiring() {
-          @Override
-          public void source(
-              String name, String topic, Deserializer<String> keys, Deserializer<?> values) {
-            declared.put(name, new Declared(topic, keys, values));
-          }
-
-          @Override
-          public <I, O> void processor(
-              String name, ProcessorSupplier<String, I, String, O> processor, String... from) {
-            MockProcessorContext<Object, Object> context =
-                new MockProcessorContext<>(
-                    config, new TaskId(stages.size(), 0), stateDir.resolve(name).toFile());
-            context.setCurrentSystemTimeMs(wall);
-            context.setCurrentStreamTimeMs(-1); // Kafka Streams' stream time before any record
-            stages.put(name, new Stage(name, context, processor.get()));
-            for (String source : from) {
-              reads.add(new Reads(name, source));
-            }
-          }
-
-          @Override
-          public void store(StoreBuilder<?> store, String processor) {
-            stores.computeIfAbsent(processor, p -> new ArrayList<>()).add(store);
-          }
-
-          @Override
-          @SuppressWarnings("unchecked")
-          public <V> void sink(
-              String name,
-              String topic,
-              Serializer<String> keys,
-              Serializer<V> values,
-              StreamPartitioner<String, Object> partitioner,
-              String parent) {
-            stages
-                .get(parent)
-                .sinks
-                .put(name, new Sink(topic, keys, (Serializer<Object>) values, partitioner));
-          }
-
-          @Override
-          public <V> void published(
-              String name,
-              StoreBuilder<?> store,
-              String source,
-              String topic,
-              Deserializer<String> keys,
-              Deserializer<V> values,
-              ProcessorSupplier<String, V, Void, Void> processor) {
-            // not run: see the class comment
-          }
-        },
-        topics,
-        settings,
-        metrics,
-        TimelineTopology.StoreKind.TRANSIENT);
-    for (Reads r : reads) {
-      Declared d = declared.get(r.source());
+    Wired wired = new Wired(stateDir);
+    TimelineTopology.wire(wired, topics, settings, metrics, TimelineTopology.StoreKind.TRANSIENT);
+    for (Reads r : wired.reads) {
+      Declared d = wired.declared.get(r.source());
       sources.put(d.topic(), new Source(stages.get(r.stage()), d.keys(), d.values()));
     }
-    for (Stage stage : stages.values()) {
-      for (StoreBuilder<?> b : stores.getOrDefault(stage.name, List.of())) {
+    for (Stage<?, ?> stage : stages.values()) {
+      for (StoreBuilder<?> b : wired.stores.getOrDefault(stage.name, List.of())) {
         StateStore store = b.build();
         store.init(stage.context.getStateStoreContext(), store);
         stage.context.addStateStore(store);
         stage.stores.add(store);
       }
-      stage.processor.init(stage.context);
+      stage.init();
       scheduled(stage);
       route(stage);
     }
     run();
+  }
+
+  /**
+   * What the topology declares, collected: a stage per processor (its context a task of its own),
+   * its sources, stores and sinks.
+   */
+  private final class Wired implements TimelineTopology.Wiring {
+    final Properties config = new Properties();
+    final Path stateDir;
+    final Map<String, List<StoreBuilder<?>>> stores = new HashMap<>();
+    final Map<String, Declared> declared = new HashMap<>();
+    final List<Reads> reads = new ArrayList<>();
+
+    Wired(Path stateDir) {
+      this.stateDir = stateDir;
+      config.put(StreamsConfig.APPLICATION_ID_CONFIG, "schedlens-whatif");
+      config.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, "in-process:0");
+      config.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
+      // as the app sets it (StreamsConfig warns once per context otherwise); nothing here reads it
+      config.put(StreamsConfig.PROCESSING_EXCEPTION_HANDLER_GLOBAL_ENABLED_CONFIG, true);
+    }
+
+    @Override
+    public void source(
+        String name, String topic, Deserializer<String> keys, Deserializer<?> values) {
+      declared.put(name, new Declared(topic, keys, values));
+    }
+
+    @Override
+    public <I, O> void processor(
+        String name, ProcessorSupplier<String, I, String, O> processor, String... from) {
+      MockProcessorContext<String, O> context =
+          new MockProcessorContext<>(
+              config, new TaskId(stages.size(), 0), stateDir.resolve(name).toFile());
+      context.setCurrentSystemTimeMs(wall);
+      context.setCurrentStreamTimeMs(-1); // Kafka Streams' stream time before any record
+      stages.put(name, new Stage<>(name, context, processor.get()));
+      for (String source : from) {
+        reads.add(new Reads(name, source));
+      }
+    }
+
+    @Override
+    public void store(StoreBuilder<?> store, String processor) {
+      stores.computeIfAbsent(processor, p -> new ArrayList<>()).add(store);
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <V> void sink(
+        String name,
+        String topic,
+        Serializer<String> keys,
+        Serializer<V> values,
+        StreamPartitioner<String, Object> partitioner,
+        String parent) {
+      stages
+          .get(parent)
+          .sinks
+          .put(name, new Sink(topic, keys, (Serializer<Object>) values, partitioner));
+    }
+
+    @Override
+    public <V> void published(
+        String name,
+        StoreBuilder<?> store,
+        String source,
+        String topic,
+        Deserializer<String> keys,
+        Deserializer<V> values,
+        ProcessorSupplier<String, V, Void, Void> processor) {
+      // not run: see the class comment
+    }
   }
 
   /** The topics a stage reads. */
@@ -242,7 +266,7 @@ final class InProcessTopology implements AutoCloseable {
    */
   void advanceWallClock(Duration by) {
     wall += by.toMillis();
-    for (Stage stage : stages.values()) {
+    for (Stage<?, ?> stage : stages.values()) {
       scheduled(stage);
       stage.context.setCurrentSystemTimeMs(wall);
       for (Timer t : stage.timers) {
@@ -257,7 +281,7 @@ final class InProcessTopology implements AutoCloseable {
   }
 
   /** The punctuators {@code stage} scheduled since the last look, from the wall clock's now. */
-  private void scheduled(Stage stage) {
+  private void scheduled(Stage<?, ?> stage) {
     List<CapturedPunctuator> all = stage.context.scheduledPunctuators();
     for (CapturedPunctuator p : all.subList(stage.timers.size(), all.size())) {
       if (p.getType() != PunctuationType.WALL_CLOCK_TIME) {
@@ -272,7 +296,7 @@ final class InProcessTopology implements AutoCloseable {
 
   /** What a commit does to the stores: their write-back buffers go to the stores below. */
   void commit() {
-    for (Stage stage : stages.values()) {
+    for (Stage<?, ?> stage : stages.values()) {
       for (StateStore s : stage.stores) {
         s.commit(Map.of());
       }
@@ -288,7 +312,7 @@ final class InProcessTopology implements AutoCloseable {
 
   private void deliver(Pending r) {
     Source source = sources.get(r.topic());
-    Stage stage = source.stage();
+    Stage<?, ?> stage = source.stage();
     long offset = offsets.merge(r.topic(), 1L, Long::sum) - 1;
     String key = source.keys().deserialize(r.topic(), r.headers(), r.key());
     Object value = source.values().deserialize(r.topic(), r.headers(), r.value());
@@ -297,7 +321,7 @@ final class InProcessTopology implements AutoCloseable {
     stage.context.setCurrentStreamTimeMs(stage.streamTime);
     stage.context.setCurrentSystemTimeMs(wall);
     try {
-      stage.processor.process(new Record<>(key, value, r.timestamp(), r.headers()));
+      stage.process(key, value, r.timestamp(), r.headers());
     } catch (RuntimeException e) {
       throw new IllegalStateException(
           "stage " + stage.name + " failed on " + r.topic() + " record " + offset, e);
@@ -306,7 +330,7 @@ final class InProcessTopology implements AutoCloseable {
   }
 
   /** What {@code stage} forwarded, to its sinks' topics. */
-  private void route(Stage stage) {
+  private void route(Stage<?, ?> stage) {
     for (CapturedForward<?, ?> f : stage.context.forwarded()) {
       Optional<String> child = f.childName();
       if (child.isPresent()) {
@@ -354,7 +378,7 @@ final class InProcessTopology implements AutoCloseable {
 
   @Override
   public void close() {
-    for (Stage stage : stages.values()) {
+    for (Stage<?, ?> stage : stages.values()) {
       stage.processor.close();
       for (StateStore s : stage.stores) {
         s.close();

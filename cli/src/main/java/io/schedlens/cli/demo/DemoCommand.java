@@ -1,9 +1,11 @@
 package io.schedlens.cli.demo;
 
-import io.schedlens.cli.common.PagesServer;
-import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.InputGaps;
+import io.schedlens.runs.PagesServer;
+import io.schedlens.runs.ScenarioSetting;
+import io.schedlens.runs.demo.Demo;
+import io.schedlens.runs.demo.DemoConfig;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;

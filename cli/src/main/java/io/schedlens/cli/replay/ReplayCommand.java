@@ -1,8 +1,10 @@
 package io.schedlens.cli.replay;
 
-import io.schedlens.cli.common.PagesServer;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.InputGaps;
+import io.schedlens.runs.PagesServer;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;

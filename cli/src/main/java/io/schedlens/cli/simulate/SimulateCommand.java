@@ -1,11 +1,11 @@
 package io.schedlens.cli.simulate;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ReportWriter;
+import io.schedlens.runs.ScenarioSetting;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.ClusterWriter;

@@ -10,6 +10,8 @@ import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ExperimentReport.Row;
+import io.schedlens.runs.demo.Demo;
+import io.schedlens.runs.demo.DemoConfig;
 import io.schedlens.simulator.cluster.ClusterRun;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -98,11 +100,11 @@ class DemoIT {
     List<String> args =
         io.schedlens.cli.replay.Recordings.replayArgs(
             rec, out.resolve("replay"), result.scenario());
-    io.schedlens.cli.replay.Replay.Result replay =
-        new io.schedlens.cli.replay.Replay(
-                io.schedlens.cli.replay.ReplayConfig.from(
+    io.schedlens.runs.replay.Replay.Result replay =
+        new io.schedlens.runs.replay.Replay(
+                io.schedlens.runs.replay.ReplayConfig.from(
                     CommandLineSettings.load(
-                        io.schedlens.cli.replay.ReplayConfig.DEF, args, Map.of())),
+                        io.schedlens.runs.replay.ReplayConfig.DEF, args, Map.of())),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
             .run();
     assertThat(replay.timelines().keySet()).isEqualTo(result.finals().keySet());

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.cli.common.PagesServer;
 import io.schedlens.cli.replay.Recordings;
-import io.schedlens.cli.replay.Replay;
-import io.schedlens.cli.replay.ReplayConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.http.HttpEndpoint;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
+import io.schedlens.runs.PagesServer;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.schemas.AvroJson;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;

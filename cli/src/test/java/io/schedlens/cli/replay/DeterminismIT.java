@@ -6,6 +6,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.cli.GroundTruth;
 import io.schedlens.common.config.CommandLineSettings;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.scenario.Scenario;

@@ -10,15 +10,16 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.projections.recorded.Unusable;
 import io.schedlens.projections.records.Outgoing;
 import io.schedlens.projections.records.Records;
+import io.schedlens.runs.replay.PodWatchTimes;
+import io.schedlens.runs.replay.RecordedInputs;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.live.ClusterRecorder;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import io.schedlens.testsupport.Fixtures;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -82,7 +83,7 @@ class RecordingOrderIT {
     Path pods = dir.resolve("cut").resolve(ClusterRecorder.PODS);
     int firstOfSecondRun = runSizes(rec.dir().resolve(ClusterRecorder.PODS)).get(0) + 1;
 
-    Replay replay = replayOf(List.of("--pods", pods.toString(), "--out", dir.toString()));
+    RecordedInputs replay = replayOf(List.of("--pods", pods.toString(), "--out", dir.toString()));
     String expected = pods + ":" + firstOfSecondRun + ": the watch events of this file go back";
     assertThatThrownBy(() -> replay.read(new Records(Topics.defaults(), 64 * 1024), new Unusable()))
         .isInstanceOf(PodWatchTimes.OrderBroken.class)
@@ -138,7 +139,7 @@ class RecordingOrderIT {
   }
 
   /** Every input a replay would produce, as sorted text: topic, time, key, value. */
-  private static List<String> inputs(Replay replay) throws IOException {
+  private static List<String> inputs(RecordedInputs replay) throws IOException {
     HexFormat hex = HexFormat.of();
     List<String> out = new ArrayList<>();
     for (Outgoing o : replay.read(new Records(Topics.defaults(), 64 * 1024), new Unusable())) {
@@ -155,10 +156,9 @@ class RecordingOrderIT {
     return out;
   }
 
-  private static Replay replayOf(List<String> args) {
-    return new Replay(
-        ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())),
-        new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8));
+  private static RecordedInputs replayOf(List<String> args) {
+    return new RecordedInputs(
+        ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())), line -> {});
   }
 
   /**

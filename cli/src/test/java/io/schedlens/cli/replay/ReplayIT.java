@@ -8,6 +8,8 @@ import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.InputGaps;
 import io.schedlens.report.TimelinesFile;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.simulator.cluster.ClusterRun;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.scenario.Scenario;

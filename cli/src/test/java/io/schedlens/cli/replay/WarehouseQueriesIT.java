@@ -7,6 +7,8 @@ import io.schedlens.avro.Preemption;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ServiceContinuity;
+import io.schedlens.runs.replay.Replay;
+import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
 import java.io.ByteArrayOutputStream;

@@ -1,4 +1,4 @@
-package io.schedlens.cli.replay;
+package io.schedlens.runs.replay;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.schedlens.cli.replay;
+package io.schedlens.runs.replay;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
@@ -27,7 +27,7 @@ import org.apache.kafka.common.config.ConfigException;
  * and line: a pod whose facts go backwards, or a pod added long before the stream around it after
  * the stream's initial listing (a second recording appended to the first).
  */
-final class PodWatchTimes {
+public final class PodWatchTimes {
 
   /**
    * One recorded watch event of a Pod.
@@ -44,7 +44,7 @@ final class PodWatchTimes {
       long own) {}
 
   /** The order of a recording cannot be recovered. */
-  static final class OrderBroken extends ConfigException {
+  public static final class OrderBroken extends ConfigException {
     OrderBroken(String message) {
       super(message);
     }

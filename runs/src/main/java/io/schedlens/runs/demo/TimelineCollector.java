@@ -1,4 +1,4 @@
-package io.schedlens.cli.demo;
+package io.schedlens.runs.demo;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.schemas.TopicConsumers;

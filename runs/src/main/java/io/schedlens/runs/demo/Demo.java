@@ -1,13 +1,8 @@
-package io.schedlens.cli.demo;
+package io.schedlens.runs.demo;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
-import io.schedlens.cli.common.ConditionsReader;
-import io.schedlens.cli.common.DeadLetterReader;
-import io.schedlens.cli.common.RunExport;
-import io.schedlens.cli.common.ScenarioSetting;
-import io.schedlens.cli.common.WorkloadTimelineReader;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -19,6 +14,11 @@ import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.WorkloadsFile;
+import io.schedlens.runs.ConditionsReader;
+import io.schedlens.runs.DeadLetterReader;
+import io.schedlens.runs.RunExport;
+import io.schedlens.runs.ScenarioSetting;
+import io.schedlens.runs.WorkloadTimelineReader;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.ClusterRun;
@@ -115,90 +115,40 @@ public final class Demo {
     // Virtual time ends about now: Kafka refuses record times far in the future.
     long origin = ((System.currentTimeMillis() - span - 60_000) / 60_000) * 60_000;
     SimClock clock = new SimClock(origin, speed);
+    boolean tempState = config.getString(DemoConfig.STATE_DIR).isEmpty();
     Path stateDir =
-        config.getString(DemoConfig.STATE_DIR).isEmpty()
+        tempState
             ? Files.createTempDirectory("schedlens-demo-")
             : Path.of(config.getString(DemoConfig.STATE_DIR));
-    boolean tempState = config.getString(DemoConfig.STATE_DIR).isEmpty();
-    Topics topics = Topics.defaults();
     List<AutoCloseable> open = new ArrayList<>();
     try {
-      EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
-      open.add(broker);
-      broker.createTopics(topics.newTopics(config.getInt(DemoConfig.PARTITIONS), (short) 1));
-      say("Kafka broker (KRaft, embedded) on %s", broker.bootstrapServers());
-      Map<String, String> kafkaEnv = Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-
-      SimulatedApiServer api = SimulatedApiServer.start();
-      open.add(api);
-      Simulator simulator = new Simulator(scenario, origin);
-      DcgmExporterServer exporter = DcgmExporterServer.start(simulator.gpus(), simulator.nodes());
-      open.add(exporter);
-      say(
-          "Kubernetes API (fabric8 mock server) on %s; dcgm-exporter for %d GPU(s)",
-          api.url(), scenario.totalGpus());
-
-      Collector collector =
-          Collector.start(collectorConfig(api, exporter, scenario, speed, kafkaEnv), null, clock);
-      open.add(collector);
-
-      StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, scenario, kafkaEnv));
-      open.add(streams);
-
-      RequestShipper shipper =
-          new RequestShipper(
-              collector.baseUrl() + "/v1/request-logs", null, Duration.ofMillis(100));
-      open.add(shipper);
-      awaitReady(collector, streams);
-      say(
-          "collector: %s/metrics (request-log intake %s/v1/request-logs)",
-          collector.baseUrl(), collector.baseUrl());
-      say("streams app: %s/metrics, %s/api/pods?state=all", streams.baseUrl(), streams.baseUrl());
-
-      KubernetesClusterWriter writer = new KubernetesClusterWriter(api.client());
+      Parts parts = start(scenario, origin, clock, stateDir, open);
+      KubernetesClusterWriter writer = new KubernetesClusterWriter(parts.api().client());
       clock.start();
       List<PodTruth> truth =
-          simulate(simulator, scenario, writer, shipper, clock, collector, origin);
+          simulate(
+              parts.simulator(),
+              scenario,
+              writer,
+              parts.shipper(),
+              clock,
+              parts.collector(),
+              origin);
       clock.simulationDone();
-      shipper.flush();
+      parts.shipper().flush();
       say(
           "simulation done: %d pods, %,d API writes, %,d request logs shipped (%.0f s)",
-          truth.size(), writer.writes(), shipper.shipped(), seconds(t0));
-
-      ReadBack read = readBack(broker.bootstrapServers(), topics, scenario, truth);
-      WorkloadsFile.write(outDir, read.workloads().values());
-      RunExport.to(config.getString(RunExport.EXPORT), broker.bootstrapServers(), progress);
-      ExperimentReport report =
-          write(
-              scenario,
-              truth,
-              read.finals(),
-              read.workloads().values(),
-              read.conditions(),
-              read.gaps(),
-              outDir);
-      out.print(ReportWriter.terminal(report));
-      say(
-          "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
-              + " conditions.json, report.md, report.json, simulator-truth.jsonl in %.0f s",
-          outDir, read.finals().size(), read.workloads().size(), seconds(t0));
+          truth.size(), writer.writes(), parts.shipper().shipped(), seconds(t0));
+      Result result = finish(parts, scenario, truth, outDir, t0);
       if (config.getBoolean(DemoConfig.KEEP_RUNNING)) {
         say(
             "keeping everything up (--keep-running): Prometheus can scrape %s/metrics and %s/metrics; Ctrl-C stops",
-            streams.baseUrl(), collector.baseUrl());
+            parts.streams().baseUrl(), parts.collector().baseUrl());
         CountDownLatch forever = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(forever::countDown));
         forever.await();
       }
-      return new Result(
-          scenario,
-          truth,
-          simulator.runs(),
-          read.finals(),
-          read.workloads(),
-          read.gaps(),
-          report,
-          outDir);
+      return result;
     } finally {
       for (int i = open.size() - 1; i >= 0; i--) {
         try {
@@ -211,6 +161,86 @@ public final class Demo {
         deleteTree(stateDir);
       }
     }
+  }
+
+  /** The parts of a demo, running. */
+  private record Parts(
+      EmbeddedKafkaBroker broker,
+      SimulatedApiServer api,
+      Simulator simulator,
+      Collector collector,
+      StreamsApp streams,
+      RequestShipper shipper) {}
+
+  /**
+   * Starts the broker, the mock API server, the simulated dcgm-exporter, the collector, the streams
+   * app and the request shipper, each added to {@code open} as it starts; returns once the
+   * collector and the streams app are ready.
+   */
+  private Parts start(
+      Scenario scenario, long origin, SimClock clock, Path stateDir, List<AutoCloseable> open)
+      throws Exception {
+    double speed = config.getDouble(DemoConfig.SPEED);
+    EmbeddedKafkaBroker broker = EmbeddedKafkaBroker.start();
+    open.add(broker);
+    broker.createTopics(
+        Topics.defaults().newTopics(config.getInt(DemoConfig.PARTITIONS), (short) 1));
+    say("Kafka broker (KRaft, embedded) on %s", broker.bootstrapServers());
+    Map<String, String> kafkaEnv = Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
+    SimulatedApiServer api = SimulatedApiServer.start();
+    open.add(api);
+    Simulator simulator = new Simulator(scenario, origin);
+    DcgmExporterServer exporter = DcgmExporterServer.start(simulator.gpus(), simulator.nodes());
+    open.add(exporter);
+    say(
+        "Kubernetes API (fabric8 mock server) on %s; dcgm-exporter for %d GPU(s)",
+        api.url(), scenario.totalGpus());
+    Collector collector =
+        Collector.start(collectorConfig(api, exporter, scenario, speed, kafkaEnv), null, clock);
+    open.add(collector);
+    StreamsApp streams = StreamsApp.start(streamsConfig(stateDir, scenario, kafkaEnv));
+    open.add(streams);
+    RequestShipper shipper =
+        new RequestShipper(collector.baseUrl() + "/v1/request-logs", null, Duration.ofMillis(100));
+    open.add(shipper);
+    awaitReady(collector, streams);
+    say(
+        "collector: %s/metrics (request-log intake %s/v1/request-logs)",
+        collector.baseUrl(), collector.baseUrl());
+    say("streams app: %s/metrics, %s/api/pods?state=all", streams.baseUrl(), streams.baseUrl());
+    return new Parts(broker, api, simulator, collector, streams, shipper);
+  }
+
+  /** What the pipeline wrote, read back; the files and the report written and printed. */
+  private Result finish(Parts parts, Scenario scenario, List<PodTruth> truth, Path outDir, long t0)
+      throws Exception {
+    String bootstrap = parts.broker().bootstrapServers();
+    ReadBack read = readBack(bootstrap, Topics.defaults(), scenario, truth);
+    WorkloadsFile.write(outDir, read.workloads().values());
+    RunExport.to(config.getString(RunExport.EXPORT), bootstrap, progress);
+    ExperimentReport report =
+        write(
+            scenario,
+            truth,
+            read.finals(),
+            read.workloads().values(),
+            read.conditions(),
+            read.gaps(),
+            outDir);
+    out.print(ReportWriter.terminal(report));
+    say(
+        "wrote %s/timelines.jsonl (%d final timelines), workloads.jsonl (%d workloads),"
+            + " conditions.json, report.md, report.json, simulator-truth.jsonl in %.0f s",
+        outDir, read.finals().size(), read.workloads().size(), seconds(t0));
+    return new Result(
+        scenario,
+        truth,
+        parts.simulator().runs(),
+        read.finals(),
+        read.workloads(),
+        read.gaps(),
+        report,
+        outDir);
   }
 
   /**

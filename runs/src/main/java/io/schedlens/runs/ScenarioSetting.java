@@ -1,4 +1,4 @@
-package io.schedlens.cli.common;
+package io.schedlens.runs;
 
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioException;

@@ -1,4 +1,4 @@
-package io.schedlens.cli.replay;
+package io.schedlens.runs.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,11 +1,11 @@
-package io.schedlens.cli.demo;
+package io.schedlens.runs.demo;
 
-import io.schedlens.cli.common.PagesServer;
-import io.schedlens.cli.common.RunExport;
-import io.schedlens.cli.common.ScenarioSetting;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.DurationSetting;
+import io.schedlens.runs.PagesServer;
+import io.schedlens.runs.RunExport;
+import io.schedlens.runs.ScenarioSetting;
 import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;

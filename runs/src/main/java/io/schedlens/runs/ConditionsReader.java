@@ -1,4 +1,4 @@
-package io.schedlens.cli.common;
+package io.schedlens.runs;
 
 import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.GpuSample;

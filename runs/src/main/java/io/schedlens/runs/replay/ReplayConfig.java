@@ -1,11 +1,11 @@
-package io.schedlens.cli.replay;
+package io.schedlens.runs.replay;
 
-import io.schedlens.cli.common.PagesServer;
-import io.schedlens.cli.common.RunExport;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.report.Guardrails;
+import io.schedlens.runs.PagesServer;
+import io.schedlens.runs.RunExport;
 import io.schedlens.streams.StreamsAppConfig;
 import java.io.IOException;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package io.schedlens.cli.common;
+package io.schedlens.runs;
 
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import io.schedlens.common.http.HttpEndpoint;

@@ -1,0 +1,226 @@
+package io.schedlens.runs.replay;
+
+import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.ClusterEvent;
+import io.schedlens.avro.PodObservation;
+import io.schedlens.collector.CollectorConfig;
+import io.schedlens.projections.InputBounds;
+import io.schedlens.projections.k8s.EventProjection;
+import io.schedlens.projections.k8s.PodProjection;
+import io.schedlens.projections.recorded.RecordedObjects;
+import io.schedlens.projections.recorded.RecordedScrapes;
+import io.schedlens.projections.recorded.Unusable;
+import io.schedlens.projections.records.Outgoing;
+import io.schedlens.projections.records.Records;
+import io.schedlens.projections.requests.FieldMapping;
+import io.schedlens.projections.requests.RequestLogParser;
+import io.schedlens.schemas.EventTimes;
+import io.schedlens.schemas.PodName;
+import io.schedlens.streams.StreamsAppConfig;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Consumer;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * The files of a recording read as the collector would have produced them: Pods (a watch stream's
+ * events placed at their times, {@link PodWatchTimes}), Events named as their pods are, DCGM
+ * scrapes, request-log lines. What cannot be used is counted in an {@link Unusable}, never thrown
+ * away silently.
+ */
+public final class RecordedInputs {
+
+  private final ReplayConfig config;
+  private final Consumer<String> say;
+
+  /**
+   * @param say where a remark on the recording goes (a line of progress)
+   */
+  public RecordedInputs(ReplayConfig config, Consumer<String> say) {
+    this.config = config;
+    this.say = say;
+  }
+
+  /** Every recorded input as the collector would have produced it, in no particular order. */
+  public List<Outgoing> read(Records records, Unusable unusable) throws IOException {
+    List<Outgoing> inputs = new ArrayList<>();
+    Map<String, PodName> podNames = new HashMap<>();
+    List<ClusterEvent> events = new ArrayList<>();
+    List<PodWatchTimes.Watched> watched = new ArrayList<>();
+    objects(records, unusable, inputs, podNames, events, watched);
+    PodWatchTimes.place(watched, config.getDuration(StreamsAppConfig.GRACE).toMillis())
+        .forEach(o -> inputs.add(records.pod(o)));
+    events(records, unusable, inputs, podNames, events);
+    scrapes(records, unusable, inputs);
+    requests(records, unusable, inputs);
+    return inputs;
+  }
+
+  /**
+   * The Pods and Events files: relisted Pods straight to {@code inputs}, watched Pods to {@code
+   * watched} (placed later, in their files' order), events about pods to {@code events}.
+   */
+  private void objects(
+      Records records,
+      Unusable unusable,
+      List<Outgoing> inputs,
+      Map<String, PodName> podNames,
+      List<ClusterEvent> events,
+      List<PodWatchTimes.Watched> watched)
+      throws IOException {
+    PodProjection pods =
+        new PodProjection(
+            config.getList(CollectorConfig.POD_LABELS),
+            config.getList(CollectorConfig.POD_ANNOTATIONS));
+    List<String> objectFiles = new ArrayList<>(config.getList(ReplayConfig.PODS));
+    objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
+    for (String file : objectFiles) {
+      for (RecordedObjects.Item item : RecordedObjects.read(readFile(file), unusable)) {
+        try {
+          if (item instanceof RecordedObjects.PodItem p) {
+            PodObservation o = pods.project(p.pod(), p.change(), 0);
+            podNames.put(o.getUid(), PodName.of(o));
+            pod(records, inputs, watched, file, p, o);
+          } else if (item instanceof RecordedObjects.CoreEventItem e) {
+            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
+          } else if (item instanceof RecordedObjects.EventsV1Item e) {
+            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
+          }
+        } catch (RuntimeException e) {
+          // the projection refuses objects without the fields every real one has (uid, name)
+          unusable.add(RecordedObjects.INVALID_OBJECT, file + ": " + e.getMessage());
+        }
+      }
+    }
+  }
+
+  private static void pod(
+      Records records,
+      List<Outgoing> inputs,
+      List<PodWatchTimes.Watched> watched,
+      String file,
+      RecordedObjects.PodItem p,
+      PodObservation o) {
+    long at = EventTimes.latestFact(o);
+    if (o.getDeletionTimestamp() != null) {
+      long grace =
+          o.getDeletionGracePeriodSeconds() == null ? 0 : o.getDeletionGracePeriodSeconds();
+      at = Math.max(at, o.getDeletionTimestamp() - grace * 1000);
+    }
+    if (p.change() == ChangeType.RELIST) {
+      // List items (a snapshot) are in no order and stand at their own latest fact.
+      o.setObservedAt(at);
+      inputs.add(records.pod(o));
+    } else {
+      watched.add(
+          new PodWatchTimes.Watched(
+              o,
+              p.change(),
+              file,
+              p.line(),
+              PodWatchTimes.revision(p.pod().getMetadata().getResourceVersion()),
+              at));
+    }
+  }
+
+  private static void event(
+      ClusterEvent e, List<ClusterEvent> events, Unusable unusable, String file) {
+    if (!EventProjection.isAboutPod(e)) {
+      unusable.add("event-not-about-a-pod", e.getRegarding().getKind() + " " + e.getReason());
+      return;
+    }
+    if (e.getRegarding().getUid() == null) {
+      unusable.add("event-without-pod-uid", file);
+      return;
+    }
+    // The live collector stamps the time it saw the event; the event's own time stands in. An
+    // event with no time at all (no eventTime, series or timestamps) cannot be placed.
+    long at = EventTimes.of(e);
+    if (at <= 0) {
+      unusable.add("event-without-time", file + ": " + e.getReason());
+      return;
+    }
+    e.setObservedAt(at);
+    events.add(e);
+  }
+
+  /**
+   * The events, each under the name of the pod with its UID: a recording put together from several
+   * captures may name a pod in an event otherwise than the pod itself (another namespace, no name);
+   * the UID is the pod, and its name decides the partition.
+   */
+  private void events(
+      Records records,
+      Unusable unusable,
+      List<Outgoing> inputs,
+      Map<String, PodName> podNames,
+      List<ClusterEvent> events) {
+    int renamed = 0;
+    for (ClusterEvent e : events) {
+      PodName pod = podNames.get(e.getRegarding().getUid());
+      if (pod != null && !pod.equals(PodName.regardedBy(e))) {
+        e.getRegarding().setNamespace(pod.namespace());
+        e.getRegarding().setName(pod.name());
+        renamed++;
+      }
+      if (PodName.regardedBy(e) == null) {
+        unusable.add(
+            "event-without-pod-name", e.getReason() + " for pod " + e.getRegarding().getUid());
+        continue;
+      }
+      inputs.add(records.event(e));
+    }
+    if (renamed > 0) {
+      say.accept(
+          renamed
+              + " event(s) named their pod otherwise than the pod of their UID in the recording;"
+              + " matched by UID");
+    }
+  }
+
+  private void scrapes(Records records, Unusable unusable, List<Outgoing> inputs)
+      throws IOException {
+    Map<String, String> scrapes = new TreeMap<>();
+    for (String file : config.getList(ReplayConfig.DCGM)) {
+      scrapes.put(file, readFile(file));
+    }
+    RecordedScrapes.readAll(scrapes, unusable)
+        .forEach(s -> inputs.add(records.gpuSample(s.key(), s.sample())));
+  }
+
+  private void requests(Records records, Unusable unusable, List<Outgoing> inputs)
+      throws IOException {
+    RequestLogParser requests =
+        new RequestLogParser(
+            FieldMapping.parse(config.getList(CollectorConfig.INTAKE_FIELD_MAPPING)),
+            InputBounds.anyTime());
+    for (String file : config.getList(ReplayConfig.REQUESTS)) {
+      for (String line : readFile(file).split("\n")) {
+        if (line.isBlank()) {
+          continue;
+        }
+        RequestLogParser.Parsed parsed = requests.parseLine(line, System.currentTimeMillis());
+        if (parsed instanceof RequestLogParser.Accepted a) {
+          inputs.add(records.requestLog(a.log(), null));
+        } else if (parsed instanceof RequestLogParser.Rejected r) {
+          unusable.add("request-" + r.reason(), r.detail());
+        }
+      }
+    }
+  }
+
+  private static String readFile(String file) throws IOException {
+    Path p = Path.of(file);
+    if (!Files.isReadable(p)) {
+      throw new ConfigException("cannot read " + file + ": give an existing, readable file");
+    }
+    return Files.readString(p, StandardCharsets.UTF_8);
+  }
+}
