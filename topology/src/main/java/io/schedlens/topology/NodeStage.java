@@ -31,8 +31,6 @@ final class NodeStage
   /** Candidates kept per node at most (the most recent). */
   static final int MAX_CANDIDATES = 256;
 
-  private static final long REBROADCAST_MS = 2_000;
-
   private final long graceMs;
   private final int hot;
   private final Watermarks heard;
@@ -44,8 +42,8 @@ final class NodeStage
   private HotStore<NodeState> nodes;
   private TimerIndex timers;
   private long decidedUpTo = Long.MIN_VALUE;
-  private long sentAnswered = Long.MIN_VALUE;
-  private long sentAtWall;
+  private final AnsweredBroadcast answered =
+      new AnsweredBroadcast(Watermarks.NODES, TopologyNames.NODES_TO_POD_SINK);
 
   NodeStage(TopologySettings settings) {
     this.graceMs = settings.timeline().grace().toMillis();
@@ -173,17 +171,6 @@ final class NodeStage
 
   /** Every question up to what every pod-stage task passed is answered. */
   private void broadcast(long wallNow) {
-    long answered = heard.firstOrder();
-    if (answered == sentAnswered && wallNow - sentAtWall < REBROADCAST_MS) {
-      return;
-    }
-    sentAnswered = answered;
-    sentAtWall = wallNow;
-    Watermark w =
-        Watermarks.of(Watermarks.NODES, context.taskId().partition(), Long.MAX_VALUE, answered);
-    context.forward(
-        new Record<>(
-            "watermark", new StageMessage(null, w), Math.max(0, context.currentStreamTimeMs())),
-        TopologyNames.NODES_TO_POD_SINK);
+    answered.send(context, heard.firstOrder(), wallNow);
   }
 }

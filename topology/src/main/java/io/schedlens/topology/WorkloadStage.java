@@ -69,7 +69,6 @@ final class WorkloadStage
   static final int MAX_PREEMPTION_TIMES = 64;
 
   private static final char SEP = '\u0000';
-  private static final long REBROADCAST_MS = 2_000;
   private static final int TEMPLATE_HASHES_KEPT = 10_000;
 
   private final Duration emitInterval;
@@ -115,8 +114,8 @@ final class WorkloadStage
    */
   private final TreeMap<Long, Set<String>> due = new TreeMap<>();
 
-  private long sentAnswered = Long.MIN_VALUE;
-  private long sentAtWall;
+  private final AnsweredBroadcast answered =
+      new AnsweredBroadcast(Watermarks.WORKLOADS, TopologyNames.WORKLOADS_TO_POD_SINK);
 
   WorkloadStage(TopologySettings settings, StreamsMetrics metrics) {
     this.emitInterval = settings.emitInterval();
@@ -604,18 +603,7 @@ final class WorkloadStage
 
   /** Everything sent so far has its answers out: as far as every pod-stage task was heard. */
   private void broadcast(long wallNow) {
-    long answered = heard.firstOrder();
-    if (answered == sentAnswered && wallNow - sentAtWall < REBROADCAST_MS) {
-      return;
-    }
-    sentAnswered = answered;
-    sentAtWall = wallNow;
-    Watermark w =
-        Watermarks.of(Watermarks.WORKLOADS, context.taskId().partition(), Long.MAX_VALUE, answered);
-    context.forward(
-        new Record<>(
-            "watermark", new StageMessage(null, w), Math.max(0, context.currentStreamTimeMs())),
-        TopologyNames.WORKLOADS_TO_POD_SINK);
+    answered.send(context, heard.firstOrder(), wallNow);
   }
 
   private void observe(List<String> counted, PodLabels labels, Recovery r, String stage, Long ms) {
