@@ -77,8 +77,6 @@ class SourceShapeTest {
           Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: of", 99),
           Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: job", 97),
           Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: serving", 83),
-          Map.entry("cli/src/main/java/io/schedlens/cli/simulate/SimulateCommand.java: run", 107),
-          Map.entry("cli/src/main/java/io/schedlens/cli/report/ReportCommand.java: run", 132),
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
           Map.entry(

@@ -1,36 +1,19 @@
 package io.schedlens.cli.report;
 
-import io.schedlens.avro.ExperimentConfig;
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.common.kafka.KafkaReachability;
-import io.schedlens.report.Conditions;
-import io.schedlens.report.ExperimentReport;
+import io.schedlens.report.ExperimentReports;
 import io.schedlens.report.Guardrails;
 import io.schedlens.report.InputGaps;
-import io.schedlens.report.PodFacts;
 import io.schedlens.report.ReportWriter;
-import io.schedlens.report.TimelinesFile;
 import io.schedlens.report.Verdict;
-import io.schedlens.report.WorkloadsFile;
-import io.schedlens.runs.ConditionsReader;
-import io.schedlens.runs.DeadLetterReader;
-import io.schedlens.runs.WorkloadTimelineReader;
-import io.schedlens.schemas.TopicConsumers;
+import io.schedlens.runs.ReportInputs;
 import io.schedlens.schemas.Topics;
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -133,34 +116,14 @@ public final class ReportCommand {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(e.getMessage());
     }
-    List<PodTimeline> timelines =
+    ReportInputs inputs =
         from.equals("kafka")
-            ? fromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
-            : fromFile(from);
-    List<WorkloadTimeline> workloads =
-        from.equals("kafka")
-            ? workloadsFromTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
-            : workloadsFromFile(from);
-    // The experiments' conditions: conditions.json beside the files (with the GPUs a demo or
-    // replay saw), or the experiment ConfigMaps the collector wrote to Kafka.
-    Conditions fileConditions = from.equals("kafka") ? null : conditionsFromFile(from);
-    List<ExperimentConfig> configMaps =
-        from.equals("kafka")
-            ? ConditionsReader.configMaps(
+            ? ReportInputs.fromKafka(
                 config.kafkaClientSettings(), Topics.withPrefix(config.getString(TOPIC_PREFIX)))
-            : List.of();
-    InputGaps gaps =
-        from.equals("kafka")
-            ? gapsOnTopic(config, Topics.withPrefix(config.getString(TOPIC_PREFIX)))
-            : InputGaps.read(dirOf(from));
-    Map<String, List<PodTimeline>> byExperiment = new TreeMap<>();
+            : ReportInputs.fromFiles(from);
     String only = config.getString(EXPERIMENT);
-    for (PodTimeline t : timelines) {
-      String e = t.getExperiment() == null ? "(no experiment)" : t.getExperiment();
-      if (only.isEmpty() || only.equals(e)) {
-        byExperiment.computeIfAbsent(e, x -> new ArrayList<>()).add(t);
-      }
-    }
+    Map<String, List<PodTimeline>> byExperiment =
+        ExperimentReports.byExperiment(inputs.timelines(), only);
     if (byExperiment.isEmpty()) {
       err.println(
           "report: no timelines"
@@ -170,159 +133,48 @@ public final class ReportCommand {
               + "; nothing written");
       return 1;
     }
-    Path outDir = Path.of(config.getString(OUT)).toAbsolutePath();
-    for (var e : byExperiment.entrySet()) {
-      Path dir = byExperiment.size() == 1 ? outDir : outDir.resolve(safe(e.getKey()));
-      List<PodTimeline> mine = e.getValue();
-      long notFinal = mine.stream().filter(t -> !t.getFinal$()).count();
-      long cut = mine.stream().filter(t -> t.getEndedBy() != null).count();
-      ExperimentReport report =
-          ExperimentReport.of(
-                  e.getKey(),
-                  mine.stream().map(PodFacts::of).toList(),
-                  starvationMs,
-                  workloads.stream()
-                      .filter(
-                          w ->
-                              e.getKey()
-                                  .equals(
-                                      w.getExperiment() == null
-                                          ? "(no experiment)"
-                                          : w.getExperiment()))
-                      .toList())
-              .withConditions(
-                  fileConditions != null
-                      ? fileConditions
-                      : Conditions.of(e.getKey(), configMaps, List.of()));
-      String intro =
-          gaps.markdown()
-              + (gaps.isEmpty() ? "" : "\n")
-              + "From "
-              + mine.size()
-              + " pod timelines of "
-              + from
-              + (notFinal > 0
-                  ? " (" + notFinal + " not final: pods still running or waiting when read)."
-                  : ".")
-              + (cut > 0
-                  ? " "
-                      + cut
-                      + " of them were closed where their recording ended (endedBy), their numbers"
-                      + " as of their latest recorded input."
-                  : "");
-      List<Guardrails.Result> checked = ReportWriter.writeAll(dir, report, intro, guardrails);
-      out.println();
-      out.print(ReportWriter.table(report));
-      out.print(ReportWriter.continuityTable(report));
-      out.println();
-      for (Verdict v : Verdict.of(report)) {
-        out.println("  verdict: " + v.summary());
-        v.answers().forEach(a -> out.println("    - " + a));
-      }
-      for (Guardrails.Result g : checked) {
-        out.println(
-            "  guardrail "
-                + (g.pass() ? "PASS" : "FAIL")
-                + " "
-                + g.arm()
-                + " "
-                + g.rule()
-                + ": "
-                + g.detail());
-      }
-      out.println(
-          "\nreport: wrote "
-              + dir
-              + "/report.md, report.json, "
-              + ReportWriter.PENDING_PNG
-              + ", "
-              + ReportWriter.WASTED_PNG);
+    ExperimentReports.Request request =
+        new ExperimentReports.Request(
+            from, only, starvationMs, guardrails, Path.of(config.getString(OUT)).toAbsolutePath());
+    for (ExperimentReports.Written w :
+        ExperimentReports.write(
+            request, byExperiment, inputs.workloads(), inputs::conditions, inputs.gaps())) {
+      print(w, out);
     }
-    if (!gaps.isEmpty() && !config.getBoolean(ALLOW_DEAD_LETTERS)) {
-      err.println(gaps.oneLine("report"));
+    if (!inputs.gaps().isEmpty() && !config.getBoolean(ALLOW_DEAD_LETTERS)) {
+      err.println(inputs.gaps().oneLine("report"));
       return InputGaps.EXIT_CODE;
     }
     return 0;
   }
 
-  /** The directory of {@code --from}: itself, or the directory of the file. */
-  private static Path dirOf(String from) {
-    Path p = Path.of(from);
-    return Files.isDirectory(p) ? p : p.toAbsolutePath().getParent();
-  }
-
-  /** The dead letters on the topic, as gaps of the timelines read beside them. */
-  static InputGaps gapsOnTopic(Config config, Topics topics) {
-    DeadLetterReader d = DeadLetterReader.read(config.kafkaClientSettings(), topics);
-    return new InputGaps(Map.of(), d.reasons(), d.pods());
-  }
-
-  static List<PodTimeline> fromFile(String from) throws IOException {
-    Path p = Path.of(from);
-    if (Files.isDirectory(p)
-        && !Files.exists(p.resolve(TimelinesFile.NAME))
-        && Files.exists(p.resolve("simulator-truth.jsonl"))) {
-      throw new ConfigException(
-          p
-              + " is the --out of simulate: it holds the simulator's ground truth"
-              + " (simulator-truth.jsonl) and the report made from it (report.md, report.json), not"
-              + " pipeline timelines; report reads a demo's or replay's --out (timelines.jsonl)");
+  /** One experiment's report: its tables, verdicts and guardrails, and where it was written. */
+  private static void print(ExperimentReports.Written w, PrintStream out) {
+    out.println();
+    out.print(ReportWriter.table(w.report()));
+    out.print(ReportWriter.continuityTable(w.report()));
+    out.println();
+    for (Verdict v : Verdict.of(w.report())) {
+      out.println("  verdict: " + v.summary());
+      v.answers().forEach(a -> out.println("    - " + a));
     }
-    if (!Files.isReadable(Files.isDirectory(p) ? p.resolve(TimelinesFile.NAME) : p)) {
-      throw new ConfigException(
-          "cannot read "
-              + p
-              + ": give a directory with timelines.jsonl (a demo's or replay's --out) or the file");
+    for (Guardrails.Result g : w.guardrails()) {
+      out.println(
+          "  guardrail "
+              + (g.pass() ? "PASS" : "FAIL")
+              + " "
+              + g.arm()
+              + " "
+              + g.rule()
+              + ": "
+              + g.detail());
     }
-    try {
-      return TimelinesFile.read(p);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(e.getMessage());
-    }
-  }
-
-  static Conditions conditionsFromFile(String from) throws IOException {
-    Path p = Path.of(from);
-    return Conditions.read(Files.isDirectory(p) ? p : p.toAbsolutePath().getParent());
-  }
-
-  /** The workload timelines beside the pod timelines: none when the file is not there. */
-  static List<WorkloadTimeline> workloadsFromFile(String from) throws IOException {
-    Path p = Path.of(from);
-    Path dir = Files.isDirectory(p) ? p : p.toAbsolutePath().getParent();
-    try {
-      return WorkloadsFile.read(dir.resolve(WorkloadsFile.NAME));
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(e.getMessage());
-    }
-  }
-
-  /** The latest timeline of every workload on its topic, read to its current end. */
-  static List<WorkloadTimeline> workloadsFromTopic(Config config, Topics topics) {
-    return new ArrayList<>(
-        WorkloadTimelineReader.readAll(config.kafkaClientSettings(), topics).values());
-  }
-
-  /** The latest timeline of every pod on the topic (read_committed), read to its current end. */
-  static List<PodTimeline> fromTopic(Config config, Topics topics) {
-    KafkaReachability.require(config.kafkaClientSettings(), Duration.ofSeconds(10));
-    Map<String, PodTimeline> latest = new LinkedHashMap<>();
-    try (KafkaConsumer<String, PodTimeline> consumer =
-        TopicConsumers.fromBeginning(config.kafkaClientSettings(), topics.podTimelines)) {
-      TopicConsumers.readToEnd(
-          consumer,
-          r -> {
-            if (r.value() == null) {
-              latest.remove(r.key());
-            } else {
-              latest.put(r.key(), r.value());
-            }
-          });
-    }
-    return new ArrayList<>(latest.values());
-  }
-
-  private static String safe(String name) {
-    return name.replaceAll("[^A-Za-z0-9._-]", "_");
+    out.println(
+        "\nreport: wrote "
+            + w.dir()
+            + "/report.md, report.json, "
+            + ReportWriter.PENDING_PNG
+            + ", "
+            + ReportWriter.WASTED_PNG);
   }
 }

@@ -1,25 +1,15 @@
 package io.schedlens.cli.simulate;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
-import io.schedlens.report.ExperimentReport;
 import io.schedlens.report.ReportWriter;
 import io.schedlens.runs.ScenarioSetting;
-import io.schedlens.simulator.Simulator;
-import io.schedlens.simulator.cluster.ClusterRun;
-import io.schedlens.simulator.cluster.ClusterWriter;
-import io.schedlens.simulator.cluster.PodTruth;
-import io.schedlens.simulator.cluster.RequestSink;
-import io.schedlens.simulator.live.ClusterRecorder;
+import io.schedlens.runs.simulate.SimulateRun;
 import io.schedlens.simulator.scenario.Scenario;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Collectors;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
 import org.apache.kafka.common.config.ConfigDef.Type;
@@ -86,88 +76,19 @@ public final class SimulateCommand {
     if (seed >= 0) {
       scenario = scenario.withSeed(seed);
     }
-    long t0 = System.nanoTime();
-    long origin = ((System.currentTimeMillis() - Simulator.span(scenario)) / 60_000) * 60_000;
-    Simulator sim = new Simulator(scenario, origin);
     String recordDir = config.getString(RECORD);
-    ClusterRecorder recorder =
-        recordDir.isEmpty()
-            ? null
-            : new ClusterRecorder(
-                Path.of(recordDir),
-                sim.gpus(),
-                sim.nodes(),
-                origin,
-                scenario.scrapeInterval().toMillis());
-    List<PodTruth> truth =
-        sim.run(
-            recorder == null ? ClusterWriter.NONE : recorder,
-            recorder == null ? RequestSink.NONE : recorder,
-            recorder == null ? Simulator.Pacer.NONE : recorder,
-            new Simulator.Progress() {
-              @Override
-              public void runStarted(ClusterRun run, int index, int total) {}
-
-              @Override
-              public void runFinished(ClusterRun run, int index, int total, List<PodTruth> t) {
-                err.printf(
-                    "simulate: [run %d/%d] %s, repeat %d: %d pods, %d preempted%n",
-                    index,
-                    total,
-                    run.arm().name(),
-                    run.repeat(),
-                    t.size(),
-                    t.stream().filter(x -> x.preemptedAt() != null).count());
-              }
-            });
-    if (recorder != null) {
-      recorder.close();
-      err.printf(
-          "simulate: recorded the cluster in %s (%s, %s, %s, %s); replay it with%n"
-              + "  ./schedlens replay --pods %2$s --events %3$s --dcgm %4$s --requests %5$s%s --out replay-out%n",
-          Path.of(recordDir).toAbsolutePath(),
-          Path.of(recordDir, ClusterRecorder.PODS),
-          Path.of(recordDir, ClusterRecorder.EVENTS),
-          Path.of(recordDir, ClusterRecorder.DCGM),
-          Path.of(recordDir, ClusterRecorder.REQUESTS),
-          scenario.slos().entrySet().stream()
-              .map(e -> " --slo " + e.getKey() + "=" + Math.round(e.getValue()))
-              .collect(Collectors.joining()));
-    }
-    ExperimentReport report =
-        ExperimentReport.of(
-            scenario.experiment(),
-            TruthFacts.of(truth, Duration.ofMinutes(10).toMillis(), 3),
-            Duration.ofMinutes(10).toMillis());
+    SimulateRun run = new SimulateRun(scenario, err);
+    SimulateRun.Result result = run.run(recordDir.isEmpty() ? null : Path.of(recordDir));
     out.printf(
         "simulate: %s, %d pods in %.1f s (ground truth of the simulator; the pipeline is not involved)%n%n",
-        scenario.name(), truth.size(), (System.nanoTime() - t0) / 1e9);
-    out.print(ReportWriter.table(report));
+        scenario.name(), result.truth().size(), result.seconds());
+    out.print(ReportWriter.table(result.report()));
     out.println();
-    report.findings().forEach(f -> out.println("  - " + f));
+    result.report().findings().forEach(f -> out.println("  - " + f));
     String dir = config.getString(OUT);
     if (!dir.isEmpty()) {
       Path outDir = Path.of(dir);
-      Files.createDirectories(outDir);
-      ObjectMapper json = new ObjectMapper();
-      Files.writeString(
-          outDir.resolve("simulator-truth.jsonl"),
-          truth.stream()
-              .map(
-                  t -> {
-                    try {
-                      return json.writeValueAsString(t);
-                    } catch (Exception e) {
-                      throw new IllegalStateException(e);
-                    }
-                  })
-              .collect(Collectors.joining("\n", "", "\n")));
-      ReportWriter.writeAll(
-          outDir,
-          report,
-          "What-if run of scenario `"
-              + scenario.name()
-              + "` from the simulator's ground truth (`./schedlens simulate`).");
+      run.write(result, outDir);
       out.println(
           "\nsimulate: wrote "
               + outDir.toAbsolutePath()

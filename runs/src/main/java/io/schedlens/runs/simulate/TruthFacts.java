@@ -1,4 +1,4 @@
-package io.schedlens.cli.simulate;
+package io.schedlens.runs.simulate;
 
 import io.schedlens.base.Outcome;
 import io.schedlens.report.PodFacts;
