@@ -56,7 +56,7 @@ public final class CheckCommand {
         --serving-label KEY=VALUE         marks a workload as serving where no Service in the files
                                           selects it (default: %s)
 
-      Rules and examples: docs/check-rules.md.
+      Rules and examples: docs/operators/check-rules.md.
       Exit 0: no finding at or above --fail-on; 1: such findings; 2: bad usage or unreadable
       manifests; 3: --cluster given and the cluster could not be read.
       """

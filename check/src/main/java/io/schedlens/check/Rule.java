@@ -1,8 +1,8 @@
 package io.schedlens.check;
 
 /**
- * The check's rules. Each has a section in {@code docs/check-rules.md} (anchor: its id) with a bad
- * and a good example, and {@code CheckRulesDocTest} runs both.
+ * The check's rules. Each has a section in {@code docs/operators/check-rules.md} (anchor: its id)
+ * with a bad and a good example, and {@code CheckRulesDocTest} runs both.
  */
 public enum Rule {
   GPU_LIMITS(
@@ -78,7 +78,7 @@ public enum Rule {
 
   /** Where its page is, relative to the repository. */
   public String doc() {
-    return "docs/check-rules.md#" + id;
+    return "docs/operators/check-rules.md#" + id;
   }
 
   public static Rule byId(String id) {

@@ -83,7 +83,7 @@ class CheckCommandTest {
         .contains("requests no GPU");
     assertThat(request.path("file").asText()).isEqualTo(FORGOT_GPU.toString());
     assertThat(request.path("line").asInt()).isEqualTo(lineOf(FORGOT_GPU, "resources:"));
-    assertThat(request.path("doc").asText()).isEqualTo("docs/check-rules.md#gpu-request");
+    assertThat(request.path("doc").asText()).isEqualTo("docs/operators/check-rules.md#gpu-request");
     assertThat(r.err()).contains("4 errors, 1 warnings");
   }
 

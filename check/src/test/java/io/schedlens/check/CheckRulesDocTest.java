@@ -18,13 +18,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
- * Runs every example of docs/check-rules.md: a section per rule (heading = rule id), blocks {@code
- * yaml bad=SEVERITY} the rule must flag with that severity, blocks {@code yaml good} it must pass,
- * and {@code yaml cluster} the objects --cluster would read.
+ * Runs every example of docs/operators/check-rules.md: a section per rule (heading = rule id),
+ * blocks {@code yaml bad=SEVERITY} the rule must flag with that severity, blocks {@code yaml good}
+ * it must pass, and {@code yaml cluster} the objects --cluster would read.
  */
 class CheckRulesDocTest {
 
-  static final Path DOC = Path.of("../docs/check-rules.md");
+  static final Path DOC = Path.of("../docs/operators/check-rules.md");
 
   record Example(String kind, String severity, String yaml) {}
 

@@ -16,9 +16,9 @@ import java.util.Map;
 import org.apache.kafka.common.config.ConfigDef;
 
 /**
- * The configuration reference of docs/configuration.md, generated from each command's {@link
- * ConfigDef}: the one source of a setting's name, flag, variable, default and meaning. {@code
- * ConfigReferenceTest} fails when the page is not this output; to write it anew:
+ * The configuration reference of docs/operators/configuration.md, generated from each command's
+ * {@link ConfigDef}: the one source of a setting's name, flag, variable, default and meaning.
+ * {@code ConfigReferenceTest} fails when the page is not this output; to write it anew:
  *
  * <pre>
  * mvn -q -pl cli -am install -DskipTests
@@ -58,9 +58,11 @@ public final class ConfigReference {
     return sb.append("\n").append(END).append("\n").toString();
   }
 
-  /** Writes docs/configuration.md's generated part anew (run from the repository's root). */
+  /**
+   * Writes docs/operators/configuration.md's generated part anew (run from the repository's root).
+   */
   public static void main(String[] args) throws Exception {
-    Path page = Path.of(args.length > 0 ? args[0] : "docs/configuration.md");
+    Path page = Path.of(args.length > 0 ? args[0] : "docs/operators/configuration.md");
     String text = Files.readString(page);
     int from = text.indexOf(BEGIN);
     int to = text.indexOf(END);

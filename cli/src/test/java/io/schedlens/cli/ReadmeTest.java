@@ -7,8 +7,9 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
 /**
- * The settings tables of the docs (docs/collector.md, docs/streams-app.md, one page per command)
- * are the commands' own definitions, so they cannot go stale; the README shows the two commands.
+ * The settings tables of the docs (docs/operators/collector.md, docs/operators/streams-app.md, one
+ * page per command) are the commands' own definitions, so they cannot go stale; the README shows
+ * the two commands.
  */
 class ReadmeTest {
 
@@ -27,7 +28,7 @@ class ReadmeTest {
       dir = dir.getParent();
     }
     StringBuilder all = new StringBuilder(readme());
-    try (var pages = Files.list(dir.resolve("docs"))) {
+    try (var pages = Files.walk(dir.resolve("docs"))) {
       for (Path p : pages.filter(f -> f.toString().endsWith(".md")).sorted().toList()) {
         all.append('\n').append(Files.readString(p));
       }

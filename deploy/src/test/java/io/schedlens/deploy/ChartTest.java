@@ -42,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * The Helm chart, as Helm renders it: it lints, every rendered object validates against the
  * versions the chart claims (Kubernetes 1.30 through fabric8's model, Strimzi v1 through Strimzi's
  * model, the Prometheus Operator's CRD schemas), every pod passes the restricted Pod Security
- * Standard, and the values do what docs/install.md says they do.
+ * Standard, and the values do what docs/operators/install.md says they do.
  */
 class ChartTest {
 

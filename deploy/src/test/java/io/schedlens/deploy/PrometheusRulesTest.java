@@ -83,7 +83,7 @@ class PrometheusRulesTest {
 
   @Test
   void shouldGiveEveryAlertASummaryADescriptionAndARunbookEntry() throws Exception {
-    String runbook = Files.readString(Repository.path("docs/runbook.md"));
+    String runbook = Files.readString(Repository.path("docs/operators/runbook.md"));
     Set<String> sections = new HashSet<>();
     Matcher m = Pattern.compile("(?m)^## (\\S+)").matcher(runbook);
     while (m.find()) {
@@ -99,11 +99,13 @@ class PrometheusRulesTest {
       assertThat(a.path("description").asText()).as(name).isNotBlank();
       assertThat(a.path("runbook_url").asText())
           .as(name)
-          .endsWith("docs/runbook.md#" + name.toLowerCase());
+          .endsWith("docs/operators/runbook.md#" + name.toLowerCase());
       assertThat(r.path("labels").path("severity").asText())
           .as(name)
           .isIn("critical", "warning", "info");
-      assertThat(sections).as("docs/runbook.md has a section '## " + name + "'").contains(name);
+      assertThat(sections)
+          .as("docs/operators/runbook.md has a section '## " + name + "'")
+          .contains(name);
     }
   }
 }

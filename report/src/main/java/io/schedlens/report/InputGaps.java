@@ -142,17 +142,17 @@ public record InputGaps(
               + " inputs by time.";
       case "not-a-kubernetes-object", "not-a-pod-or-event", "unparseable" ->
           "Lines that are not Pods or Events in JSON or YAML (e.g. `kubectl describe` output):"
-              + " capture with `kubectl get ... -o json` (see docs/replay.md).";
+              + " capture with `kubectl get ... -o json` (see docs/operators/replay.md).";
       case "event-without-pod-uid", "event-without-pod-name", "event-not-about-a-pod" ->
           "Events that name no pod the recording can match: they cannot be placed on a timeline.";
       case "malformed-exposition-line", "sample-without-timestamp" ->
           "DCGM exposition lines that do not parse or carry no timestamp: record scrapes with"
-              + " their timestamps (docs/replay.md).";
+              + " their timestamps (docs/operators/replay.md).";
       default ->
           reason.startsWith("request-")
               ? "Request log lines the intake's rules refuse: see the examples and the field"
                   + " mapping (--intake-field-mapping)."
-              : "See the examples and docs/replay.md.";
+              : "See the examples and docs/operators/replay.md.";
     };
   }
 

@@ -60,7 +60,7 @@ class SchemaCompatibilityTest {
     assertThat(SchemaHistory.appendOnly(versions))
         .as(
             "%s: each version must be the one before with fields appended at the end, with"
-                + " defaults (docs/streams-app.md, upgrades)",
+                + " defaults (docs/operators/streams-app.md, upgrades)",
             name)
         .isTrue();
   }

@@ -1,8 +1,8 @@
 package io.schedlens.timeline;
 
 /**
- * A pod's timers, each on the clock that fires it (docs/event-time.md). The name of each is what
- * the stage's timer store keeps: renaming one loses the timers of a running app.
+ * A pod's timers, each on the clock that fires it (docs/developers/event-time.md). The name of each
+ * is what the stage's timer store keeps: renaming one loses the timers of a running app.
  */
 public enum PodTimer {
   /** A pod's final timeline: its end plus the grace period, once every stage has answered. */

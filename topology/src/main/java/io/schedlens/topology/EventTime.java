@@ -4,7 +4,8 @@ import io.schedlens.timeline.PodTimer;
 
 /**
  * The event-time protocol, as a stage task sees it: what a stage asks of time, and nothing else.
- * Every answer rests on progress marks and watermarks (docs/event-time.md), never on a clock.
+ * Every answer rests on progress marks and watermarks (docs/developers/event-time.md), never on a
+ * clock.
  *
  * <ul>
  *   <li>{@link #late}: has the input's own stream passed its time by more than the grace period?

@@ -10,7 +10,7 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * watermarks it hears from every task ({@link Watermarks}), its timers ({@link TimerIndex}) and the
  * watermark it broadcasts. What moves time in ({@link #mark}, {@link #heard}) calls the stage back
  * with what became due, in one fixed order; what the stage asks ({@link EventTime}) is answered
- * from the same state. See docs/event-time.md.
+ * from the same state. See docs/developers/event-time.md.
  */
 final class PodEventTime implements EventTime {
 

@@ -53,9 +53,9 @@ import org.apache.kafka.streams.processor.api.RecordMetadata;
  * samples and requests wait per second ({@link WaitingSeconds}) until the second is complete
  * ({@link EventTime}): then the incarnation that held the name is known ({@link Incarnations}). A
  * pod's final timeline goes out when every stage has answered past its end plus the grace period;
- * then its state is freed. Every decision rests on event time (docs/event-time.md), never on a
- * clock; wall-clock schedules only publish (counters every {@code emitInterval}, watermarks every
- * {@link TopologySettings#WATERMARK_INTERVAL}).
+ * then its state is freed. Every decision rests on event time (docs/developers/event-time.md),
+ * never on a clock; wall-clock schedules only publish (counters every {@code emitInterval},
+ * watermarks every {@link TopologySettings#WATERMARK_INTERVAL}).
  */
 final class PodStage
     implements Processor<String, PodInput, String, SpecificRecord>,

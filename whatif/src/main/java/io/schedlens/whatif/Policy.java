@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * A scheduling policy to try on what was observed, read by {@link PolicyLoader} (see {@code
- * docs/whatif.md} for the file with every field).
+ * docs/operators/whatif.md} for the file with every field).
  *
  * @param name the predicted arm's name on every predicted timeline
  * @param priorityClasses the PriorityClasses that exist under the policy

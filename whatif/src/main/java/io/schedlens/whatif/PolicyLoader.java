@@ -46,7 +46,7 @@ public final class PolicyLoader {
   public static Policy load(Path path) {
     if (!Files.isRegularFile(path)) {
       throw new PolicyException(
-          "policy file " + path + " does not exist or is not a file; see docs/whatif.md");
+          "policy file " + path + " does not exist or is not a file; see docs/operators/whatif.md");
     }
     try {
       return parse(path.toString(), Files.readString(path));

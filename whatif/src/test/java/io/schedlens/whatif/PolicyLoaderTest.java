@@ -52,7 +52,7 @@ class PolicyLoaderTest {
         new String[] {
           "interactive-first.yaml", "batch-quota.yaml", "no-preemption.yaml", "pool-classes.yaml"
         }) {
-      Policy p = PolicyLoader.load(Path.of("../docs/whatif/" + f));
+      Policy p = PolicyLoader.load(Path.of("../docs/operators/whatif/" + f));
       assertThat(p.name()).isNotBlank();
     }
   }

@@ -14,7 +14,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * preemption just before or after a checkpoint) and dense with its one; the full run adds pool with
  * 30 (ten runs of pool do not pin a mean to 5 %: one run's asr-batch preemptions range from 16 to
  * 48): {@code mvn -B -pl whatif test -Dtest=WhatIfValidationTest
- * -Dwhatif.scenarios=day08,dense,pool} (docs/whatif.md has its last result). {@code
+ * -Dwhatif.scenarios=day08,dense,pool} (docs/operators/whatif.md has its last result). {@code
  * -Dwhatif.repeats=N} sets every scenario's repeats.
  */
 class WhatIfValidationTest {

@@ -100,7 +100,7 @@ public final class WhatIfCommand {
                   Type.STRING,
                   "",
                   Importance.HIGH,
-                  "The policy to try: a YAML file with PriorityClasses, which workload gets which, GPU quotas, what a request with no Ready replica counts as (docs/whatif.md). Required.")
+                  "The policy to try: a YAML file with PriorityClasses, which workload gets which, GPU quotas, what a request with no Ready replica counts as (docs/operators/whatif.md). Required.")
               .define(
                   ARM,
                   Type.STRING,
@@ -199,7 +199,7 @@ public final class WhatIfCommand {
     if ((from.isEmpty() && !recorded) || policyFile.isEmpty()) {
       throw new WhatIfRun.BadInput(
           "--from (a demo's or replay's output directory) or a recording (--pods, --events), and"
-              + " --policy (a policy YAML file, see docs/whatif.md) are required");
+              + " --policy (a policy YAML file, see docs/operators/whatif.md) are required");
     }
     try {
       Duration runLength =

@@ -61,8 +61,8 @@ import org.junit.jupiter.api.io.TempDir;
  * collector's send buffer stays within its byte bound while Kafka is away: the intake answers 503
  * with {@code Retry-After} instead, and counts them.
  *
- * <p>The outage's length is {@code -Dfaults.outage.s} (30 s in CI; docs/testing.md gives the
- * command for 10 minutes).
+ * <p>The outage's length is {@code -Dfaults.outage.s} (30 s in CI; docs/developers/testing.md gives
+ * the command for 10 minutes).
  */
 class BrokerFaultsIT {
 

@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The data team's proof, without a Kafka cluster: a replay of a recorded day08 cluster with {@code
  * --export DIR} writes Parquet, opened with DuckDB (in-process) and queried with the exact SQL of
- * docs/warehouse.md, gives the report's numbers for the same run.
+ * docs/operators/warehouse.md, gives the report's numbers for the same run.
  */
 class WarehouseQueriesIT {
 
@@ -57,7 +57,8 @@ class WarehouseQueriesIT {
     assertThat(replay.timelines().values()).allMatch(t -> t.getFinal$());
     ExperimentReport report = replay.report();
 
-    Map<String, String> queries = queries(Files.readString(Path.of("../docs/warehouse.md")));
+    Map<String, String> queries =
+        queries(Files.readString(Path.of("../docs/operators/warehouse.md")));
     assertThat(queries)
         .containsKeys("views", "pending", "preempted-and-wasted", "preemptions-by-class");
     try (Connection db = DriverManager.getConnection("jdbc:duckdb:");

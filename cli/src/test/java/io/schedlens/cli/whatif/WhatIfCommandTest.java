@@ -55,7 +55,7 @@ class WhatIfCommandTest {
     Run r =
         whatif(
             "--from", observed.toString(),
-            "--policy", "../docs/whatif/interactive-first.yaml",
+            "--policy", "../docs/operators/whatif/interactive-first.yaml",
             "--run-length", "45m",
             "--compare-arm", "treatment",
             "--out", out.toString());
@@ -88,7 +88,7 @@ class WhatIfCommandTest {
     List<String> args =
         List.of(
             "--from", observed.toString(),
-            "--policy", "../docs/whatif/interactive-first.yaml",
+            "--policy", "../docs/operators/whatif/interactive-first.yaml",
             "--run-length", "45m");
     List<String> once = new ArrayList<>(args);
     once.addAll(List.of("--out", dir.resolve("once").toString()));
@@ -163,7 +163,12 @@ class WhatIfCommandTest {
   @Test
   void shouldSayWhatIsMissing(@TempDir Path dir) throws Exception {
     assertThat(whatif("--policy", "x.yaml").err()).contains("--from").contains("required");
-    Run r = whatif("--from", dir.toString(), "--policy", "../docs/whatif/interactive-first.yaml");
+    Run r =
+        whatif(
+            "--from",
+            dir.toString(),
+            "--policy",
+            "../docs/operators/whatif/interactive-first.yaml");
     assertThat(r.code()).isEqualTo(WhatIfCommand.BAD_INPUT);
     assertThat(r.err()).contains("timelines.jsonl not found");
   }

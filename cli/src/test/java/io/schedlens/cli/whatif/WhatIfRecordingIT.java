@@ -38,7 +38,7 @@ class WhatIfRecordingIT {
     Path policy = dir.resolve("policy.yaml");
     Files.writeString(
         policy,
-        Files.readString(Path.of("../docs/whatif/interactive-first.yaml"))
+        Files.readString(Path.of("../docs/operators/whatif/interactive-first.yaml"))
             .replace(
                 "embedding-batch: {priorityClass: embedding-batch, setup: 30s, checkpointEvery: 4m}",
                 "embedding-batch: {priorityClass: embedding-batch, setup: 30s}"));
@@ -94,7 +94,7 @@ class WhatIfRecordingIT {
             List.of(
                 "--from", dir.toString(),
                 "--pods", "pods.json",
-                "--policy", "../docs/whatif/interactive-first.yaml"),
+                "--policy", "../docs/operators/whatif/interactive-first.yaml"),
             Map.of(),
             new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
             new PrintStream(stderr, true, StandardCharsets.UTF_8));

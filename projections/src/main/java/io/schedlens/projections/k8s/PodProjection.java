@@ -46,9 +46,9 @@ public final class PodProjection {
    * Drops, in place, what {@link #project} and the pod source do not read, before the informer
    * keeps the pod in its cache: managed fields, annotations and labels other than the carried ones,
    * volumes, scheduling constraints, and of each container everything but its name, resources and
-   * restart policy. A pod in the cache then costs a fraction of its full size (docs/collector.md,
-   * memory); the projection of the stripped pod is the projection of the pod ({@code
-   * PodProjectionTest}).
+   * restart policy. A pod in the cache then costs a fraction of its full size
+   * (docs/operators/collector.md, memory); the projection of the stripped pod is the projection of
+   * the pod ({@code PodProjectionTest}).
    */
   public Pod retainRead(Pod pod) {
     var meta = pod.getMetadata();
