@@ -2,7 +2,6 @@ package io.schedlens.timeline;
 
 import io.schedlens.avro.PodRef;
 import io.schedlens.avro.PodTimeline;
-import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.NodeFact;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadEvent;
@@ -46,35 +45,34 @@ public final class FactsToTell {
   /**
    * Facts told once after a change of the pod's own facts.
    *
+   * @param now what the state says after the change
    * @param observedAt when the observation that changed them was read: a nomination has no time of
    *     its own in the pod object
    */
-  public static List<Tell> afterChange(TimelineState s, long observedAt) {
+  public static List<Tell> afterChange(TimelineState s, PodMoments now, long observedAt) {
     List<Tell> out = new ArrayList<>();
     if (!s.getSawPod()) {
       return out;
     }
-    String workload = workloadKey(s);
+    String workload = now.workloadKey();
     if (workload != null) {
       once(s, MEMBER, workload, at(s, observedAt), out);
-      Long preempted = new PodState(s).preemptedAt();
-      if (preempted != null) {
+      if (now.preemptedAt() != null) {
         // Told again when better evidence moves it (the Preempted event's precise time after the
         // condition's whole second): the workload keeps the pod's latest word, the same in every
         // order the evidence may come in.
-        whenChanged(s, PREEMPTED, workload, preempted, out);
+        whenChanged(s, PREEMPTED, workload, now.preemptedAt(), out);
       }
-      if (TimelineView.SUCCEEDED.equals(TimelineView.outcome(s))) {
+      if (TimelineView.SUCCEEDED.equals(now.outcome())) {
         Long finished = s.getLifecycle().getFinishedAt();
         once(s, SUCCEEDED, workload, finished != null ? finished : at(s, observedAt), out);
       }
     }
     if (s.getLatest().getNominatedNode() != null) {
-      toNode(s, NOMINATED, s.getLatest().getNominatedNode(), observedAt, null, out);
+      toNode(s, now.self(), NOMINATED, s.getLatest().getNominatedNode(), observedAt, null, out);
     }
-    Long scheduled = TimelineView.scheduledAt(s);
-    if (s.getLatest().getNode() != null && scheduled != null) {
-      toNode(s, BOUND, s.getLatest().getNode(), scheduled, null, out);
+    if (s.getLatest().getNode() != null && now.scheduledAt() != null) {
+      toNode(s, now.self(), BOUND, s.getLatest().getNode(), now.scheduledAt(), null, out);
     }
     return out;
   }
@@ -112,7 +110,14 @@ public final class FactsToTell {
       return Optional.empty();
     }
     List<Tell> out = new ArrayList<>();
-    toNode(s, VICTIM, s.getLatest().getNode(), preempted, uidOnly ? p.getUid() : null, out);
+    toNode(
+        s,
+        TimelineReducer.selfRef(s),
+        VICTIM,
+        s.getLatest().getNode(),
+        preempted,
+        uidOnly ? p.getUid() : null,
+        out);
     return out.isEmpty() ? Optional.empty() : Optional.of((ToNode) out.get(0));
   }
 
@@ -197,11 +202,7 @@ public final class FactsToTell {
 
   /** The key of the pod's workload's state, or null when it has none known yet. */
   public static String workloadKey(TimelineState s) {
-    WorkloadRef w = OwningWorkload.of(s.getIdentity());
-    if (w == null || s.getIdentity().getNamespace() == null) {
-      return null;
-    }
-    return OwningWorkload.key(s.getIdentity().getNamespace(), w, s.getIdentity().getOwnerUid());
+    return OwningWorkload.keyOf(s);
   }
 
   private static void whenChanged(
@@ -232,7 +233,13 @@ public final class FactsToTell {
   }
 
   private static void toNode(
-      TimelineState s, String kind, String node, long at, String preemptorUid, List<Tell> out) {
+      TimelineState s,
+      PodRef self,
+      String kind,
+      String node,
+      long at,
+      String preemptorUid,
+      List<Tell> out) {
     String mark = kind + ":" + node;
     if (s.getBookkeeping().getNodeFactsSent().contains(mark)) {
       return;
@@ -247,7 +254,7 @@ public final class FactsToTell {
                 .setNode(node)
                 .setKind(kind)
                 .setAt(at)
-                .setPod(TimelineReducer.selfRef(s))
+                .setPod(self)
                 .setPreemptorUid(preemptorUid)
                 .build()));
   }

@@ -14,13 +14,24 @@ public final class FinalDue {
 
   /** The event time the pod's final timeline is due at (for a gone pod). */
   public static long at(TimelineState s, long graceMs) {
-    Long end = TimelineView.terminatedAt(s);
-    long base = end == null ? Long.MIN_VALUE : end;
-    if (s.getLifecycle().getDeletedObservedAt() != null) {
-      base = Math.max(base, s.getLifecycle().getDeletedObservedAt());
+    return at(
+        TimelineView.terminatedAt(s),
+        s.getLifecycle().getDeletedObservedAt(),
+        s.getUpdatedAt(),
+        graceMs);
+  }
+
+  /**
+   * The same from the pod's end ({@link TimelineView#terminatedAt}), when its deletion was seen and
+   * when its state last changed.
+   */
+  static long at(Long terminatedAt, Long deletedObservedAt, long updatedAt, long graceMs) {
+    long base = terminatedAt == null ? Long.MIN_VALUE : terminatedAt;
+    if (deletedObservedAt != null) {
+      base = Math.max(base, deletedObservedAt);
     }
     if (base == Long.MIN_VALUE) {
-      base = s.getUpdatedAt();
+      base = updatedAt;
     }
     return base + graceMs;
   }

@@ -2,6 +2,7 @@ package io.schedlens.timeline;
 
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineIdentity;
+import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.schemas.WorkloadKey;
 import java.util.Map;
 
@@ -38,6 +39,15 @@ public final class OwningWorkload {
   }
 
   /** The key of workload topics and stores: {@code namespace/kind/name}. */
+  /** The key of the pod's workload's state, or null when it has none known yet. */
+  public static String keyOf(TimelineState s) {
+    WorkloadRef w = of(s.getIdentity());
+    if (w == null || s.getIdentity().getNamespace() == null) {
+      return null;
+    }
+    return key(s.getIdentity().getNamespace(), w, s.getIdentity().getOwnerUid());
+  }
+
   public static String key(String namespace, WorkloadRef w) {
     return WorkloadKey.of(namespace, w.getKind(), w.getName()).topicKey();
   }

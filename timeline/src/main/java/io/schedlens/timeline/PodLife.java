@@ -75,10 +75,11 @@ public final class PodLife {
     boolean wasGone = s.getLifecycle().getGone();
     List<PodEffect> effects = new ArrayList<>();
     Change change = reducer.apply(s, o);
+    PodMoments now = TimelineView.moments(s);
     if (!sawPod && s.getSawPod()) {
-      firstSeen(pods, s, effects);
+      firstSeen(pods, s, now, effects);
     }
-    afterChange(s, change, wasGone, o.getObservedAt(), effects);
+    afterChange(s, now, change, wasGone, o.getObservedAt(), effects);
     return new Step(null, effects);
   }
 
@@ -103,7 +104,7 @@ public final class PodLife {
     }
     boolean wasGone = s.getLifecycle().getGone();
     Change change = reducer.apply(s, e);
-    afterChange(s, change, wasGone, at, effects);
+    afterChange(s, TimelineView.moments(s), change, wasGone, at, effects);
     return new Step(null, effects);
   }
 
@@ -135,8 +136,9 @@ public final class PodLife {
   }
 
   /** A pod first observed: its starvation timer, the links that waited for it. */
-  private void firstSeen(PodsOfName pods, TimelineState s, List<PodEffect> effects) {
-    if (TimelineView.scheduledAt(s) == null && s.getLifecycle().getCreatedAt() != null) {
+  private void firstSeen(
+      PodsOfName pods, TimelineState s, PodMoments now, List<PodEffect> effects) {
+    if (now.scheduledAt() == null && s.getLifecycle().getCreatedAt() != null) {
       effects.add(
           new PodEffect.CallAt(
               PodTimer.STARVE, s.getLifecycle().getCreatedAt() + starvationMs, s.getUid()));
@@ -159,14 +161,25 @@ public final class PodLife {
    * After the pod's own facts changed: messages, facts, timers, the timeline if its story moved.
    */
   private void afterChange(
-      TimelineState s, Change change, boolean wasGone, long at, List<PodEffect> effects) {
+      TimelineState s,
+      PodMoments now,
+      Change change,
+      boolean wasGone,
+      long at,
+      List<PodEffect> effects) {
     for (Outbound o : change.outbound()) {
       effects.add(new PodEffect.Send(o, at));
     }
     if (!wasGone && s.getLifecycle().getGone()) {
-      effects.add(new PodEffect.CallAt(PodTimer.FINAL, FinalDue.at(s, graceMs), s.getUid()));
+      long due =
+          FinalDue.at(
+              now.terminatedAt(),
+              s.getLifecycle().getDeletedObservedAt(),
+              s.getUpdatedAt(),
+              graceMs);
+      effects.add(new PodEffect.CallAt(PodTimer.FINAL, due, s.getUid()));
     }
-    for (FactsToTell.Tell t : FactsToTell.afterChange(s, at)) {
+    for (FactsToTell.Tell t : FactsToTell.afterChange(s, now, at)) {
       effects.add(new PodEffect.Tell(t));
     }
     // Wait a grace period for the event that names the preemptor; then ask the node.

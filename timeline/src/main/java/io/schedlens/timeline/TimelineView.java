@@ -32,6 +32,17 @@ public final class TimelineView {
     this.settings = settings;
   }
 
+  /** What the pod's state says now, read once for all that acts on a change. */
+  public static PodMoments moments(TimelineState s) {
+    String outcome = outcome(s);
+    Long scheduledAt = scheduledAt(s);
+    Long terminatedAt = terminatedAt(s);
+    Long preemptedAt = new PodState(s).preemptedAt();
+    String workloadKey = OwningWorkload.keyOf(s);
+    return new PodMoments(
+        scheduledAt, terminatedAt, outcome, preemptedAt, workloadKey, TimelineReducer.selfRef(s));
+  }
+
   /**
    * When the pod was scheduled: the Scheduled event (microseconds) or the PodScheduled condition.
    */

@@ -23,7 +23,7 @@ class FactsToTellTest {
     for (Object i : inputs) {
       reducer.applyAny(s, i);
       long observed = i instanceof PodObservation o ? o.getObservedAt() : 0;
-      for (FactsToTell.Tell t : FactsToTell.afterChange(s, observed)) {
+      for (FactsToTell.Tell t : FactsToTell.afterChange(s, TimelineView.moments(s), observed)) {
         if (t instanceof FactsToTell.ToWorkload w && w.event().getFact().equals("preempted")) {
           told.add(w.event().getAt());
         }

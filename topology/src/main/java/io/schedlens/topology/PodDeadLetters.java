@@ -36,8 +36,7 @@ final class PodDeadLetters {
       String key,
       Long eventTime,
       long now) {
-    byte[] raw =
-        value == null ? null : AvroSerde.of(value.getClass()).serialize(meta.topic(), cast(value));
+    byte[] raw = value == null ? null : encoded(meta.topic(), value);
     return DeadLetters.build(
         meta.topic(),
         meta.partition(),
@@ -50,8 +49,20 @@ final class PodDeadLetters {
         now);
   }
 
+  /**
+   * A record about {@code name} read on a partition it does not belong on.
+   *
+   * @param now when it was dead-lettered: the wall clock
+   */
+  static DeadLetter wrongPartition(
+      RecordMetadata meta, SpecificRecord value, PodName name, int partitions, long now) {
+    String detail = wrongPartition(value, name, meta.partition(), partitions);
+    return input(meta, DeadLetters.WRONG_PARTITION, detail, value, null, null, now);
+  }
+
   /** Why a record about {@code name} on {@code partition} does not belong there. */
-  static String wrongPartition(SpecificRecord value, PodName name, int partition, int partitions) {
+  private static String wrongPartition(
+      SpecificRecord value, PodName name, int partition, int partitions) {
     return value.getClass().getSimpleName()
         + " for pod "
         + name
@@ -129,8 +140,11 @@ final class PodDeadLetters {
         podsProgress);
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T extends SpecificRecord> T cast(SpecificRecord r) {
-    return (T) r;
+  /** The record's bytes as its topic's serde writes them. */
+  private static byte[] encoded(String topic, SpecificRecord value) {
+    @SuppressWarnings("unchecked") // the serde of the value's own class
+    AvroSerde<SpecificRecord> serde =
+        (AvroSerde<SpecificRecord>) (AvroSerde<?>) AvroSerde.of(value.getClass());
+    return serde.serialize(topic, value);
   }
 }

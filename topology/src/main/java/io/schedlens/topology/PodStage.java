@@ -340,13 +340,10 @@ final class PodStage
     if (name.partition(partitions) == meta.partition()) {
       return true;
     }
-    deadLetter(
-        meta,
-        DeadLetters.WRONG_PARTITION,
-        PodDeadLetters.wrongPartition(value, name, meta.partition(), partitions),
-        value,
-        null,
-        null);
+    out.deadLetter(
+        PodDeadLetters.wrongPartition(meta, value, name, partitions, context.currentSystemTimeMs()),
+        context.currentStreamTimeMs(),
+        1);
     return false;
   }
 
