@@ -76,141 +76,184 @@ public final class CheckCommand {
   /** Findings to {@code out}, messages about the run to {@code err}. */
   public static int run(List<String> args, InputStream stdin, PrintStream out, PrintStream err)
       throws IOException {
-    List<String> paths = new ArrayList<>();
-    Set<String> external = new LinkedHashSet<>();
+    try {
+      Options o = Options.parse(args, out, err);
+      List<Manifest> manifests = manifests(o.paths, stdin, err);
+      Optional<ClusterFacts> facts =
+          o.readCluster ? Optional.of(cluster(o, err)) : Optional.empty();
+      CheckSettings settings =
+          new CheckSettings(
+              o.gpuResources, o.gpuNodeLabels, o.gpuTaints, o.external, o.servingLabel);
+      List<Finding> findings = new PreflightCheck(settings).check(manifests, facts);
+      print(o.output, findings, manifests.size(), out, err);
+      boolean onWarnings = o.failOn.equals("warning");
+      boolean fail = findings.stream().anyMatch(f -> f.severity() == Severity.ERROR || onWarnings);
+      return fail ? FOUND : PASSED;
+    } catch (Exit e) {
+      return e.code;
+    }
+  }
+
+  /** A run that ends before its findings, with its exit code (what it said is said). */
+  private static final class Exit extends Exception {
+    final int code;
+
+    Exit(int code) {
+      super(null, null, false, false);
+      this.code = code;
+    }
+  }
+
+  /** The command line, read and checked. */
+  private static final class Options {
+    final List<String> paths = new ArrayList<>();
+    final Set<String> external = new LinkedHashSet<>();
     String output = "text";
     String failOn = "error";
     boolean readCluster = false;
     String kubeconfig = "";
     String context = null;
-    CheckSettings defaults = CheckSettings.defaults();
-    List<String> gpuResources = defaults.gpuResources();
-    List<String> gpuNodeLabels = defaults.gpuNodeLabels();
-    List<String> gpuTaints = defaults.gpuTaints();
-    String servingLabel = defaults.servingLabel();
-    List<String> rest = new ArrayList<>();
-    for (String a : args) {
-      int eq = a.indexOf('=');
-      if (a.startsWith("--") && eq > 0) {
-        rest.add(a.substring(0, eq));
-        rest.add(a.substring(eq + 1));
-      } else {
-        rest.add(a);
-      }
-    }
-    for (int i = 0; i < rest.size(); i++) {
-      String a = rest.get(i);
-      boolean hasValue = i + 1 < rest.size();
-      switch (a) {
-        case "--help", "-h" -> {
-          out.print(HELP);
-          return PASSED;
-        }
-        case "--cluster" -> readCluster = true;
-        case "--external-priority-classes",
-            "--output",
-            "--fail-on",
-            "--kubeconfig",
-            "--context",
-            "--gpu-resources",
-            "--gpu-node-labels",
-            "--gpu-taints",
-            "--serving-label" -> {
-          if (!hasValue) {
-            err.println("check: " + a + " needs a value (see --help)");
-            return USAGE;
-          }
-          String v = rest.get(++i);
-          switch (a) {
-            case "--external-priority-classes" -> external.addAll(list(v));
-            case "--output" -> output = v;
-            case "--fail-on" -> failOn = v;
-            case "--kubeconfig" -> kubeconfig = v;
-            case "--context" -> context = v;
-            case "--gpu-resources" -> gpuResources = list(v);
-            case "--gpu-node-labels" -> gpuNodeLabels = list(v);
-            case "--gpu-taints" -> gpuTaints = list(v);
-            default -> servingLabel = v;
-          }
-        }
-        default -> {
-          if (a.startsWith("--")) {
-            err.println("check: unknown option " + a + " (see --help)");
-            return USAGE;
-          }
-          paths.add(a);
+    List<String> gpuResources = CheckSettings.defaults().gpuResources();
+    List<String> gpuNodeLabels = CheckSettings.defaults().gpuNodeLabels();
+    List<String> gpuTaints = CheckSettings.defaults().gpuTaints();
+    String servingLabel = CheckSettings.defaults().servingLabel();
+
+    static Options parse(List<String> args, PrintStream out, PrintStream err) throws Exit {
+      Options o = new Options();
+      List<String> rest = new ArrayList<>();
+      for (String a : args) {
+        int eq = a.indexOf('=');
+        if (a.startsWith("--") && eq > 0) {
+          rest.add(a.substring(0, eq));
+          rest.add(a.substring(eq + 1));
+        } else {
+          rest.add(a);
         }
       }
+      for (int i = 0; i < rest.size(); i++) {
+        String a = rest.get(i);
+        switch (a) {
+          case "--help", "-h" -> {
+            out.print(HELP);
+            throw new Exit(PASSED);
+          }
+          case "--cluster" -> o.readCluster = true;
+          case "--external-priority-classes",
+              "--output",
+              "--fail-on",
+              "--kubeconfig",
+              "--context",
+              "--gpu-resources",
+              "--gpu-node-labels",
+              "--gpu-taints",
+              "--serving-label" -> {
+            if (i + 1 >= rest.size()) {
+              throw usage(err, a + " needs a value (see --help)");
+            }
+            o.set(a, rest.get(++i));
+          }
+          default -> {
+            if (a.startsWith("--")) {
+              throw usage(err, "unknown option " + a + " (see --help)");
+            }
+            o.paths.add(a);
+          }
+        }
+      }
+      o.check(err);
+      return o;
     }
-    if (!Set.of("text", "json", "sarif").contains(output)) {
-      err.println("check: --output must be text, json or sarif, not '" + output + "'");
-      return USAGE;
+
+    private void set(String option, String v) {
+      switch (option) {
+        case "--external-priority-classes" -> external.addAll(list(v));
+        case "--output" -> output = v;
+        case "--fail-on" -> failOn = v;
+        case "--kubeconfig" -> kubeconfig = v;
+        case "--context" -> context = v;
+        case "--gpu-resources" -> gpuResources = list(v);
+        case "--gpu-node-labels" -> gpuNodeLabels = list(v);
+        case "--gpu-taints" -> gpuTaints = list(v);
+        default -> servingLabel = v;
+      }
     }
-    if (!Set.of("error", "warning").contains(failOn)) {
-      err.println("check: --fail-on must be error or warning, not '" + failOn + "'");
-      return USAGE;
+
+    private void check(PrintStream err) throws Exit {
+      if (!Set.of("text", "json", "sarif").contains(output)) {
+        throw usage(err, "--output must be text, json or sarif, not '" + output + "'");
+      }
+      if (!Set.of("error", "warning").contains(failOn)) {
+        throw usage(err, "--fail-on must be error or warning, not '" + failOn + "'");
+      }
+      if (servingLabel.isBlank() || servingLabel.startsWith("=")) {
+        throw usage(err, "--serving-label must be KEY=VALUE (or KEY, meaning KEY=true)");
+      }
+      if (paths.isEmpty()) {
+        throw usage(
+            err,
+            "give one or more manifest files or folders, or - for standard input (see --help)");
+      }
     }
-    if (servingLabel.isBlank() || servingLabel.startsWith("=")) {
-      err.println("check: --serving-label must be KEY=VALUE (or KEY, meaning KEY=true)");
-      return USAGE;
-    }
-    if (paths.isEmpty()) {
-      err.println(
-          "check: give one or more manifest files or folders, or - for standard input (see --help)");
-      return USAGE;
-    }
-    List<Manifest> manifests;
+  }
+
+  private static Exit usage(PrintStream err, String message) {
+    err.println("check: " + message);
+    return new Exit(USAGE);
+  }
+
+  private static List<Manifest> manifests(List<String> paths, InputStream stdin, PrintStream err)
+      throws Exit {
     try {
       String input =
           paths.contains("-") ? new String(stdin.readAllBytes(), StandardCharsets.UTF_8) : "";
-      manifests = Manifests.load(paths, input);
+      return Manifests.load(paths, input);
     } catch (IOException | RuntimeException e) {
-      err.println("check: cannot read the manifests: " + e.getMessage());
-      return USAGE;
+      throw usage(err, "cannot read the manifests: " + e.getMessage());
     }
-    Optional<ClusterFacts> facts = Optional.empty();
-    if (readCluster) {
-      try {
-        facts = Optional.of(ClusterReader.read(kubeconfig, context));
-        err.println(
-            "check: read "
-                + facts.get().nodes().size()
-                + " nodes, "
-                + facts.get().priorityClasses().size()
-                + " PriorityClasses and "
-                + facts.get().disruptionBudgets().size()
-                + " PodDisruptionBudgets from "
-                + facts.get().source());
-      } catch (ClusterReader.Unreachable e) {
-        err.println("check: " + e.getMessage());
-        err.println("(check --kubeconfig/--context, or run without --cluster)");
-        return CLUSTER_UNREADABLE;
-      } catch (IOException | RuntimeException e) {
-        err.println(
-            "check: cannot build a Kubernetes client for --cluster"
-                + (kubeconfig.isEmpty() ? "" : " from " + kubeconfig)
-                + ": "
-                + e.getMessage());
-        return CLUSTER_UNREADABLE;
-      }
+  }
+
+  /** The cluster's facts (--cluster), said on {@code err}. */
+  private static ClusterFacts cluster(Options o, PrintStream err) throws Exit {
+    try {
+      ClusterFacts facts = ClusterReader.read(o.kubeconfig, o.context);
+      err.println(
+          "check: read "
+              + facts.nodes().size()
+              + " nodes, "
+              + facts.priorityClasses().size()
+              + " PriorityClasses and "
+              + facts.disruptionBudgets().size()
+              + " PodDisruptionBudgets from "
+              + facts.source());
+      return facts;
+    } catch (ClusterReader.Unreachable e) {
+      err.println("check: " + e.getMessage());
+      err.println("(check --kubeconfig/--context, or run without --cluster)");
+      throw new Exit(CLUSTER_UNREADABLE);
+    } catch (IOException | RuntimeException e) {
+      err.println(
+          "check: cannot build a Kubernetes client for --cluster"
+              + (o.kubeconfig.isEmpty() ? "" : " from " + o.kubeconfig)
+              + ": "
+              + e.getMessage());
+      throw new Exit(CLUSTER_UNREADABLE);
     }
-    CheckSettings settings =
-        new CheckSettings(gpuResources, gpuNodeLabels, gpuTaints, external, servingLabel);
-    List<Finding> findings = new PreflightCheck(settings).check(manifests, facts);
+  }
+
+  private static void print(
+      String output, List<Finding> findings, int manifests, PrintStream out, PrintStream err)
+      throws IOException {
     switch (output) {
       case "json" -> {
-        out.print(Reports.json(findings, manifests.size()));
-        err.println(Reports.summary(findings, manifests.size()).strip());
+        out.print(Reports.json(findings, manifests));
+        err.println(Reports.summary(findings, manifests).strip());
       }
       case "sarif" -> {
         out.print(Reports.sarif(findings));
-        err.println(Reports.summary(findings, manifests.size()).strip());
+        err.println(Reports.summary(findings, manifests).strip());
       }
-      default -> out.print(Reports.text(findings, manifests.size()));
+      default -> out.print(Reports.text(findings, manifests));
     }
-    boolean onWarnings = failOn.equals("warning");
-    boolean fail = findings.stream().anyMatch(f -> f.severity() == Severity.ERROR || onWarnings);
-    return fail ? FOUND : PASSED;
   }
 
   private static List<String> list(String v) {

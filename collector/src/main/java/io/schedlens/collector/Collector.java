@@ -98,6 +98,11 @@ public final class Collector implements AutoCloseable {
     }
   }
 
+  /**
+   * Starts the parts in order: the Kafka sink, the Kubernetes sources, the DCGM scraper, the
+   * progress marks, the HTTP endpoint with the intake; the read-back (when on) starts last, on a
+   * thread of its own.
+   */
   private void startParts(KubernetesClient givenClient) {
     Topics topics = Topics.withPrefix(config.getString(CollectorConfig.TOPIC_PREFIX));
     Records records = new Records(topics, config.getInt(CollectorConfig.DLQ_MAX_BYTES));
@@ -108,11 +113,43 @@ public final class Collector implements AutoCloseable {
             config.getLong(CollectorConfig.BUFFER_BYTES),
             metrics);
     resources.add(sink);
-
+    RequestMarkHold requestMarks =
+        new RequestMarkHold(
+            clock,
+            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
+            config.getDuration(CollectorConfig.INTAKE_RESEND_WINDOW));
     KubernetesClient client = null;
-    // A Kubernetes topic is marked once its informers synced and while none of its records wait
-    // for a relist; never when this collector does not watch it (another one does, or nobody).
-    // The request topic's marks stay behind lines the intake refused or held up (RequestMarkHold).
+    if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
+      client = givenClient != null ? givenClient : buildClient();
+      startKubernetes(client, topics, records);
+    }
+    startScraper(client, records);
+    resources.add(
+        new ProgressMarker(
+            sink,
+            records,
+            clock,
+            config.getDuration(CollectorConfig.PROGRESS_INTERVAL),
+            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
+            marked(topics, requestMarks)));
+    startHttp(records, requestMarks);
+    if (starter != null) {
+      starter.start();
+    }
+    log.info(
+        "collector started: metrics and intake on {}, Kafka {}, Kubernetes {}",
+        http.baseUrl(),
+        config.bootstrapServers(),
+        client == null ? "off" : client.getMasterUrl());
+  }
+
+  /**
+   * When each topic may be marked. A Kubernetes topic is marked once its informers synced and while
+   * none of its records wait for a relist; never when this collector does not watch it (another one
+   * does, or nobody). The request topic's marks stay behind lines the intake refused or held up
+   * ({@link RequestMarkHold}).
+   */
+  private Map<String, MarkLimit> marked(Topics topics, RequestMarkHold requestMarks) {
     Map<String, MarkLimit> marked = new HashMap<>();
     marked.put(
         topics.pods.name(),
@@ -129,27 +166,26 @@ public final class Collector implements AutoCloseable {
     marked.put(
         topics.workloads.name(),
         () -> workloads != null && workloads.hasSynced() ? MarkLimit.UNLIMITED : MarkLimit.NONE);
-    RequestMarkHold requestMarks =
-        new RequestMarkHold(
-            clock,
-            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
-            config.getDuration(CollectorConfig.INTAKE_RESEND_WINDOW));
     marked.put(topics.requests.name(), requestMarks);
-    if (config.getBoolean(CollectorConfig.KUBERNETES_ENABLED)) {
-      client = givenClient != null ? givenClient : buildClient();
-      KubernetesClient k8s = client;
-      if (config.getBoolean(CollectorConfig.READBACK)) {
-        // The read-back needs Kafka; the endpoint and probes must not wait for it (a start with
-        // Kafka away is a process that is alive and not ready, never a crash loop).
-        starting = "reading back the pods reported before";
-        starter =
-            WorkerThreads.daemon(
-                "collector-start", () -> startKubernetesSources(k8s, topics, records));
-      } else {
-        startSources(k8s, topics, records, Map.of());
-      }
-    }
+    return marked;
+  }
 
+  /** The Kubernetes sources, after the read-back when it is on. */
+  private void startKubernetes(KubernetesClient k8s, Topics topics, Records records) {
+    if (config.getBoolean(CollectorConfig.READBACK)) {
+      // The read-back needs Kafka; the endpoint and probes must not wait for it (a start with
+      // Kafka away is a process that is alive and not ready, never a crash loop).
+      starting = "reading back the pods reported before";
+      starter =
+          WorkerThreads.daemon(
+              "collector-start", () -> startKubernetesSources(k8s, topics, records));
+    } else {
+      startSources(k8s, topics, records, Map.of());
+    }
+  }
+
+  /** The DCGM scraper over the fixed targets and, with a client, the discovered ones. */
+  private void startScraper(KubernetesClient client, Records records) {
     List<Supplier<List<ScrapeTarget>>> targetSources = new ArrayList<>();
     List<ScrapeTarget> fixed =
         config.getList(CollectorConfig.DCGM_TARGETS).stream()
@@ -174,33 +210,28 @@ public final class Collector implements AutoCloseable {
     metrics.dcgmGauges(
         () -> targets.get().size(),
         () -> pods != null ? pods.gpuPodsRunning() : OptionalInt.empty());
-    if (!targetSources.isEmpty()) {
-      DcgmScraper scraper =
-          new DcgmScraper(
-              targets,
-              sink,
-              records,
-              metrics,
-              clock,
-              config.getDuration(CollectorConfig.SCRAPE_INTERVAL),
-              config.getDuration(CollectorConfig.SCRAPE_TIMEOUT),
-              config.getDuration(CollectorConfig.SCRAPE_BACKOFF_MAX),
-              config.getInt(CollectorConfig.SCRAPE_MAX_BYTES),
-              config.inputBounds(),
-              config.getDuration(CollectorConfig.SCRAPE_FORGET_AFTER));
-      resources.add(scraper);
-      scraper.start();
+    if (targetSources.isEmpty()) {
+      return;
     }
-
-    resources.add(
-        new ProgressMarker(
+    DcgmScraper scraper =
+        new DcgmScraper(
+            targets,
             sink,
             records,
+            metrics,
             clock,
-            config.getDuration(CollectorConfig.PROGRESS_INTERVAL),
-            config.getDuration(CollectorConfig.PROGRESS_ALLOWANCE),
-            marked));
+            config.getDuration(CollectorConfig.SCRAPE_INTERVAL),
+            config.getDuration(CollectorConfig.SCRAPE_TIMEOUT),
+            config.getDuration(CollectorConfig.SCRAPE_BACKOFF_MAX),
+            config.getInt(CollectorConfig.SCRAPE_MAX_BYTES),
+            config.inputBounds(),
+            config.getDuration(CollectorConfig.SCRAPE_FORGET_AFTER));
+    resources.add(scraper);
+    scraper.start();
+  }
 
+  /** The HTTP endpoint: metrics, probes and the request-log intake's routes. */
+  private void startHttp(Records records, RequestMarkHold requestMarks) {
     RequestLogIntake intake =
         new RequestLogIntake(
             new RequestLogParser(
@@ -237,14 +268,6 @@ public final class Collector implements AutoCloseable {
     HttpSettings.withProbes(
         http, config, config.getString(CollectorConfig.HTTP_HOST), this::readiness);
     resources.add(http);
-    if (starter != null) {
-      starter.start();
-    }
-    log.info(
-        "collector started: metrics and intake on {}, Kafka {}, Kubernetes {}",
-        http.baseUrl(),
-        config.bootstrapServers(),
-        client == null ? "off" : client.getMasterUrl());
   }
 
   /** Reads back what was reported before (waiting for Kafka), then starts the sources. */

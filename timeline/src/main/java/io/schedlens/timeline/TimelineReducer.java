@@ -110,6 +110,29 @@ public final class TimelineReducer {
     String checkpoint = o.getAnnotations().get(settings.checkpointAnnotation());
     p.checkpointed(checkpoint == null ? null : Rfc3339.toEpochMilli(checkpoint));
 
+    conditions(p, o, latest, out);
+    if (o.getReason() != null && Disruptions.STATUS_REASONS.containsKey(o.getReason())) {
+      p.disrupted(
+          Disruptions.STATUS_REASONS.get(o.getReason()), EventTimes.latestFact(o), "kubelet");
+    }
+
+    containers(p, o);
+    if (first && !p.detailsOwed().isEmpty()) {
+      for (String owed : p.detailsOwed()) {
+        // "uid|namespace/name" of a victim that linked before this pod was observed
+        int bar = owed.indexOf('|');
+        String victim = bar < 0 ? owed : owed.substring(0, bar);
+        String name = bar < 0 ? null : owed.substring(bar + 1);
+        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(state)), name));
+      }
+      p.paidDetails();
+    }
+    out.addAll(linkToPreemptor(p));
+    return changed(before, state, out);
+  }
+
+  /** The pod's conditions: scheduled, Ready, a disruption target. */
+  private void conditions(PodState p, PodObservation o, boolean latest, List<Outbound> out) {
     for (PodCondition c : o.getConditions()) {
       Long t = c.getLastTransitionTime();
       boolean isTrue = "True".equals(c.getStatus());
@@ -140,11 +163,10 @@ public final class TimelineReducer {
         default -> {}
       }
     }
-    if (o.getReason() != null && Disruptions.STATUS_REASONS.containsKey(o.getReason())) {
-      p.disrupted(
-          Disruptions.STATUS_REASONS.get(o.getReason()), EventTimes.latestFact(o), "kubelet");
-    }
+  }
 
+  /** The containers' starts, restarts and ends; the phase, the deletion, the pod gone. */
+  private static void containers(PodState p, PodObservation o) {
     Long finished = null;
     for (ContainerStatus c : o.getContainers()) {
       if (c.getInit()) {
@@ -171,19 +193,6 @@ public final class TimelineReducer {
     if (o.getChangeType() == ChangeType.DELETED) {
       p.gone(o.getObservedAt());
     }
-
-    if (first && !p.detailsOwed().isEmpty()) {
-      for (String owed : p.detailsOwed()) {
-        // "uid|namespace/name" of a victim that linked before this pod was observed
-        int bar = owed.indexOf('|');
-        String victim = bar < 0 ? owed : owed.substring(0, bar);
-        String name = bar < 0 ? null : owed.substring(bar + 1);
-        out.add(new Outbound.ToVictim(new PreemptorDetails(victim, selfRef(state)), name));
-      }
-      p.paidDetails();
-    }
-    out.addAll(linkToPreemptor(p));
-    return changed(before, state, out);
   }
 
   /** A story change, or messages to send, or nothing. */

@@ -209,15 +209,7 @@ public final class TimelineView {
     Long running = s.getLifecycle().getRunningAt();
     Long ready = s.getLifecycle().getReadyAt();
     Long terminated = terminatedAt(s);
-    Long firstOk = null;
-    if (ready != null) {
-      for (Long t : s.getServing().getOkTimes()) {
-        if (t >= ready) {
-          firstOk = t;
-          break;
-        }
-      }
-    }
+    Long firstOk = firstOkAfter(s, ready);
     boolean neverScheduled = scheduled == null && s.getLifecycle().getGone();
     Long pendingMs = diff(created, scheduled);
     if (neverScheduled) {
@@ -226,52 +218,13 @@ public final class TimelineView {
     String outcome = outcome(s);
     Disruption disruption = disruption(s);
 
-    Double allocated = null;
-    Double busy = null;
-    Double idle = null;
-    Double unsampled = null;
-    Double wasted = null;
-    Double wastedBusy = null;
-    if (running != null && s.getIdentity().getGpus() > 0) {
-      long end = terminated != null ? terminated : Math.max(now, running);
-      allocated = s.getIdentity().getGpus() * Math.max(0, end - running) / 1000.0;
-      busy = GpuBusy.total(s);
-      // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
-      // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
-      // A first sample's span may reach back before runningAt, hence the bound by allocated.
-      Double sampled = GpuBusy.sampled(s);
-      if (sampled == null) {
-        idle = Math.max(0.0, allocated - busy);
-      } else {
-        double covered = Math.min(allocated, sampled);
-        idle = Math.max(0.0, covered - busy);
-        unsampled = allocated - covered;
-      }
-      if (disruption != null && terminated != null && canComplete(workload)) {
-        long from =
-            Math.max(
-                running,
-                s.getLatest().getCheckpointAt() == null
-                    ? running
-                    : Math.min(s.getLatest().getCheckpointAt(), terminated));
-        wasted = s.getIdentity().getGpus() * Math.max(0, terminated - from) / 1000.0;
-        wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
-      }
-    }
-
+    GpuSeconds gpu = gpuSeconds(s, workload, running, terminated, disruption, now);
     DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
     int restarts =
         s.getLifecycle().getRestarts().values().stream().mapToInt(Integer::intValue).sum();
     int failedScheduling =
         s.getScheduling().getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
-    // Starving: waited (or has been waiting) longer than the threshold to be scheduled.
-    long pendingFor =
-        pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
-    // The live flag is set when the pods stream passed the threshold with the pod unscheduled;
-    // a final timeline knows the exact pending time and needs no flag.
-    boolean pendingTooLong =
-        pendingFor > settings.starvationPending().toMillis()
-            || (!isFinal && s.getScheduling().getStarvingFlagged());
+    boolean pendingTooLong = pendingTooLong(s, pendingMs, created, scheduled, now, isFinal);
     long until = terminated != null ? terminated : Long.MAX_VALUE;
 
     return PodTimeline.newBuilder()
@@ -306,12 +259,12 @@ public final class TimelineView {
         .setPreemptor(s.getDisruption().getPreemptor())
         .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
         .setGpus(s.getIdentity().getGpus())
-        .setAllocatedGpuSeconds(allocated)
-        .setBusyGpuSeconds(busy)
-        .setIdleAllocatedGpuSeconds(idle)
-        .setUnsampledGpuSeconds(unsampled)
-        .setWastedGpuSeconds(wasted)
-        .setWastedBusyGpuSeconds(wastedBusy)
+        .setAllocatedGpuSeconds(gpu.allocated())
+        .setBusyGpuSeconds(gpu.busy())
+        .setIdleAllocatedGpuSeconds(gpu.idle())
+        .setUnsampledGpuSeconds(gpu.unsampled())
+        .setWastedGpuSeconds(gpu.wasted())
+        .setWastedBusyGpuSeconds(gpu.wastedBusy())
         .setRequests(s.getServing().getRequests())
         .setErrors(s.getServing().getErrors())
         .setSloBreaches(s.getServing().getSloBreaches())
@@ -327,6 +280,82 @@ public final class TimelineView {
         .setFinal$(isFinal)
         .setSeries(s.getSeries())
         .build();
+  }
+
+  /** The first successful request at or after Ready, or null. */
+  private static Long firstOkAfter(TimelineState s, Long ready) {
+    if (ready != null) {
+      for (Long t : s.getServing().getOkTimes()) {
+        if (t >= ready) {
+          return t;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** GPU-seconds as docs/design.md section 4 counts them; all null for a pod without GPUs. */
+  private record GpuSeconds(
+      Double allocated,
+      Double busy,
+      Double idle,
+      Double unsampled,
+      Double wasted,
+      Double wastedBusy) {}
+
+  private static GpuSeconds gpuSeconds(
+      TimelineState s,
+      WorkloadRef workload,
+      Long running,
+      Long terminated,
+      Disruption disruption,
+      long now) {
+    Double allocated = null;
+    Double busy = null;
+    Double idle = null;
+    Double unsampled = null;
+    Double wasted = null;
+    Double wastedBusy = null;
+    if (running != null && s.getIdentity().getGpus() > 0) {
+      long end = terminated != null ? terminated : Math.max(now, running);
+      allocated = s.getIdentity().getGpus() * Math.max(0, end - running) / 1000.0;
+      busy = GpuBusy.total(s);
+      // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
+      // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
+      // A first sample's span may reach back before runningAt, hence the bound by allocated.
+      Double sampled = GpuBusy.sampled(s);
+      if (sampled == null) {
+        idle = Math.max(0.0, allocated - busy);
+      } else {
+        double covered = Math.min(allocated, sampled);
+        idle = Math.max(0.0, covered - busy);
+        unsampled = allocated - covered;
+      }
+      if (disruption != null && terminated != null && canComplete(workload)) {
+        long from =
+            Math.max(
+                running,
+                s.getLatest().getCheckpointAt() == null
+                    ? running
+                    : Math.min(s.getLatest().getCheckpointAt(), terminated));
+        wasted = s.getIdentity().getGpus() * Math.max(0, terminated - from) / 1000.0;
+        wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
+      }
+    }
+    return new GpuSeconds(allocated, busy, idle, unsampled, wasted, wastedBusy);
+  }
+
+  /**
+   * Starving by its wait: waited (or has been waiting) longer than the threshold to be scheduled.
+   * The live flag is set when the pods stream passed the threshold with the pod unscheduled; a
+   * final timeline knows the exact pending time and needs no flag.
+   */
+  private boolean pendingTooLong(
+      TimelineState s, Long pendingMs, Long created, Long scheduled, long now, boolean isFinal) {
+    long pendingFor =
+        pendingMs != null ? pendingMs : (created != null && scheduled == null ? now - created : 0);
+    return pendingFor > settings.starvationPending().toMillis()
+        || (!isFinal && s.getScheduling().getStarvingFlagged());
   }
 
   /** The preemption record of a victim, from its state and view. */

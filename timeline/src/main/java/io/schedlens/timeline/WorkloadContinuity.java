@@ -101,67 +101,10 @@ public final class WorkloadContinuity {
       add(times, s.getAt(), now);
     }
 
-    List<ReplicaPoint> series = new ArrayList<>();
-    List<ServiceInterval> interruptions = new ArrayList<>();
-    List<ServiceInterval> degraded = new ArrayList<>();
-    ServiceInterval open = null;
-    boolean openIsInterruption = false;
-    int target = 0;
-    int prevWanted = 0;
-    int prevReady = 0;
-    for (long t : times) {
-      int w = wanted.at(t);
-      int r = ready(byCreation, t);
-      if (w != prevWanted || r != prevReady) {
-        series.add(new ReplicaPoint(t, w, r));
-      }
-      int carried = 0;
-      if (open != null) {
-        // Back to the level before the loss (or to what is wanted now, if less) ends it.
-        int back = Math.min(target, w);
-        boolean over = openIsInterruption ? r >= 1 || w == 0 : r >= back || r == 0 || w == 0;
-        if (over) {
-          close(open, t);
-          ServiceInterval ended = open;
-          open = null;
-          if (Disruptions.DELETION.equals(ended.getCause())
-              && w < prevWanted
-              && ended.getDurationMs() <= SCALE_DOWN_SLACK_MS) {
-            // A scale-down: the pod's deletion (second granularity) was seen a moment before the
-            // object's smaller replica count (read time). Nothing was lost.
-            (openIsInterruption ? interruptions : degraded).remove(ended);
-          }
-          carried = r == 0 && w >= 1 ? target : 0; // degraded, then none: one loss goes on
-          if (openIsInterruption && r >= 1 && r < back) {
-            // Partly back: the same loss goes on as a degraded interval.
-            open =
-                ServiceInterval.newBuilder(ended)
-                    .setStart(t)
-                    .setEnd(null)
-                    .setDurationMs(null)
-                    .build();
-            openIsInterruption = false;
-            degraded.add(open);
-          }
-        }
-      }
-      if (open == null && w >= 1 && r < w && r < prevReady) {
-        WorkloadMember lost = lostAt(byCreation, t);
-        open =
-            ServiceInterval.newBuilder()
-                .setStart(t)
-                .setCause(cause(lost))
-                .setPod(lost == null ? null : lost.getUid())
-                .setArm(lost == null ? null : lost.getArm())
-                .setRepeat(lost == null ? null : lost.getRepeat())
-                .build();
-        openIsInterruption = r == 0;
-        target = Math.max(carried, Math.min(w, prevReady));
-        (openIsInterruption ? interruptions : degraded).add(open);
-      }
-      prevWanted = w;
-      prevReady = r;
-    }
+    ServiceSweep sweep = ServiceSweep.over(times, wanted::at, byCreation);
+    List<ReplicaPoint> series = sweep.series;
+    List<ServiceInterval> interruptions = sweep.interruptions;
+    List<ServiceInterval> degraded = sweep.degraded;
     for (List<ServiceInterval> intervals : List.of(interruptions, degraded)) {
       for (ServiceInterval i : intervals) {
         long end = i.getEnd() == null ? now : i.getEnd();
@@ -196,6 +139,12 @@ public final class WorkloadContinuity {
             .setRecoveries(recoveries(byCreation, replacements))
             .setPods(byCreation.size())
             .setUpdatedAt(now);
+    return totals(b, byCreation);
+  }
+
+  /** The workload's counters: its pods' summed, its disruptions counted by kind. */
+  private static WorkloadTimeline totals(
+      WorkloadTimeline.Builder b, List<WorkloadMember> byCreation) {
     int restarts = 0;
     int preemptions = 0;
     int evictions = 0;
@@ -512,7 +461,7 @@ public final class WorkloadContinuity {
     }
   }
 
-  private static int ready(List<WorkloadMember> pods, long t) {
+  static int ready(List<WorkloadMember> pods, long t) {
     int n = 0;
     for (WorkloadMember p : pods) {
       Long end = readyEnd(p);
@@ -521,37 +470,6 @@ public final class WorkloadContinuity {
       }
     }
     return n;
-  }
-
-  private static WorkloadMember lostAt(List<WorkloadMember> pods, long t) {
-    WorkloadMember lost = null;
-    for (WorkloadMember p : pods) {
-      Long end = readyEnd(p);
-      if (end != null && end == t && p.getReadyAt() < t) {
-        if (lost == null || lost.getDisruptionCause() == null && p.getDisruptionCause() != null) {
-          lost = p;
-        }
-      }
-    }
-    return lost;
-  }
-
-  private static String cause(WorkloadMember lost) {
-    if (lost == null) {
-      return NOT_READY;
-    }
-    if (lost.getDisruptionCause() != null) {
-      return lost.getDisruptionCause();
-    }
-    Long end = readyEnd(lost);
-    return lost.getStoppedAt() != null && end != null && lost.getStoppedAt() <= end
-        ? Disruptions.DELETION
-        : NOT_READY;
-  }
-
-  private static void close(ServiceInterval i, long t) {
-    i.setEnd(t);
-    i.setDurationMs(t - i.getStart());
   }
 
   private static long total(List<ServiceInterval> intervals, long now) {
