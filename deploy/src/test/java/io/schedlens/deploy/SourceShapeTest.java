@@ -45,12 +45,6 @@ class SourceShapeTest {
           Map.entry("report/src/main/java/io/schedlens/report/ReportWriter.java: markdown", 95),
           Map.entry("report/src/main/java/io/schedlens/report/Charts.java: bars", 104),
           Map.entry("report/src/main/java/io/schedlens/report/Guardrails.java: evaluate", 112),
-          Map.entry(
-              "simulator/src/main/java/io/schedlens/simulator/scenario/ScenarioLoader.java: class ScenarioLoader",
-              714),
-          Map.entry(
-              "simulator/src/main/java/io/schedlens/simulator/scenario/ScenarioLoader.java: crossCheck",
-              89),
           Map.entry("export/src/main/java/io/schedlens/export/Exporter.java: run", 101),
           Map.entry(
               "common/src/main/java/io/schedlens/common/config/CommandLineSettings.java: read",
