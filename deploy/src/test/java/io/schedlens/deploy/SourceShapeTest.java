@@ -52,15 +52,6 @@ class SourceShapeTest {
           Map.entry(
               "common/src/main/java/io/schedlens/common/http/HttpEndpoint.java: class HttpEndpoint",
               523),
-          Map.entry("whatif/src/main/java/io/schedlens/whatif/PolicyLoader.java: policy", 121),
-          Map.entry(
-              "whatif/src/main/java/io/schedlens/whatif/WhatIfValidation.java: counterfactual", 83),
-          Map.entry(
-              "whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: class ObservedArrivals",
-              531),
-          Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: of", 99),
-          Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: job", 97),
-          Map.entry("whatif/src/main/java/io/schedlens/whatif/ObservedArrivals.java: serving", 83),
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
           Map.entry(

@@ -81,6 +81,36 @@ public final class PolicyLoader {
         "nodes",
         "seed");
     String name = name(n, "", "name");
+    List<PriorityClassSpec> classes = priorityClasses(n);
+    Set<String> classNames = new HashSet<>();
+    classes.forEach(c -> classNames.add(c.name()));
+    Map<String, WorkloadRule> workloads = workloads(n, classNames);
+    List<GpuQuota> quotas = quotas(n, classNames);
+    String unserved = text(n, "", "unservedRequests", "failed");
+    Unserved u;
+    try {
+      u = Unserved.valueOf(unserved.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw fail("unservedRequests", "must be failed or queued, got '" + unserved + "'");
+    }
+    List<Node> nodes = new ArrayList<>();
+    JsonNode ns = list(n, "nodes");
+    for (int i = 0; i < ns.size(); i++) {
+      String p = "nodes[" + i + "]";
+      JsonNode x = ns.get(i);
+      known(x, p, "name", "count", "gpus");
+      nodes.add(
+          new Node(name(x, p, "name"), positive(x, p, "count", 1), positive(x, p, "gpus", null)));
+    }
+    JsonNode seed = n.get("seed");
+    if (seed != null && !seed.canConvertToLong()) {
+      throw fail("seed", "expected an integer");
+    }
+    return new Policy(
+        name, classes, workloads, quotas, u, nodes, seed == null ? 1L : seed.asLong());
+  }
+
+  private List<PriorityClassSpec> priorityClasses(JsonNode n) {
     List<PriorityClassSpec> classes = new ArrayList<>();
     Set<String> classNames = new HashSet<>();
     JsonNode pcs = list(n, "priorityClasses");
@@ -113,6 +143,10 @@ public final class PolicyLoader {
       }
       classes.add(new PriorityClassSpec(cn, v.asInt(), policy));
     }
+    return classes;
+  }
+
+  private Map<String, WorkloadRule> workloads(JsonNode n, Set<String> classNames) {
     Map<String, WorkloadRule> workloads = new LinkedHashMap<>();
     JsonNode w = n.get("workloads");
     if (w != null && !w.isNull()) {
@@ -145,6 +179,10 @@ public final class PolicyLoader {
         workloads.put(e.getKey(), new WorkloadRule(pc, setup, every));
       }
     }
+    return workloads;
+  }
+
+  private List<GpuQuota> quotas(JsonNode n, Set<String> classNames) {
     List<GpuQuota> quotas = new ArrayList<>();
     JsonNode qs = list(n, "quotas");
     for (int i = 0; i < qs.size(); i++) {
@@ -167,28 +205,7 @@ public final class PolicyLoader {
       }
       quotas.add(new GpuQuota(name(q, p, "name"), qc, qn, g.asInt()));
     }
-    String unserved = text(n, "", "unservedRequests", "failed");
-    Unserved u;
-    try {
-      u = Unserved.valueOf(unserved.toUpperCase(Locale.ROOT));
-    } catch (IllegalArgumentException e) {
-      throw fail("unservedRequests", "must be failed or queued, got '" + unserved + "'");
-    }
-    List<Node> nodes = new ArrayList<>();
-    JsonNode ns = list(n, "nodes");
-    for (int i = 0; i < ns.size(); i++) {
-      String p = "nodes[" + i + "]";
-      JsonNode x = ns.get(i);
-      known(x, p, "name", "count", "gpus");
-      nodes.add(
-          new Node(name(x, p, "name"), positive(x, p, "count", 1), positive(x, p, "gpus", null)));
-    }
-    JsonNode seed = n.get("seed");
-    if (seed != null && !seed.canConvertToLong()) {
-      throw fail("seed", "expected an integer");
-    }
-    return new Policy(
-        name, classes, workloads, quotas, u, nodes, seed == null ? 1L : seed.asLong());
+    return quotas;
   }
 
   private JsonNode list(JsonNode n, String field) {

@@ -273,59 +273,7 @@ public final class WhatIfValidation {
       if (t == null || p == null) {
         continue;
       }
-      if (c.workloadKind().equals("Job")) {
-        checks.add(
-            change(
-                scenario,
-                c.workload(),
-                "pending p95 s",
-                c.pendingP95Ms(),
-                t.pendingP95Ms(),
-                p.pendingP95Ms(),
-                1000,
-                2));
-        checks.add(
-            change(
-                scenario,
-                c.workload(),
-                "preemptions per run",
-                c.preemptions(),
-                t.preemptions(),
-                p.preemptions(),
-                1,
-                0.5));
-        checks.add(
-            change(
-                scenario,
-                c.workload(),
-                "wasted GPU-h per run",
-                c.wastedGpuSeconds(),
-                t.wastedGpuSeconds(),
-                p.wastedGpuSeconds(),
-                3600,
-                1.0 / 60));
-      } else {
-        checks.add(
-            change(
-                scenario,
-                c.workload(),
-                "pending p95 s",
-                c.pendingP95Ms(),
-                t.pendingP95Ms(),
-                p.pendingP95Ms(),
-                1000,
-                2));
-        checks.add(
-            change(
-                scenario,
-                c.workload(),
-                "first OK p50 s",
-                c.timeToFirstOkP50Ms(),
-                t.timeToFirstOkP50Ms(),
-                p.timeToFirstOkP50Ms(),
-                1000,
-                2));
-      }
+      checks.addAll(changes(scenario, c, t, p));
     }
     double[] matched =
         victimScores(
@@ -333,6 +281,68 @@ public final class WhatIfValidation {
             predictions.stream().flatMap(x -> x.timelines().values().stream()).toList());
     checks.add(score(scenario, "preempted pods: precision", matched[0]));
     checks.add(score(scenario, "preempted pods: recall", matched[1]));
+  }
+
+  /**
+   * The checks of one workload: control's change to the treatment, observed and predicted (a Job:
+   * pending, preemptions, wasted GPU-hours; a serving workload: pending, first OK request).
+   */
+  private static List<Check> changes(String scenario, Row c, Row t, Row p) {
+    List<Check> out = new ArrayList<>();
+    if (c.workloadKind().equals("Job")) {
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "pending p95 s",
+              c.pendingP95Ms(),
+              t.pendingP95Ms(),
+              p.pendingP95Ms(),
+              1000,
+              2));
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "preemptions per run",
+              c.preemptions(),
+              t.preemptions(),
+              p.preemptions(),
+              1,
+              0.5));
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "wasted GPU-h per run",
+              c.wastedGpuSeconds(),
+              t.wastedGpuSeconds(),
+              p.wastedGpuSeconds(),
+              3600,
+              1.0 / 60));
+    } else {
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "pending p95 s",
+              c.pendingP95Ms(),
+              t.pendingP95Ms(),
+              p.pendingP95Ms(),
+              1000,
+              2));
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "first OK p50 s",
+              c.timeToFirstOkP50Ms(),
+              t.timeToFirstOkP50Ms(),
+              p.timeToFirstOkP50Ms(),
+              1000,
+              2));
+    }
+    return out;
   }
 
   /** Precision and recall of the predicted preempted pods, matched per run and workload. */

@@ -181,7 +181,7 @@ class ObservedArrivalsTest {
     c.setDisruption(new Disruption("deletion", T0 + 870_000, null));
     ObservedRun run = ObservedRun.of(List.of(a, b, c), List.of()).get(0);
 
-    assertThat(ObservedArrivals.inferredSeries("ai-lab", "Deployment", "chat", run.pods(), run))
+    assertThat(ObservedServing.inferredSeries("ai-lab", "Deployment", "chat", run.pods(), run))
         .extracting(p -> (p.getAt() - T0) / 1000 + ":" + p.getDesired() + "/" + p.getReady())
         .containsExactly(
             "0:1/0", "60:1/1", "100:2/1", "200:2/2",

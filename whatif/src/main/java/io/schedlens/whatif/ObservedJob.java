@@ -1,0 +1,154 @@
+package io.schedlens.whatif;
+
+import io.schedlens.avro.PodTimeline;
+import io.schedlens.base.Outcome;
+import io.schedlens.simulator.scenario.Scenario.Arrival;
+import io.schedlens.simulator.scenario.Scenario.JobSpec;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** A Job of an observed run, as the simulator's scenario replays it. */
+final class ObservedJob {
+
+  private ObservedJob() {}
+
+  /**
+   * A Job as its pods show it. Each completion is a unit of work that a replacement pod resumes
+   * from the last checkpoint, as the Job controller gives a pod that ended early's unit to the next
+   * pod it creates: the units are followed from pod to pod in order of creation. A unit's work is
+   * what its pods did productively (each pod's run less its setup, less the work lost since its
+   * last checkpoint for a pod that ended early); a unit the run's end cut off needed at least what
+   * it did, and is taken as the Job's typical unit (the median of its finished ones) if that is
+   * more.
+   */
+  static JobSpec of(
+      ObservedRun run,
+      List<PodTimeline> pods,
+      Policy.WorkloadRule rule,
+      List<String> assumptions,
+      String application) {
+    long setup = rule.setup().toMillis();
+    long arrival = pods.stream().mapToLong(PodTimeline::getCreatedAt).min().orElse(run.start());
+    List<long[]> cut = new ArrayList<>();
+    List<long[]> units = units(run, pods, setup, cut);
+    List<Long> finished = new ArrayList<>();
+    for (long[] u : units) {
+      if (u[1] == 1 && !cut.contains(u)) {
+        finished.add(u[0]);
+      }
+    }
+    long typical = ObservedArrivals.median(finished, 0);
+    for (long[] u : cut) {
+      u[0] = Math.max(u[0], typical);
+    }
+    List<Duration> work = new ArrayList<>();
+    for (long[] u : units) {
+      if (u[1] == 1) {
+        work.add(Duration.ofMillis(Math.max(1000, u[0])));
+      }
+    }
+    if (work.isEmpty()) {
+      // every pod ended early and none was replaced: the work it needed is more than it did
+      units.forEach(u -> work.add(Duration.ofMillis(Math.max(1000, Math.max(u[0], typical)))));
+    }
+    if (finished.isEmpty()) {
+      assumptions.add(
+          application
+              + ": a Job of it never completed in "
+              + run.label()
+              + "; its work is taken as what its pods did (a lower bound)");
+    }
+    if (rule.checkpointEvery() == null) {
+      assumptions.add(application + " never checkpoints (say checkpointEvery in the policy)");
+    }
+    int completions = work.size();
+    return new JobSpec(
+        new Arrival(Duration.ofMillis(arrival - run.start()), Duration.ZERO, 1, Duration.ZERO),
+        Math.min(completions, concurrent(pods)),
+        completions,
+        work.get(0),
+        0,
+        rule.setup(),
+        rule.checkpointEvery() == null ? Duration.ZERO : rule.checkpointEvery(),
+        6,
+        true,
+        Duration.ofSeconds(60),
+        work);
+  }
+
+  /**
+   * The units of work followed from pod to pod in order of creation, each {work so far, 1 when
+   * finished or cut}; those the run's end cut off also to {@code cut}.
+   */
+  private static List<long[]> units(
+      ObservedRun run, List<PodTimeline> pods, long setup, List<long[]> cut) {
+    List<long[]> units = new ArrayList<>(); // {work so far, 1 when finished or cut}
+    List<PodTimeline> byCreation = new ArrayList<>(pods);
+    byCreation.sort(Comparator.comparingLong(PodTimeline::getCreatedAt));
+    List<PodTimeline> endedEarly = new ArrayList<>();
+    ArrayDeque<long[]> resumable = new ArrayDeque<>();
+    Map<String, long[]> unitOf = new HashMap<>();
+    for (PodTimeline t : byCreation) {
+      // units of pods that ended early before this one was created go back first
+      endedEarly.sort(Comparator.comparingLong(PodTimeline::getTerminatedAt));
+      for (var it = endedEarly.iterator(); it.hasNext(); ) {
+        PodTimeline e = it.next();
+        if (e.getTerminatedAt() <= t.getCreatedAt()) {
+          resumable.addFirst(unitOf.get(e.getUid()));
+          it.remove();
+        }
+      }
+      long[] unit = resumable.isEmpty() ? new long[] {0, 0} : resumable.pollFirst();
+      if (!units.contains(unit)) {
+        units.add(unit);
+      }
+      unitOf.put(t.getUid(), unit);
+      long ran =
+          t.getRunningAt() == null
+              ? 0
+              : (t.getTerminatedAt() != null ? t.getTerminatedAt() : run.end()) - t.getRunningAt();
+      boolean cutOff =
+          t.getTerminatedAt() == null
+              || (t.getDisruption() != null && "deletion".equals(t.getDisruption().getCause()));
+      if (Outcome.SUCCEEDED.wire().equals(t.getOutcome())) {
+        unit[0] += Math.max(0, ran - setup);
+        unit[1] = 1;
+      } else if (cutOff) {
+        unit[0] += Math.max(0, ran - setup);
+        unit[1] = 1;
+        cut.add(unit);
+      } else {
+        long lost =
+            t.getWastedGpuSeconds() == null || t.getGpus() == 0
+                ? ran
+                : Math.round(t.getWastedGpuSeconds() * 1000 / t.getGpus());
+        unit[0] += Math.max(0, ran - lost - setup);
+        endedEarly.add(t);
+      }
+    }
+    return units;
+  }
+
+  /** The most pods of the list that existed at once. */
+  private static int concurrent(List<PodTimeline> pods) {
+    TreeMap<Long, Integer> d = new TreeMap<>();
+    for (PodTimeline t : pods) {
+      d.merge(t.getCreatedAt(), 1, Integer::sum);
+      long end = t.getTerminatedAt() != null ? t.getTerminatedAt() : Long.MAX_VALUE - 1;
+      d.merge(end, -1, Integer::sum);
+    }
+    int n = 0;
+    int max = 1;
+    for (int delta : d.values()) {
+      n += delta;
+      max = Math.max(max, n);
+    }
+    return max;
+  }
+}
