@@ -56,6 +56,71 @@ public final class Charts {
         row -> "Job".equals(row.workloadKind()));
   }
 
+  /** The value axis and its grid lines, from 0 to {@code top}. */
+  private static void grid(
+      Graphics2D g, FontMetrics fm, double top, int left, int right, int plotTop, int bottom) {
+    for (int i = 0; i <= 4; i++) {
+      double v = top * i / 4;
+      int y = bottom - (int) Math.round((bottom - plotTop) * i / 4.0);
+      g.setColor(new Color(0xE0E0E0));
+      g.drawLine(left, y, right, y);
+      g.setColor(Color.GRAY);
+      String label = v == Math.rint(v) ? Long.toString((long) v) : String.format("%.2f", v);
+      g.drawString(label, left - 8 - fm.stringWidth(label), y + 4);
+    }
+    g.setColor(Color.GRAY);
+    g.drawLine(left, bottom, right, bottom);
+  }
+
+  /**
+   * A bar per workload and arm, its whisker from the repeats' min to max.
+   *
+   * @param box left, right, top and bottom of the plot
+   */
+  private static void drawBars(
+      Graphics2D g,
+      FontMetrics fm,
+      ExperimentReport r,
+      List<String> workloads,
+      Function<Row, Stat> metric,
+      double unit,
+      double top,
+      int[] box) {
+    int left = box[0];
+    int right = box[1];
+    int plotTop = box[2];
+    int bottom = box[3];
+    List<String> arms = r.arms();
+    double groupWidth = (right - left) / (double) workloads.size();
+    double barWidth = Math.min(60, groupWidth * 0.8 / arms.size());
+    for (int wi = 0; wi < workloads.size(); wi++) {
+      double groupLeft = left + wi * groupWidth + (groupWidth - barWidth * arms.size()) / 2;
+      for (int ai = 0; ai < arms.size(); ai++) {
+        Row row = r.row(arms.get(ai), workloads.get(wi));
+        Stat s = row == null ? null : metric.apply(row);
+        if (s == null) {
+          continue;
+        }
+        int x = (int) Math.round(groupLeft + ai * barWidth);
+        int h = (int) Math.round((bottom - plotTop) * (s.mean() / unit) / top);
+        g.setColor(ARM_COLORS[ai % ARM_COLORS.length]);
+        g.fillRect(x + 2, bottom - h, (int) barWidth - 4, h);
+        int yMin = bottom - (int) Math.round((bottom - plotTop) * (s.min() / unit) / top);
+        int yMax = bottom - (int) Math.round((bottom - plotTop) * (s.max() / unit) / top);
+        int cx = x + (int) barWidth / 2;
+        g.setColor(Color.BLACK);
+        g.setStroke(new BasicStroke(1.5f));
+        g.drawLine(cx, yMin, cx, yMax);
+        g.drawLine(cx - 5, yMin, cx + 5, yMin);
+        g.drawLine(cx - 5, yMax, cx + 5, yMax);
+      }
+      g.setColor(Color.DARK_GRAY);
+      String name = workloads.get(wi);
+      int cx = (int) Math.round(left + wi * groupWidth + groupWidth / 2);
+      g.drawString(name, cx - fm.stringWidth(name) / 2, bottom + 18);
+    }
+  }
+
   private static byte[] bars(
       ExperimentReport r,
       String title,
@@ -95,52 +160,13 @@ public final class Charts {
     int right = W - 20;
     int plotTop = 60;
     int bottom = H - 80;
-    // axis and grid
-    for (int i = 0; i <= 4; i++) {
-      double v = top * i / 4;
-      int y = bottom - (int) Math.round((bottom - plotTop) * i / 4.0);
-      g.setColor(new Color(0xE0E0E0));
-      g.drawLine(left, y, right, y);
-      g.setColor(Color.GRAY);
-      String label = v == Math.rint(v) ? Long.toString((long) v) : String.format("%.2f", v);
-      g.drawString(label, left - 8 - fm.stringWidth(label), y + 4);
-    }
-    g.setColor(Color.GRAY);
-    g.drawLine(left, bottom, right, bottom);
-
+    grid(g, fm, top, left, right, plotTop, bottom);
     List<String> arms = r.arms();
     if (workloads.isEmpty() || top <= 0) {
       g.setColor(Color.GRAY);
       g.drawString("nothing to show: all zero", left + 20, (plotTop + bottom) / 2);
     } else {
-      double groupWidth = (right - left) / (double) workloads.size();
-      double barWidth = Math.min(60, groupWidth * 0.8 / arms.size());
-      for (int wi = 0; wi < workloads.size(); wi++) {
-        double groupLeft = left + wi * groupWidth + (groupWidth - barWidth * arms.size()) / 2;
-        for (int ai = 0; ai < arms.size(); ai++) {
-          Row row = r.row(arms.get(ai), workloads.get(wi));
-          Stat s = row == null ? null : metric.apply(row);
-          if (s == null) {
-            continue;
-          }
-          int x = (int) Math.round(groupLeft + ai * barWidth);
-          int h = (int) Math.round((bottom - plotTop) * (s.mean() / unit) / top);
-          g.setColor(ARM_COLORS[ai % ARM_COLORS.length]);
-          g.fillRect(x + 2, bottom - h, (int) barWidth - 4, h);
-          int yMin = bottom - (int) Math.round((bottom - plotTop) * (s.min() / unit) / top);
-          int yMax = bottom - (int) Math.round((bottom - plotTop) * (s.max() / unit) / top);
-          int cx = x + (int) barWidth / 2;
-          g.setColor(Color.BLACK);
-          g.setStroke(new BasicStroke(1.5f));
-          g.drawLine(cx, yMin, cx, yMax);
-          g.drawLine(cx - 5, yMin, cx + 5, yMin);
-          g.drawLine(cx - 5, yMax, cx + 5, yMax);
-        }
-        g.setColor(Color.DARK_GRAY);
-        String name = workloads.get(wi);
-        int cx = (int) Math.round(left + wi * groupWidth + groupWidth / 2);
-        g.drawString(name, cx - fm.stringWidth(name) / 2, bottom + 18);
-      }
+      drawBars(g, fm, r, workloads, metric, unit, top, new int[] {left, right, plotTop, bottom});
     }
     // legend
     int lx = left;

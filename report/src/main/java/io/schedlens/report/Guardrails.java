@@ -82,103 +82,17 @@ public final class Guardrails {
   private static Result evaluate(ExperimentReport r, String arm, String rule) {
     List<Row> mine = r.rows().stream().filter(x -> x.arm().equals(arm)).toList();
     if (rule.equals("no-starving")) {
-      List<String> starving =
-          mine.stream()
-              .filter(x -> x.starvingPods() != null && x.starvingPods().max() > 0)
-              .map(Row::workload)
-              .toList();
-      return new Result(
-          arm,
-          rule,
-          starving.isEmpty(),
-          starving.isEmpty() ? "no workload starves" : "starving: " + String.join(", ", starving));
+      return noStarving(arm, rule, mine);
     }
     if (rule.equals("slo-breach-ratio<=control")) {
-      List<String> worse = new ArrayList<>();
-      List<String> seen = new ArrayList<>();
-      for (Row a : mine) {
-        Row c = r.row(r.control(), a.workload());
-        if ("Job".equals(a.workloadKind()) || c == null) {
-          continue;
-        }
-        double[] ratiosA = ratios(a);
-        double[] rc = ratios(c);
-        if (ratiosA == null || rc == null) {
-          continue;
-        }
-        double ra = ratiosA[2];
-        String line =
-            String.format(
-                "%s %.2f%% (control %.2f%%–%.2f%%)",
-                a.workload(), 100 * ra, 100 * rc[0], 100 * rc[1]);
-        seen.add(line);
-        if (ra > rc[1]) {
-          worse.add(line);
-        }
-      }
-      if (seen.isEmpty()) {
-        return new Result(arm, rule, true, "no serving workload with requests to compare");
-      }
-      return new Result(
-          arm,
-          rule,
-          worse.isEmpty(),
-          worse.isEmpty() ? String.join("; ", seen) : "rose: " + String.join("; ", worse));
+      return sloBreachRatio(r, arm, rule, mine);
     }
     if (rule.equals("interruption<=control")) {
-      List<String> worse = new ArrayList<>();
-      List<String> seen = new ArrayList<>();
-      for (ServiceContinuity.Row a : r.continuity()) {
-        ServiceContinuity.Row c = r.continuity(r.control(), a.workload());
-        if (!a.arm().equals(arm)
-            || "Job".equals(a.workloadKind())
-            || c == null
-            || a.interruptionSeconds() == null
-            || c.interruptionSeconds() == null) {
-          continue;
-        }
-        String line =
-            String.format(
-                "%s %s per repeat at worst (control at worst %s)",
-                a.workload(),
-                Format.duration(a.interruptionSeconds().max() * 1000),
-                Format.duration(c.interruptionSeconds().max() * 1000));
-        seen.add(line);
-        if (a.interruptionSeconds().max() > c.interruptionSeconds().max()) {
-          worse.add(line);
-        }
-      }
-      if (seen.isEmpty()) {
-        return new Result(arm, rule, true, "no workload timelines of serving workloads to compare");
-      }
-      return new Result(
-          arm,
-          rule,
-          worse.isEmpty(),
-          worse.isEmpty() ? String.join("; ", seen) : "rose: " + String.join("; ", worse));
+      return interruption(r, arm, rule);
     }
     Matcher b = BATCH_PENDING.matcher(rule);
     if (b.matches()) {
-      Duration bound = Durations.parse(b.group(1));
-      List<String> over = new ArrayList<>();
-      for (Row a : mine) {
-        if ("Job".equals(a.workloadKind())
-            && a.pendingP95Ms() != null
-            && a.pendingP95Ms().max() > bound.toMillis()) {
-          over.add(
-              a.workload()
-                  + " "
-                  + Format.duration(a.pendingP95Ms().max())
-                  + " in its worst repeat");
-        }
-      }
-      return new Result(
-          arm,
-          rule,
-          over.isEmpty(),
-          over.isEmpty()
-              ? "every batch workload under " + Durations.format(bound)
-              : "over: " + String.join("; ", over));
+      return batchPending(arm, rule, mine, Durations.parse(b.group(1)));
     }
     Matcher w = WASTED.matcher(rule);
     w.matches();
@@ -190,6 +104,105 @@ public final class Guardrails {
                 .sum()
             / 3600.0;
     return new Result(arm, rule, hours <= bound, String.format("%.2f GPU-hours per repeat", hours));
+  }
+
+  private static Result noStarving(String arm, String rule, List<Row> mine) {
+    List<String> starving =
+        mine.stream()
+            .filter(x -> x.starvingPods() != null && x.starvingPods().max() > 0)
+            .map(Row::workload)
+            .toList();
+    return new Result(
+        arm,
+        rule,
+        starving.isEmpty(),
+        starving.isEmpty() ? "no workload starves" : "starving: " + String.join(", ", starving));
+  }
+
+  private static Result sloBreachRatio(
+      ExperimentReport r, String arm, String rule, List<Row> mine) {
+    List<String> worse = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
+    for (Row a : mine) {
+      Row c = r.row(r.control(), a.workload());
+      if ("Job".equals(a.workloadKind()) || c == null) {
+        continue;
+      }
+      double[] ratiosA = ratios(a);
+      double[] rc = ratios(c);
+      if (ratiosA == null || rc == null) {
+        continue;
+      }
+      double ra = ratiosA[2];
+      String line =
+          String.format(
+              "%s %.2f%% (control %.2f%%–%.2f%%)",
+              a.workload(), 100 * ra, 100 * rc[0], 100 * rc[1]);
+      seen.add(line);
+      if (ra > rc[1]) {
+        worse.add(line);
+      }
+    }
+    if (seen.isEmpty()) {
+      return new Result(arm, rule, true, "no serving workload with requests to compare");
+    }
+    return new Result(
+        arm,
+        rule,
+        worse.isEmpty(),
+        worse.isEmpty() ? String.join("; ", seen) : "rose: " + String.join("; ", worse));
+  }
+
+  private static Result interruption(ExperimentReport r, String arm, String rule) {
+    List<String> worse = new ArrayList<>();
+    List<String> seen = new ArrayList<>();
+    for (ServiceContinuity.Row a : r.continuity()) {
+      ServiceContinuity.Row c = r.continuity(r.control(), a.workload());
+      if (!a.arm().equals(arm)
+          || "Job".equals(a.workloadKind())
+          || c == null
+          || a.interruptionSeconds() == null
+          || c.interruptionSeconds() == null) {
+        continue;
+      }
+      String line =
+          String.format(
+              "%s %s per repeat at worst (control at worst %s)",
+              a.workload(),
+              Format.duration(a.interruptionSeconds().max() * 1000),
+              Format.duration(c.interruptionSeconds().max() * 1000));
+      seen.add(line);
+      if (a.interruptionSeconds().max() > c.interruptionSeconds().max()) {
+        worse.add(line);
+      }
+    }
+    if (seen.isEmpty()) {
+      return new Result(arm, rule, true, "no workload timelines of serving workloads to compare");
+    }
+    return new Result(
+        arm,
+        rule,
+        worse.isEmpty(),
+        worse.isEmpty() ? String.join("; ", seen) : "rose: " + String.join("; ", worse));
+  }
+
+  private static Result batchPending(String arm, String rule, List<Row> mine, Duration bound) {
+    List<String> over = new ArrayList<>();
+    for (Row a : mine) {
+      if ("Job".equals(a.workloadKind())
+          && a.pendingP95Ms() != null
+          && a.pendingP95Ms().max() > bound.toMillis()) {
+        over.add(
+            a.workload() + " " + Format.duration(a.pendingP95Ms().max()) + " in its worst repeat");
+      }
+    }
+    return new Result(
+        arm,
+        rule,
+        over.isEmpty(),
+        over.isEmpty()
+            ? "every batch workload under " + Durations.format(bound)
+            : "over: " + String.join("; ", over));
   }
 
   /** min, max and mean over repeats of SLO breaches / requests; null without requests. */

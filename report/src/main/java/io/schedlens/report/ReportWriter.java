@@ -170,25 +170,9 @@ public final class ReportWriter {
     return checked;
   }
 
-  public static String markdown(ExperimentReport r, String intro) {
-    return markdown(r, intro, Guardrails.evaluate(r, Guardrails.DEFAULT));
-  }
-
-  public static String markdown(
-      ExperimentReport r, String intro, List<Guardrails.Result> guardrails) {
-    StringBuilder b = new StringBuilder();
-    b.append("# Experiment ").append(r.experiment()).append("\n\n");
-    if (intro != null && !intro.isBlank()) {
-      b.append(intro.strip()).append("\n\n");
-    }
-    b.append("Arms: ")
-        .append(String.join(", ", r.arms()))
-        .append(" (compared with `")
-        .append(r.control())
-        .append("`); repeats: ")
-        .append(String.join(", ", r.repeats()))
-        .append(". Each cell is the mean over repeats, with the range [min–max] over repeats.\n\n");
-    conditions(b, r);
+  /** The verdict per arm and the guardrails checked. */
+  private static void verdicts(
+      StringBuilder b, ExperimentReport r, List<Guardrails.Result> guardrails) {
     for (Verdict v : Verdict.of(r)) {
       b.append("## Verdict: ")
           .append(v.arm())
@@ -214,13 +198,10 @@ public final class ReportWriter {
       }
       b.append('\n');
     }
-    b.append("![Pending p95 by workload and arm](")
-        .append(PENDING_PNG)
-        .append(")\n\n![GPU work lost by arm](")
-        .append(WASTED_PNG)
-        .append(")\n\n");
-    b.append("## Findings\n\n");
-    r.findings().forEach(f -> b.append("- ").append(f).append('\n'));
+  }
+
+  /** The table per arm and workload, and the service continuity's when there is one. */
+  private static void tables(StringBuilder b, ExperimentReport r) {
     b.append("\n## Per arm and workload\n\n");
     b.append("| arm | workload | priority class |");
     COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
@@ -261,6 +242,36 @@ public final class ReportWriter {
               + " (mean over the repeat's disruptions). errors while interrupted: request errors"
               + " of the workload's pods inside interruptions.\n\n");
     }
+  }
+
+  public static String markdown(ExperimentReport r, String intro) {
+    return markdown(r, intro, Guardrails.evaluate(r, Guardrails.DEFAULT));
+  }
+
+  public static String markdown(
+      ExperimentReport r, String intro, List<Guardrails.Result> guardrails) {
+    StringBuilder b = new StringBuilder();
+    b.append("# Experiment ").append(r.experiment()).append("\n\n");
+    if (intro != null && !intro.isBlank()) {
+      b.append(intro.strip()).append("\n\n");
+    }
+    b.append("Arms: ")
+        .append(String.join(", ", r.arms()))
+        .append(" (compared with `")
+        .append(r.control())
+        .append("`); repeats: ")
+        .append(String.join(", ", r.repeats()))
+        .append(". Each cell is the mean over repeats, with the range [min–max] over repeats.\n\n");
+    conditions(b, r);
+    verdicts(b, r, guardrails);
+    b.append("![Pending p95 by workload and arm](")
+        .append(PENDING_PNG)
+        .append(")\n\n![GPU work lost by arm](")
+        .append(WASTED_PNG)
+        .append(")\n\n");
+    b.append("## Findings\n\n");
+    r.findings().forEach(f -> b.append("- ").append(f).append('\n'));
+    tables(b, r);
     b.append(
         "\nPending: creation to scheduling (a pod never scheduled: its whole life). to Ready, to 1st"
             + " OK: from creation. preempted: pods preempted as victims. wasted GPU-s: GPU time"
