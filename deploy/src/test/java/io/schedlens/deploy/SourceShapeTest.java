@@ -41,14 +41,6 @@ class SourceShapeTest {
    */
   static final Map<String, Integer> STILL_TO_SPLIT =
       Map.ofEntries(
-          Map.entry("schemas/src/main/java/io/schedlens/schemas/AvroJson.java: read", 94),
-          Map.entry("report/src/main/java/io/schedlens/report/ReportWriter.java: markdown", 95),
-          Map.entry("report/src/main/java/io/schedlens/report/Charts.java: bars", 104),
-          Map.entry("report/src/main/java/io/schedlens/report/Guardrails.java: evaluate", 112),
-          Map.entry("export/src/main/java/io/schedlens/export/Exporter.java: run", 101),
-          Map.entry(
-              "common/src/main/java/io/schedlens/common/config/CommandLineSettings.java: read",
-              117),
           Map.entry(
               "common/src/main/java/io/schedlens/common/http/HttpEndpoint.java: class HttpEndpoint",
               523),

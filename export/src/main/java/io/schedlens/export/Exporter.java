@@ -90,7 +90,6 @@ public final class Exporter implements AutoCloseable {
     c.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, config.getInt(ExportConfig.MAX_POLL_RECORDS));
     c.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     c.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
-    String podTopic = topics.podTimelines.name();
     long read = 0;
     long exported = 0;
     long exportedWorkloads = 0;
@@ -98,80 +97,43 @@ public final class Exporter implements AutoCloseable {
     try (KafkaConsumer<String, Object> consumer =
         new KafkaConsumer<>(c, new StringDeserializer(), byTopic())) {
       List<TopicPartition> parts = new ArrayList<>();
-      parts.addAll(TopicConsumers.partitions(consumer, podTopic));
+      parts.addAll(TopicConsumers.partitions(consumer, topics.podTimelines.name()));
       parts.addAll(TopicConsumers.partitions(consumer, topics.workloadTimelines.name()));
-      consumer.assign(parts);
-      Map<TopicPartition, Long> committed = new HashMap<>(sink.committedOffsets());
-      for (TopicPartition tp : parts) {
-        Long next = committed.get(tp);
-        if (next == null) {
-          consumer.seekToBeginning(List.of(tp));
-        } else {
-          consumer.seek(tp, next);
-        }
-      }
-      progress.printf(
-          "export: %s and %s -> %s, resuming %s%n",
-          podTopic,
-          topics.workloadTimelines.name(),
-          config.getString(ExportConfig.TO),
-          committed.isEmpty()
-              ? "at the beginning"
-              : "after " + committed.size() + " partitions' offsets");
+      Map<TopicPartition, Long> committed = resume(consumer, parts);
       boolean stopAtEnd = config.getBoolean(ExportConfig.STOP_AT_END);
       Map<TopicPartition, Long> end = stopAtEnd ? consumer.endOffsets(parts) : Map.of();
-      // Records accumulate over polls into one commit (fewer, larger files; fewer transactions),
-      // up to flush.records or flush.interval; nothing counts as exported before its commit.
-      List<WarehouseSink.Exported<PodTimeline>> pods = new ArrayList<>();
-      Map<String, WarehouseSink.Exported<WorkloadTimeline>> workloads = new LinkedHashMap<>();
-      Map<TopicPartition, Long> next = new HashMap<>();
       long flushRecords = config.getInt(ExportConfig.FLUSH_RECORDS);
       long flushNanos = config.getDuration(ExportConfig.FLUSH_INTERVAL).toNanos();
-      long firstPendingAt = 0;
+      Pending pending = new Pending();
       while (true) {
         for (ConsumerRecord<String, Object> r : consumer.poll(Duration.ofMillis(500))) {
           read++;
-          boolean pending = pods.size() + workloads.size() > 0;
-          if (r.value() instanceof PodTimeline t && t.getFinal$()) {
-            pods.add(new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), t));
-          } else if (r.value() instanceof WorkloadTimeline w) {
-            // the latest of each workload in this commit; a key's versions are in order
-            String key = WarehouseTables.workloadKey(w);
-            workloads.remove(key);
-            workloads.put(key, new WarehouseSink.Exported<>(r.partition(), r.offset(), key, w));
-          }
-          if (!pending && pods.size() + workloads.size() > 0) {
-            firstPendingAt = System.nanoTime();
-          }
+          pending.add(r);
         }
         // positions, not last offsets + 1: transaction markers take offsets too
         for (TopicPartition tp : parts) {
           long position = consumer.position(tp);
           if (!Long.valueOf(position).equals(committed.get(tp))) {
-            next.put(tp, position);
+            pending.next.put(tp, position);
           }
         }
         boolean atEnd =
             stopAtEnd && parts.stream().allMatch(tp -> consumer.position(tp) >= end.get(tp));
-        int waiting = pods.size() + workloads.size();
-        boolean due =
-            waiting >= flushRecords
-                || (waiting > 0 && System.nanoTime() - firstPendingAt >= flushNanos)
-                || (waiting == 0 && !next.isEmpty() && flushNanos == 0);
-        if (!next.isEmpty() && (due || atEnd || stopping)) {
-          sink.write(new WarehouseSink.Batch(pods, List.copyOf(workloads.values()), next));
-          committed.putAll(next);
-          exported += pods.size();
-          exportedWorkloads += workloads.size();
-          pods = new ArrayList<>();
-          workloads = new LinkedHashMap<>();
-          next = new HashMap<>();
+        if (!pending.next.isEmpty()
+            && (pending.due(flushRecords, flushNanos) || atEnd || stopping)) {
+          sink.write(
+              new WarehouseSink.Batch(
+                  pending.pods, List.copyOf(pending.workloads.values()), pending.next));
+          committed.putAll(pending.next);
+          exported += pending.pods.size();
+          exportedWorkloads += pending.workloads.size();
+          pending = new Pending();
         }
         if (System.nanoTime() > nextReport) {
           progress.printf(
               "export: %,d records read, %,d final pod timelines and %,d workload timelines"
                   + " exported, %,d waiting for the next commit%n",
-              read, exported, exportedWorkloads, pods.size() + workloads.size());
+              read, exported, exportedWorkloads, pending.waiting());
           nextReport = System.nanoTime() + 5_000_000_000L;
         }
         if (atEnd || stopping) {
@@ -184,6 +146,68 @@ public final class Exporter implements AutoCloseable {
             + " exported%n",
         read, exported, exportedWorkloads);
     return new Result(read, exported, exportedWorkloads);
+  }
+
+  /**
+   * What the next commit writes. Records accumulate over polls into one commit (fewer, larger
+   * files; fewer transactions), up to flush.records or flush.interval; nothing counts as exported
+   * before its commit.
+   */
+  private static final class Pending {
+    final List<WarehouseSink.Exported<PodTimeline>> pods = new ArrayList<>();
+    final Map<String, WarehouseSink.Exported<WorkloadTimeline>> workloads = new LinkedHashMap<>();
+    final Map<TopicPartition, Long> next = new HashMap<>();
+    long firstAt = 0;
+
+    void add(ConsumerRecord<String, Object> r) {
+      boolean before = waiting() > 0;
+      if (r.value() instanceof PodTimeline t && t.getFinal$()) {
+        pods.add(new WarehouseSink.Exported<>(r.partition(), r.offset(), r.key(), t));
+      } else if (r.value() instanceof WorkloadTimeline w) {
+        // the latest of each workload in this commit; a key's versions are in order
+        String key = WarehouseTables.workloadKey(w);
+        workloads.remove(key);
+        workloads.put(key, new WarehouseSink.Exported<>(r.partition(), r.offset(), key, w));
+      }
+      if (!before && waiting() > 0) {
+        firstAt = System.nanoTime();
+      }
+    }
+
+    int waiting() {
+      return pods.size() + workloads.size();
+    }
+
+    boolean due(long flushRecords, long flushNanos) {
+      int waiting = waiting();
+      return waiting >= flushRecords
+          || (waiting > 0 && System.nanoTime() - firstAt >= flushNanos)
+          || (waiting == 0 && !next.isEmpty() && flushNanos == 0);
+    }
+  }
+
+  /** Assigns {@code parts} and seeks each after its committed offset; returns those offsets. */
+  private Map<TopicPartition, Long> resume(
+      KafkaConsumer<String, Object> consumer, List<TopicPartition> parts) throws Exception {
+    consumer.assign(parts);
+    Map<TopicPartition, Long> committed = new HashMap<>(sink.committedOffsets());
+    for (TopicPartition tp : parts) {
+      Long next = committed.get(tp);
+      if (next == null) {
+        consumer.seekToBeginning(List.of(tp));
+      } else {
+        consumer.seek(tp, next);
+      }
+    }
+    progress.printf(
+        "export: %s and %s -> %s, resuming %s%n",
+        topics.podTimelines.name(),
+        topics.workloadTimelines.name(),
+        config.getString(ExportConfig.TO),
+        committed.isEmpty()
+            ? "at the beginning"
+            : "after " + committed.size() + " partitions' offsets");
+    return committed;
   }
 
   /** Values decoded by their topic: pod timelines or workload timelines. */

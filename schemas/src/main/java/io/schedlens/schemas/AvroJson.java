@@ -118,42 +118,51 @@ public final class AvroJson {
     }
   }
 
+  /** The first non-null branch that reads {@code v}; null where the union allows it. */
+  private static Object union(JsonNode v, Schema schema, String at) {
+    if (v == null || v.isNull() || v.isMissingNode()) {
+      if (schema.getTypes().stream().anyMatch(t -> t.getType() == Schema.Type.NULL)) {
+        return null;
+      }
+      throw new IllegalArgumentException(at + ": null where a value is required");
+    }
+    IllegalArgumentException last = null;
+    for (Schema branch : schema.getTypes()) {
+      if (branch.getType() == Schema.Type.NULL) {
+        continue;
+      }
+      try {
+        return read(v, branch, at);
+      } catch (IllegalArgumentException e) {
+        last = e;
+      }
+    }
+    throw last == null ? new IllegalArgumentException(at + ": no type fits") : last;
+  }
+
+  private static Object record(JsonNode v, Schema schema, String at) {
+    if (!v.isObject()) {
+      throw new IllegalArgumentException(at + ": an object expected");
+    }
+    GenericData.Record r = new GenericData.Record(schema);
+    for (Schema.Field f : schema.getFields()) {
+      JsonNode x = v.get(f.name());
+      if (x == null && f.hasDefaultValue()) {
+        r.put(f.pos(), GenericData.get().getDefaultValue(f));
+      } else {
+        r.put(f.pos(), read(x, f.schema(), at + "." + f.name()));
+      }
+    }
+    return r;
+  }
+
   private static Object read(JsonNode v, Schema schema, String at) {
     switch (schema.getType()) {
       case UNION -> {
-        if (v == null || v.isNull() || v.isMissingNode()) {
-          if (schema.getTypes().stream().anyMatch(t -> t.getType() == Schema.Type.NULL)) {
-            return null;
-          }
-          throw new IllegalArgumentException(at + ": null where a value is required");
-        }
-        IllegalArgumentException last = null;
-        for (Schema branch : schema.getTypes()) {
-          if (branch.getType() == Schema.Type.NULL) {
-            continue;
-          }
-          try {
-            return read(v, branch, at);
-          } catch (IllegalArgumentException e) {
-            last = e;
-          }
-        }
-        throw last == null ? new IllegalArgumentException(at + ": no type fits") : last;
+        return union(v, schema, at);
       }
       case RECORD -> {
-        if (!v.isObject()) {
-          throw new IllegalArgumentException(at + ": an object expected");
-        }
-        GenericData.Record r = new GenericData.Record(schema);
-        for (Schema.Field f : schema.getFields()) {
-          JsonNode x = v.get(f.name());
-          if (x == null && f.hasDefaultValue()) {
-            r.put(f.pos(), GenericData.get().getDefaultValue(f));
-          } else {
-            r.put(f.pos(), read(x, f.schema(), at + "." + f.name()));
-          }
-        }
-        return r;
+        return record(v, schema, at);
       }
       case MAP -> {
         Map<String, Object> m = new LinkedHashMap<>();

@@ -94,19 +94,43 @@ public final class CommandLineSettings {
       byEnvName.put(envName(name), name);
       byFlag.put(flagName(name), name);
     }
-
+    // Flags are parsed first to find --config, but applied last (highest precedence).
+    Flags flags = flags(def, byFlag, args);
     Map<String, Object> values = new LinkedHashMap<>();
     Map<String, Object> kafka = new LinkedHashMap<>();
-    boolean help = false;
+    if (flags.configFile != null) {
+      configFile(def, flags.configFile, values, kafka);
+    }
+    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+      String var = e.getKey();
+      if (var.startsWith(ENV_PREFIX) && byEnvName.containsKey(var)) {
+        values.put(byEnvName.get(var), e.getValue());
+      } else if (var.startsWith(KAFKA_ENV_PREFIX) && !KAFKA_SCRIPT_VARIABLES.contains(var)) {
+        kafka.put(
+            var.substring(KAFKA_ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'),
+            e.getValue());
+      }
+    }
 
-    // Flags are parsed first to find --config, but applied last (highest precedence).
-    Map<String, Object> flagValues = new LinkedHashMap<>();
-    Map<String, Object> flagKafka = new LinkedHashMap<>();
-    Path configFile = null;
+    values.putAll(flags.values);
+    kafka.putAll(flags.kafka);
+    return new CommandLineSettings(values, kafka, flags.help);
+  }
+
+  /** What the command line says, before the file and the environment under it. */
+  private static final class Flags {
+    final Map<String, Object> values = new LinkedHashMap<>();
+    final Map<String, Object> kafka = new LinkedHashMap<>();
+    Path configFile;
+    boolean help;
+  }
+
+  private static Flags flags(ConfigDef def, Map<String, String> byFlag, List<String> args) {
+    Flags flags = new Flags();
     for (int i = 0; i < args.size(); i++) {
       String arg = args.get(i);
       if (arg.equals("--help") || arg.equals("-h")) {
-        help = true;
+        flags.help = true;
         continue;
       }
       if (!arg.startsWith("--")) {
@@ -125,7 +149,7 @@ public final class CommandLineSettings {
       if (flag.equals("config") || flag.equals("kafka")) {
         String value = inline != null ? inline : valueAfter(args, i++, arg);
         if (flag.equals("config")) {
-          configFile = Path.of(value);
+          flags.configFile = Path.of(value);
         } else {
           int kv = value.indexOf('=');
           if (kv <= 0) {
@@ -134,7 +158,7 @@ public final class CommandLineSettings {
                     + value
                     + "'");
           }
-          flagKafka.put(value.substring(0, kv), value.substring(kv + 1));
+          flags.kafka.put(value.substring(0, kv), value.substring(kv + 1));
         }
         continue;
       }
@@ -156,52 +180,42 @@ public final class CommandLineSettings {
       } else {
         value = valueAfter(args, i++, arg);
       }
-      put(flagValues, name, key, value, true);
+      put(flags.values, name, key, value, true);
     }
+    return flags;
+  }
 
-    if (configFile != null) {
-      Properties props = new Properties();
-      try (Reader reader = Files.newBufferedReader(configFile)) {
-        props.load(reader);
-      } catch (IOException e) {
+  /**
+   * The settings of a --config file (a Java properties file) into {@code values} and {@code kafka}.
+   */
+  private static void configFile(
+      ConfigDef def, Path configFile, Map<String, Object> values, Map<String, Object> kafka) {
+    Properties props = new Properties();
+    try (Reader reader = Files.newBufferedReader(configFile)) {
+      props.load(reader);
+    } catch (IOException e) {
+      throw new ConfigException(
+          "cannot read --config file "
+              + configFile
+              + ": "
+              + e.getMessage()
+              + " (it must be a Java properties file)");
+    }
+    for (String fileKey : props.stringPropertyNames()) {
+      String value = props.getProperty(fileKey);
+      if (def.names().contains(fileKey)) {
+        values.put(fileKey, value);
+      } else if (fileKey.startsWith(KAFKA_FILE_PREFIX)) {
+        kafka.put(fileKey.substring(KAFKA_FILE_PREFIX.length()), value);
+      } else {
         throw new ConfigException(
-            "cannot read --config file "
+            "unknown setting '"
+                + fileKey
+                + "' in "
                 + configFile
-                + ": "
-                + e.getMessage()
-                + " (it must be a Java properties file)");
-      }
-      for (String fileKey : props.stringPropertyNames()) {
-        String value = props.getProperty(fileKey);
-        if (def.names().contains(fileKey)) {
-          values.put(fileKey, value);
-        } else if (fileKey.startsWith(KAFKA_FILE_PREFIX)) {
-          kafka.put(fileKey.substring(KAFKA_FILE_PREFIX.length()), value);
-        } else {
-          throw new ConfigException(
-              "unknown setting '"
-                  + fileKey
-                  + "' in "
-                  + configFile
-                  + "; Kafka client settings take the prefix 'kafka.'");
-        }
+                + "; Kafka client settings take the prefix 'kafka.'");
       }
     }
-
-    for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-      String var = e.getKey();
-      if (var.startsWith(ENV_PREFIX) && byEnvName.containsKey(var)) {
-        values.put(byEnvName.get(var), e.getValue());
-      } else if (var.startsWith(KAFKA_ENV_PREFIX) && !KAFKA_SCRIPT_VARIABLES.contains(var)) {
-        kafka.put(
-            var.substring(KAFKA_ENV_PREFIX.length()).toLowerCase(Locale.ROOT).replace('_', '.'),
-            e.getValue());
-      }
-    }
-
-    values.putAll(flagValues);
-    kafka.putAll(flagKafka);
-    return new CommandLineSettings(values, kafka, help);
   }
 
   private static void put(
