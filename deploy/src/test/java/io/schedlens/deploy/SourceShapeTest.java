@@ -42,24 +42,12 @@ class SourceShapeTest {
   static final Map<String, Integer> STILL_TO_SPLIT =
       Map.ofEntries(
           Map.entry(
-              "common/src/main/java/io/schedlens/common/http/HttpEndpoint.java: class HttpEndpoint",
-              523),
-          Map.entry(
               "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/TimelineTopology.java: wire", 110),
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/WorkloadStage.java: class WorkloadStage",
               610),
-          Map.entry("serving/src/main/java/io/schedlens/serving/pages/IndexPage.java: render", 128),
-          Map.entry(
-              "serving/src/main/java/io/schedlens/serving/pages/PodPage.java: class PodPage", 597),
-          Map.entry("serving/src/main/java/io/schedlens/serving/pages/PodPage.java: story", 88),
-          Map.entry("serving/src/main/java/io/schedlens/serving/pages/PodPage.java: gpuChart", 92),
-          Map.entry(
-              "serving/src/main/java/io/schedlens/serving/pages/PodPage.java: serviceChart", 107),
-          Map.entry(
-              "serving/src/main/java/io/schedlens/serving/pages/WorkloadPage.java: render", 83),
           Map.entry("benchmarks/src/main/java/io/schedlens/bench/PodPageBenchmark.java: setup", 98),
           Map.entry("benchmarks/src/main/java/io/schedlens/bench/LoadShape.java: life", 109),
           Map.entry("benchmarks/src/main/java/io/schedlens/bench/CollectorMemory.java: main", 119),

@@ -11,7 +11,6 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -298,7 +297,7 @@ public final class HttpEndpoint implements AutoCloseable {
     server.addBean(new NetworkConnectionLimit(limits.maxConnections(), connector));
     server.setStopTimeout(limits.stopGrace().toMillis());
 
-    Routes table = new Routes();
+    PathRoutes table = new PathRoutes();
     table.add("/metrics", new MetricsHandler(registry));
     addProbes(table, readiness);
     for (Route route : routes) {
@@ -441,7 +440,7 @@ public final class HttpEndpoint implements AutoCloseable {
             Duration.ofSeconds(10));
     probeConnector = connector(probeServer, host, probePort, null, limits);
     probeServer.addBean(new NetworkConnectionLimit(limits.maxConnections(), probeConnector));
-    Routes table = new Routes();
+    PathRoutes table = new PathRoutes();
     addProbes(table, readiness);
     probeServer.setHandler(JettyExchange.handler(table));
     try {
@@ -459,7 +458,7 @@ public final class HttpEndpoint implements AutoCloseable {
     return probeConnector == null ? -1 : probeConnector.getLocalPort();
   }
 
-  private static void addProbes(Routes table, Supplier<Readiness> readiness) {
+  private static void addProbes(PathRoutes table, Supplier<Readiness> readiness) {
     table.add("/healthz", exchange -> respond(exchange, 200, "text/plain", "ok\n"));
     table.add(
         "/readyz",
@@ -493,39 +492,6 @@ public final class HttpEndpoint implements AutoCloseable {
   }
 
   /**
-   * The JDK server's context rule: a request goes to the route with the longest path that is a
-   * prefix of its own; 404 when none is.
-   */
-  private static final class Routes implements HttpHandler {
-    private final TreeMap<String, HttpHandler> byPath = new TreeMap<>();
-
-    void add(String path, HttpHandler handler) {
-      byPath.put(path, handler);
-    }
-
-    @Override
-    public void handle(HttpExchange exchange) throws IOException {
-      String path;
-      try {
-        path = exchange.getRequestURI().getRawPath();
-      } catch (IllegalArgumentException e) {
-        // A malformed escape in the address: no URI to route by.
-        BAD_REQUESTS.log(exchange.getRequestMethod() + ": an address that is not a URI: " + e);
-        answerQuietly(exchange, 400, "bad request: a malformed address");
-        exchange.close();
-        return;
-      }
-      for (Map.Entry<String, HttpHandler> e : byPath.descendingMap().entrySet()) {
-        if (path.startsWith(e.getKey())) {
-          e.getValue().handle(exchange);
-          return;
-        }
-      }
-      respond(exchange, 404, "text/plain", "no such path: " + path + "\n");
-    }
-  }
-
-  /**
    * A route's handler, its failures answered without their text: an {@link
    * IllegalArgumentException} (a malformed escape in an address or a form, met before a handler
    * said what was wrong) is a 400, anything else a 500, and neither says more than that to a client
@@ -548,7 +514,7 @@ public final class HttpEndpoint implements AutoCloseable {
     };
   }
 
-  private static final RateLimitedLog BAD_REQUESTS = new RateLimitedLog(log, Duration.ofMinutes(1));
+  static final RateLimitedLog BAD_REQUESTS = new RateLimitedLog(log, Duration.ofMinutes(1));
 
   /** A request's path for the log, without its query (which may hold anything). */
   private static String path(HttpExchange exchange) {
@@ -556,7 +522,7 @@ public final class HttpEndpoint implements AutoCloseable {
     return p == null || p.length() <= 200 ? p : p.substring(0, 200) + "...";
   }
 
-  private static void answerQuietly(HttpExchange exchange, int code, String error) {
+  static void answerQuietly(HttpExchange exchange, int code, String error) {
     try {
       respondJson(exchange, code, Map.of("error", error));
     } catch (IOException | RuntimeException ignored) {

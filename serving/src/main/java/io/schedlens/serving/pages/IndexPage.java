@@ -36,6 +36,14 @@ final class IndexPage {
     StringBuilder b = new StringBuilder("<h1>schedlens: who waits, who gets killed</h1>");
     b.append("<p class=\"muted\">As of ").append(Html.time(d.now())).append(".</p>");
     b.append(filterForm(d));
+    pending(b, d);
+    starving(b, d);
+    preemptions(b, d);
+    interrupted(b, d);
+    return Html.page("on call", b.toString());
+  }
+
+  private static void pending(StringBuilder b, Data d) {
     List<PodTimeline> pending = d.pending().items();
     b.append("<h2 id=\"pending-title\">Pending now (").append(d.pending().count()).append(")</h2>");
     b.append(shownOf(d.pending()));
@@ -62,6 +70,9 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
+  }
+
+  private static void starving(StringBuilder b, Data d) {
     b.append("<h2 id=\"starving-title\">Starving (").append(d.starving().count()).append(")</h2>");
     b.append(shownOf(d.starving()));
     if (d.starving().items().isEmpty()) {
@@ -87,6 +98,9 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
+  }
+
+  private static void preemptions(StringBuilder b, Data d) {
     List<PodTimeline> preempted = new ArrayList<>(d.preempted().items());
     preempted.sort(
         Comparator.comparing(PodTimeline::getPreemptedAt)
@@ -133,6 +147,9 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
+  }
+
+  private static void interrupted(StringBuilder b, Data d) {
     b.append("<h2 id=\"interrupted-title\">Interrupted workloads (")
         .append(d.interrupted().size())
         .append(")</h2>");
@@ -158,7 +175,6 @@ final class IndexPage {
       }
       b.append("</tbody></table>");
     }
-    return Html.page("on call", b.toString());
   }
 
   /** Says so when a list shows fewer rows than match (the first ones by creation). */

@@ -97,24 +97,31 @@ final class WorkloadPage {
     b.append(intervals("Degraded (fewer Ready than desired)", "degraded", w.getDegraded()));
     b.append(recoveries(w));
     if (named.size() > 1) {
-      b.append("<h2 id=\"named-title\">Workloads of this name, newest first</h2>")
-          .append("<ol id=\"named\" aria-labelledby=\"named-title\">");
-      for (WorkloadTimeline x : named) {
-        String label =
-            (x.getControllerUid() == null ? "(recorded by name only)" : x.getControllerUid())
-                + ", last change "
-                + Html.time(x.getUpdatedAt());
-        boolean self = WorkloadKey.of(x).identity().equals(WorkloadKey.of(w).identity());
-        b.append("<li>")
-            .append(
-                self
-                    ? esc(label) + " <span class=\"tag\">this one</span>"
-                    : Html.link(Html.workloadHref(x), label))
-            .append("</li>");
-      }
-      b.append("</ol>");
+      b.append(named(w, named));
     }
     return Html.page(w.getKind() + " " + title, b.toString());
+  }
+
+  /** The workloads of this name (repeats of a Job), newest first, this one marked. */
+  private static String named(WorkloadTimeline w, List<WorkloadTimeline> named) {
+    StringBuilder b = new StringBuilder();
+    b.append("<h2 id=\"named-title\">Workloads of this name, newest first</h2>")
+        .append("<ol id=\"named\" aria-labelledby=\"named-title\">");
+    for (WorkloadTimeline x : named) {
+      String label =
+          (x.getControllerUid() == null ? "(recorded by name only)" : x.getControllerUid())
+              + ", last change "
+              + Html.time(x.getUpdatedAt());
+      boolean self = WorkloadKey.of(x).identity().equals(WorkloadKey.of(w).identity());
+      b.append("<li>")
+          .append(
+              self
+                  ? esc(label) + " <span class=\"tag\">this one</span>"
+                  : Html.link(Html.workloadHref(x), label))
+          .append("</li>");
+    }
+    b.append("</ol>");
+    return b.toString();
   }
 
   private static String replicaChart(WorkloadTimeline w, TimeAxis axis, long end) {
