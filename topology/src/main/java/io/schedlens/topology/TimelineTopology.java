@@ -132,7 +132,19 @@ public final class TimelineTopology {
     StringDeserializer keys = new StringDeserializer();
     StringSerializer keyOut = new StringSerializer();
 
-    // pod stage
+    podStage(w, topics, settings, metrics, kept, keyOut);
+    workloadStage(w, topics, settings, metrics, kept, keyOut);
+    nodeStage(w, topics, settings, kept, keyOut);
+    queryStage(w, topics, settings, kept, keys);
+  }
+
+  private static void podStage(
+      Wiring w,
+      Topics topics,
+      TopologySettings settings,
+      StreamsMetrics metrics,
+      StoreFactory kept,
+      StringSerializer keyOut) {
     Map<String, Deserializer<PodInput>> podReaders = PodInput.readers(topics);
     source(w, "pods-source", topics.pods, podReaders);
     source(w, "events-source", topics.events, podReaders);
@@ -166,8 +178,15 @@ public final class TimelineTopology {
     sink(w, TopologyNames.POD_TIMELINES_SINK, topics.podTimelines, keyOut, null, "pods");
     sink(w, TopologyNames.PREEMPTIONS_SINK, topics.preemptions, keyOut, null, "pods");
     sink(w, TopologyNames.PODS_DLQ_SINK, topics.deadLetters, keyOut, null, "pods");
+  }
 
-    // workload stage
+  private static void workloadStage(
+      Wiring w,
+      Topics topics,
+      TopologySettings settings,
+      StreamsMetrics metrics,
+      StoreFactory kept,
+      StringSerializer keyOut) {
     Map<String, Deserializer<WorkloadInput>> workloadReaders = WorkloadInput.readers(topics);
     source(w, "by-workload-source", topics.byWorkload, workloadReaders);
     source(w, "workload-objects-source", topics.workloads, workloadReaders);
@@ -203,16 +222,31 @@ public final class TimelineTopology {
         new Broadcast(ByWorkloadObject::partition),
         "workloads");
     sink(w, TopologyNames.WORKLOADS_DLQ_SINK, topics.deadLetters, keyOut, null, "workloads");
+  }
 
-    // node stage
+  private static void nodeStage(
+      Wiring w,
+      Topics topics,
+      TopologySettings settings,
+      StoreFactory kept,
+      StringSerializer keyOut) {
     source(w, "by-node-source", topics.byNode, NodeInput.readers(topics));
     w.processor("nodes", () -> new NodeStage(settings), "by-node-source");
     writeBackStore(w, kept, TopologyNames.NODES_STORE, AvroSerde.of(NodeState.class), "nodes");
     store(w, kept, TopologyNames.NODE_TIMERS_STORE, Serdes.String(), "nodes");
     sink(w, TopologyNames.NODES_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "nodes");
+  }
 
-    // query stage: the published topic is the store's changelog (a read-only store), so keeping
-    // it costs no second copy of every timeline.
+  /**
+   * The query stage: the published topic is the store's changelog (a read-only store), so keeping
+   * it costs no second copy of every timeline.
+   */
+  private static void queryStage(
+      Wiring w,
+      Topics topics,
+      TopologySettings settings,
+      StoreFactory kept,
+      StringDeserializer keys) {
     w.published(
         "publish",
         kept.builder(TopologyNames.PUBLISHED_STORE, AvroSerde.of(PodTimeline.class))
