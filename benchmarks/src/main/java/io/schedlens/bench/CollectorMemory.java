@@ -71,15 +71,7 @@ public final class CollectorMemory {
         "collector memory: %,d pods on %d nodes, %d events per pod in each Event API, -Xmx%s%n",
         pods, nodes, eventsPerPod, heap);
 
-    List<Pod> templates = new ArrayList<>();
-    try (var files = Files.list(fixtures.resolve("pods"))) {
-      for (Path f : files.sorted().toList()) {
-        String text = Files.readString(f);
-        if (text.contains("\"PodList\"") && text.contains("managedFields")) {
-          templates.add(Serialization.unmarshal(text, PodList.class).getItems().get(0));
-        }
-      }
-    }
+    List<Pod> templates = templates(fixtures);
     byte[] exposition =
         Files.readAllBytes(
             fixtures.resolve("dcgm").resolve("aicr-h100-eks-8gpu-exposition-2026-02-19.prom"));
@@ -105,33 +97,7 @@ public final class CollectorMemory {
       dcgm.start();
       Process collector = null;
       try (KubernetesClient client = api.createClient()) {
-        long t0 = System.nanoTime();
-        for (int i = 0; i < pods; i++) {
-          Pod p = pod(templates.get(i % templates.size()), i, nodes);
-          client.pods().inNamespace(p.getMetadata().getNamespace()).resource(p).create();
-          // An API server serves every event through both APIs, under one name and UID.
-          for (int e = 0; e < eventsPerPod; e++) {
-            String uid = UUID.randomUUID().toString();
-            client
-                .v1()
-                .events()
-                .inNamespace(p.getMetadata().getNamespace())
-                .resource(coreEvent(p, e, uid))
-                .create();
-            client
-                .events()
-                .v1()
-                .events()
-                .inNamespace(p.getMetadata().getNamespace())
-                .resource(newEvent(p, e, uid))
-                .create();
-          }
-          if ((i + 1) % 1000 == 0) {
-            System.out.printf(
-                "  %,d pods and their events in the API server (%d s)%n",
-                i + 1, (System.nanoTime() - t0) / 1_000_000_000);
-          }
-        }
+        populate(client, templates, pods, nodes, eventsPerPod);
         List<String> targets = new ArrayList<>();
         for (int n = 0; n < nodes; n++) {
           targets.add("http://127.0.0.1:" + dcgm.getAddress().getPort() + "/metrics/node-" + n);
@@ -142,30 +108,7 @@ public final class CollectorMemory {
             System.getProperty("collector.classpaths", System.getProperty("java.class.path"));
         for (String classpath : builds.split(";")) {
           collector = launch(classpath, heap, client, targets, broker);
-          HttpClient http = HttpClient.newHttpClient();
-          long ready = System.nanoTime();
-          waitReady(http, "http://127.0.0.1:" + collectorPort + "/readyz", collector);
-          System.out.printf(
-              "  ready (informers synced) %.1f s after the start%n",
-              (System.nanoTime() - ready) / 1e9);
-          long largest = 0;
-          for (int round = 0; round < 3; round++) {
-            Thread.sleep(10_000); // two scrapes of every target between readings
-            largest = Math.max(largest, liveHeap(collector.pid()));
-          }
-          System.out.printf(
-              "collector memory: %,d pods, %d nodes, %,d events (each in both APIs): live heap at"
-                  + " most %,d KiB, resident %,d KiB (-Xmx%s) [%s]%n",
-              pods,
-              nodes,
-              (long) pods * eventsPerPod,
-              largest / 1024,
-              residentKib(collector.pid()),
-              heap,
-              classpath.length() > 60
-                  ? "..." + classpath.substring(classpath.length() - 60)
-                  : classpath);
-          System.out.println(histogram(collector.pid(), 12));
+          measure(collector, classpath, pods, nodes, eventsPerPod, heap);
           collector.destroy();
           collector.waitFor();
           collector = null;
@@ -179,6 +122,79 @@ public final class CollectorMemory {
         api.destroy();
       }
     }
+  }
+
+  /** The real fixtures' pods that come with their managed fields, as templates. */
+  private static List<Pod> templates(Path fixtures) throws IOException {
+    List<Pod> templates = new ArrayList<>();
+    try (var files = Files.list(fixtures.resolve("pods"))) {
+      for (Path f : files.sorted().toList()) {
+        String text = Files.readString(f);
+        if (text.contains("\"PodList\"") && text.contains("managedFields")) {
+          templates.add(Serialization.unmarshal(text, PodList.class).getItems().get(0));
+        }
+      }
+    }
+    return templates;
+  }
+
+  /** {@code pods} pods and their events, each event in both Event APIs. */
+  private static void populate(
+      KubernetesClient client, List<Pod> templates, int pods, int nodes, int eventsPerPod) {
+    long t0 = System.nanoTime();
+    for (int i = 0; i < pods; i++) {
+      Pod p = pod(templates.get(i % templates.size()), i, nodes);
+      client.pods().inNamespace(p.getMetadata().getNamespace()).resource(p).create();
+      // An API server serves every event through both APIs, under one name and UID.
+      for (int e = 0; e < eventsPerPod; e++) {
+        String uid = UUID.randomUUID().toString();
+        client
+            .v1()
+            .events()
+            .inNamespace(p.getMetadata().getNamespace())
+            .resource(coreEvent(p, e, uid))
+            .create();
+        client
+            .events()
+            .v1()
+            .events()
+            .inNamespace(p.getMetadata().getNamespace())
+            .resource(newEvent(p, e, uid))
+            .create();
+      }
+      if ((i + 1) % 1000 == 0) {
+        System.out.printf(
+            "  %,d pods and their events in the API server (%d s)%n",
+            i + 1, (System.nanoTime() - t0) / 1_000_000_000);
+      }
+    }
+  }
+
+  /** The largest live heap of three readings 10 s apart, resident memory, the histogram. */
+  private static void measure(
+      Process collector, String classpath, int pods, int nodes, int eventsPerPod, String heap)
+      throws Exception {
+    HttpClient http = HttpClient.newHttpClient();
+    long ready = System.nanoTime();
+    waitReady(http, "http://127.0.0.1:" + collectorPort + "/readyz", collector);
+    System.out.printf(
+        "  ready (informers synced) %.1f s after the start%n", (System.nanoTime() - ready) / 1e9);
+    long largest = 0;
+    for (int round = 0; round < 3; round++) {
+      Thread.sleep(10_000); // two scrapes of every target between readings
+      largest = Math.max(largest, liveHeap(collector.pid()));
+    }
+    System.out.printf(
+        "collector memory: %,d pods, %d nodes, %,d events (each in both APIs): live heap at"
+            + " most %,d KiB, resident %,d KiB (-Xmx%s) [%s]%n",
+        pods,
+        nodes,
+        (long) pods * eventsPerPod,
+        largest / 1024,
+        residentKib(collector.pid()),
+        heap,
+        classpath.length() > 60 ? "..." + classpath.substring(classpath.length() - 60) : classpath);
+    System.out.println(histogram(collector.pid(), 12));
   }
 
   private static int collectorPort;

@@ -212,39 +212,10 @@ public final class ExportLoad {
       t.setIdleAllocatedGpuSeconds(allocated - busy);
       t.setUnsampledGpuSeconds(0.0);
       if (serving) {
-        long requests = 1_000 + rnd.nextInt(100_000);
-        t.setFirstOkRequestAt(ready + 200 + rnd.nextInt(2_000));
-        t.setTimeToFirstOkMs(t.getFirstOkRequestAt() - created);
-        t.setRequests(requests);
-        t.setErrors(rnd.nextInt(50));
-        t.setSloBreaches(
-            rnd.nextInt(
-                200)); // quantiles of a mergeable sketch are its bucket values (relative accuracy 1
-        // %)
-        double p50 = Math.pow(1.02, 220 + rnd.nextInt(60));
-        t.setLatencyP50Ms(p50);
-        t.setLatencyP95Ms(p50 * Math.pow(1.02, 40 + rnd.nextInt(10)));
-        t.setLatencyP99Ms(p50 * Math.pow(1.02, 70 + rnd.nextInt(10)));
+        served(t, rnd, created, ready);
       }
       if (preempted) {
-        t.setPreemptionAttempted(false);
-        t.setPreemptedAt(end);
-        t.setPreemptor(
-            new PodRef(
-                "preemptor-" + i,
-                "ai-lab",
-                "chat-" + Integer.toHexString(i),
-                "interactive",
-                3000,
-                false));
-        t.setDisruption(
-            new Disruption(
-                DisruptionCause.PREEMPTION.wire(), end, "ai-lab/chat-" + Integer.toHexString(i)));
-        long checkpoint = running + (long) ((end - running) * rnd.nextDouble());
-        t.setWastedGpuSeconds(gpus * (end - checkpoint) / 1000.0);
-        t.setWastedBusyGpuSeconds(gpus * ((end - checkpoint) / 15_000) * 0.15 * 70);
-        t.setOutcome(Outcome.PREEMPTED.wire());
-        t.setPreemptionsOfWorkload(1 + rnd.nextInt(3));
+        preempted(t, rnd, i, gpus, running, end);
       } else {
         t.setOutcome((serving ? Outcome.DELETED : Outcome.SUCCEEDED).wire());
       }
@@ -255,6 +226,45 @@ public final class ExportLoad {
     // a topic holds final timelines roughly in the order pods end
     out.sort(Comparator.comparingLong(PodTimeline::getUpdatedAt));
     return out;
+  }
+
+  /** A serving pod's requests, errors and latency. */
+  private static void served(PodTimeline t, Random rnd, long created, long ready) {
+    long requests = 1_000 + rnd.nextInt(100_000);
+    t.setFirstOkRequestAt(ready + 200 + rnd.nextInt(2_000));
+    t.setTimeToFirstOkMs(t.getFirstOkRequestAt() - created);
+    t.setRequests(requests);
+    t.setErrors(rnd.nextInt(50));
+    t.setSloBreaches(
+        rnd.nextInt(
+            200)); // quantiles of a mergeable sketch are its bucket values (relative accuracy 1
+    // %)
+    double p50 = Math.pow(1.02, 220 + rnd.nextInt(60));
+    t.setLatencyP50Ms(p50);
+    t.setLatencyP95Ms(p50 * Math.pow(1.02, 40 + rnd.nextInt(10)));
+    t.setLatencyP99Ms(p50 * Math.pow(1.02, 70 + rnd.nextInt(10)));
+  }
+
+  /** A preempted pod: its preemptor, its disruption, the work it lost. */
+  private static void preempted(
+      PodTimeline t, Random rnd, int i, int gpus, long running, long end) {
+    t.setPreemptionAttempted(false);
+    t.setPreemptedAt(end);
+    t.setPreemptor(
+        new PodRef(
+            "preemptor-" + i,
+            "ai-lab",
+            "chat-" + Integer.toHexString(i),
+            "interactive",
+            3000,
+            false));
+    t.setDisruption(
+        new Disruption(
+            DisruptionCause.PREEMPTION.wire(), end, "ai-lab/chat-" + Integer.toHexString(i)));
+    long checkpoint = running + (long) ((end - running) * rnd.nextDouble());
+    t.setWastedGpuSeconds(gpus * (end - checkpoint) / 1000.0);
+    t.setWastedBusyGpuSeconds(gpus * ((end - checkpoint) / 15_000) * 0.15 * 70);
+    t.setOutcome(Outcome.PREEMPTED.wire());
   }
 
   static double secs(long t0) {

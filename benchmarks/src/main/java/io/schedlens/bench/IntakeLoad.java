@@ -94,30 +94,19 @@ public final class IntakeLoad {
         Map<String, List<Double>> rates = new LinkedHashMap<>();
         List<Long> probeNanos = new ArrayList<>();
         for (String phase : phases) {
-          try (HostileClients held =
-              phase.equals("held")
-                  ? HostileClients.open(URI.create(collector.baseUrl()).getPort(), 1000, 64)
-                  : null) {
-            ProbeTimer probes =
-                held == null ? null : ProbeTimer.start(http, collector.baseUrl() + "/healthz");
-            double rate = run(http, request, threads, batch, seconds, accepted, refused);
-            rates.computeIfAbsent(phase, k -> new ArrayList<>()).add(rate);
-            String probeSummary = "";
-            if (probes != null) {
-              List<Long> p = probes.stop();
-              probeNanos.addAll(p);
-              probeSummary =
-                  String.format(
-                      "; /healthz %d probes, slowest %.1f ms; %d of 1,000 idle and %d of 64"
-                          + " slow-loris connections still open at the end",
-                      p.size(),
-                      p.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6,
-                      held.idleOpen(),
-                      held.slowOpen());
-            }
-            System.out.printf(
-                "%-8s %,10.0f lines/s after a 3 s warm-up%s%n", phase, rate, probeSummary);
-          }
+          double rate =
+              phase(
+                  phase,
+                  collector,
+                  http,
+                  request,
+                  threads,
+                  batch,
+                  seconds,
+                  accepted,
+                  refused,
+                  probeNanos);
+          rates.computeIfAbsent(phase, k -> new ArrayList<>()).add(rate);
         }
         long inKafka = count(broker, topics.requests.name());
         System.out.printf(
@@ -138,6 +127,44 @@ public final class IntakeLoad {
           System.exit(1);
         }
       }
+    }
+  }
+
+  /** One phase: the load for {@code seconds}, held by hostile clients when it is "held". */
+  private static double phase(
+      String phase,
+      Collector collector,
+      HttpClient http,
+      HttpRequest request,
+      int threads,
+      int batch,
+      int seconds,
+      AtomicLong accepted,
+      AtomicLong refused,
+      List<Long> probeNanos)
+      throws Exception {
+    try (HostileClients held =
+        phase.equals("held")
+            ? HostileClients.open(URI.create(collector.baseUrl()).getPort(), 1000, 64)
+            : null) {
+      ProbeTimer probes =
+          held == null ? null : ProbeTimer.start(http, collector.baseUrl() + "/healthz");
+      double rate = run(http, request, threads, batch, seconds, accepted, refused);
+      String probeSummary = "";
+      if (probes != null) {
+        List<Long> p = probes.stop();
+        probeNanos.addAll(p);
+        probeSummary =
+            String.format(
+                "; /healthz %d probes, slowest %.1f ms; %d of 1,000 idle and %d of 64"
+                    + " slow-loris connections still open at the end",
+                p.size(),
+                p.stream().mapToLong(Long::longValue).max().orElse(0) / 1e6,
+                held.idleOpen(),
+                held.slowOpen());
+      }
+      System.out.printf("%-8s %,10.0f lines/s after a 3 s warm-up%s%n", phase, rate, probeSummary);
+      return rate;
     }
   }
 

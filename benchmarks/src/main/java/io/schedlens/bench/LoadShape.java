@@ -209,23 +209,14 @@ final class LoadShape {
     out.add(records.pod(b.build()));
     out.add(
         records.event(
-            ClusterEvent.newBuilder()
-                .setUid("fs-" + uid)
-                .setApiVersion("events.k8s.io/v1")
-                .setChangeType(ChangeType.ADDED)
-                .setObservedAt(t + 1000)
-                .setReason("FailedScheduling")
-                .setNote(
-                    "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.")
-                .setRegarding(
-                    ObjectReference.newBuilder()
-                        .setKind("Pod")
-                        .setUid(uid)
-                        .setNamespace("ai-lab")
-                        .setName(name)
-                        .build())
-                .setEventTime(t + 1000)
-                .build()));
+            event(
+                "fs-" + uid,
+                uid,
+                name,
+                "FailedScheduling",
+                "0/4 nodes are available: 4 Insufficient nvidia.com/gpu. preemption: 0/4 nodes are available: 4 No preemption victims found for incoming pod.",
+                t + 1000,
+                t + 1000)));
     b.setChangeType(ChangeType.MODIFIED)
         .setObservedAt(t + 5000)
         .setNodeName("gpu-node-" + (p % 4))
@@ -234,22 +225,14 @@ final class LoadShape {
     out.add(records.pod(b.build()));
     out.add(
         records.event(
-            ClusterEvent.newBuilder()
-                .setUid("sc-" + uid)
-                .setApiVersion("events.k8s.io/v1")
-                .setChangeType(ChangeType.ADDED)
-                .setObservedAt(t + 5000)
-                .setReason("Scheduled")
-                .setNote("Successfully assigned ai-lab/" + name + " to gpu-node-" + (p % 4))
-                .setRegarding(
-                    ObjectReference.newBuilder()
-                        .setKind("Pod")
-                        .setUid(uid)
-                        .setNamespace("ai-lab")
-                        .setName(name)
-                        .build())
-                .setEventTime(t + 4900)
-                .build()));
+            event(
+                "sc-" + uid,
+                uid,
+                name,
+                "Scheduled",
+                "Successfully assigned ai-lab/" + name + " to gpu-node-" + (p % 4),
+                t + 5000,
+                t + 4900)));
     b.setObservedAt(t + 20_000)
         .setPhase("Running")
         .setResourceVersion(Integer.toString(p * 10 + 2))
@@ -265,6 +248,31 @@ final class LoadShape {
                     .setRunningStartedAt(t + 8000)
                     .build()));
     out.add(records.pod(b.build()));
+    served(p, t, name, out);
+    if (end && p % 3 != 0) {
+      out.add(records.pod(gone(b, p, t)));
+    }
+  }
+
+  /** The pod deleted 620 s after its creation, its container ended then. */
+  private static PodObservation gone(PodObservation.Builder b, int p, long t) {
+    long gone = t + 620_000;
+    b.setChangeType(ChangeType.DELETED)
+        .setObservedAt(gone)
+        .setResourceVersion(Integer.toString(p * 10 + 3))
+        .setContainers(
+            List.of(
+                ContainerStatus.newBuilder()
+                    .setName("model")
+                    .setTerminatedStartedAt(t + 8000)
+                    .setTerminatedFinishedAt(gone)
+                    .setTerminatedExitCode(0)
+                    .build()));
+    return b.build();
+  }
+
+  /** 100 requests 5 s apart from 21 s, and a DCGM sample every 15 s for the first 40. */
+  private void served(int p, long t, String name, List<Outgoing> out) {
     for (int i = 0; i < 100; i++) {
       long at = t + 21_000 + i * 5_000L;
       if (i < 40) {
@@ -273,20 +281,32 @@ final class LoadShape {
       }
       out.add(records.requestLog(request(p, at, i), null));
     }
-    if (end && p % 3 != 0) {
-      long gone = t + 620_000;
-      b.setChangeType(ChangeType.DELETED)
-          .setObservedAt(gone)
-          .setResourceVersion(Integer.toString(p * 10 + 3))
-          .setContainers(
-              List.of(
-                  ContainerStatus.newBuilder()
-                      .setName("model")
-                      .setTerminatedStartedAt(t + 8000)
-                      .setTerminatedFinishedAt(gone)
-                      .setTerminatedExitCode(0)
-                      .build()));
-      out.add(records.pod(b.build()));
-    }
+  }
+
+  /** An event about the pod {@code uid}, seen at {@code observedAt}. */
+  private static ClusterEvent event(
+      String eventUid,
+      String uid,
+      String name,
+      String reason,
+      String note,
+      long observedAt,
+      long eventTime) {
+    return ClusterEvent.newBuilder()
+        .setUid(eventUid)
+        .setApiVersion("events.k8s.io/v1")
+        .setChangeType(ChangeType.ADDED)
+        .setObservedAt(observedAt)
+        .setReason(reason)
+        .setNote(note)
+        .setRegarding(
+            ObjectReference.newBuilder()
+                .setKind("Pod")
+                .setUid(uid)
+                .setNamespace("ai-lab")
+                .setName(name)
+                .build())
+        .setEventTime(eventTime)
+        .build();
   }
 }

@@ -119,37 +119,37 @@ public class PodPageBenchmark {
     if (timeline.getSeries().getPoints().size() > 64) {
       throw new IllegalStateException("the series is not bounded");
     }
-    PodTimeline one = timeline;
-    pages =
-        new TimelinePages(
-            new PageSource() {
-              @Override
-              public Optional<PodTimeline> pod(String uid) {
-                return uid.equals(one.getUid()) ? Optional.of(one) : Optional.empty();
-              }
+    pages = new TimelinePages(onePod(timeline), PagesAccess.open());
+  }
 
-              @Override
-              public Listing<PodTimeline> pods(
-                  String state, Map<String, String> filters, int limit) {
-                return new Listing<>(List.of(one), 1, null);
-              }
+  /** Pages over one pod's timeline. */
+  private static PageSource onePod(PodTimeline one) {
+    return new PageSource() {
+      @Override
+      public Optional<PodTimeline> pod(String uid) {
+        return uid.equals(one.getUid()) ? Optional.of(one) : Optional.empty();
+      }
 
-              @Override
-              public Optional<WorkloadTimeline> workload(WorkloadKey key) {
-                return Optional.empty();
-              }
+      @Override
+      public Listing<PodTimeline> pods(String state, Map<String, String> filters, int limit) {
+        return new Listing<>(List.of(one), 1, null);
+      }
 
-              @Override
-              public Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit) {
-                return new Listing<>(List.of(), 0, null);
-              }
+      @Override
+      public Optional<WorkloadTimeline> workload(WorkloadKey key) {
+        return Optional.empty();
+      }
 
-              @Override
-              public long now() {
-                return one.getUpdatedAt();
-              }
-            },
-            PagesAccess.open());
+      @Override
+      public Listing<WorkloadTimeline> workloads(Map<String, String> filters, int limit) {
+        return new Listing<>(List.of(), 0, null);
+      }
+
+      @Override
+      public long now() {
+        return one.getUpdatedAt();
+      }
+    };
   }
 
   @Benchmark

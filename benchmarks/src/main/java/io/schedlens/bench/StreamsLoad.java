@@ -1,20 +1,11 @@
 package io.schedlens.bench;
 
-import io.schedlens.avro.ChangeType;
-import io.schedlens.avro.ContainerStatus;
-import io.schedlens.avro.GpuSample;
-import io.schedlens.avro.OwnerReference;
-import io.schedlens.avro.PodCondition;
-import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodSeries;
-import io.schedlens.avro.PodTimeline;
-import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.projections.records.Outgoing;
 import io.schedlens.projections.records.ProducerRecords;
-import io.schedlens.projections.records.Records;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topics;
 import java.time.Duration;
@@ -24,9 +15,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -85,7 +73,8 @@ public final class StreamsLoad {
     switch (mode) {
       case "latency" -> {
         try (EmbeddedKafkaBroker broker = broker(partitions)) {
-          latency(broker, arg(args, 1, 300), arg(args, 2, 10_000), instances, partitions, appArgs);
+          LatencyLoad.run(
+              broker, arg(args, 1, 300), arg(args, 2, 10_000), instances, partitions, appArgs);
         }
       }
       case "fleet" -> {
@@ -108,7 +97,7 @@ public final class StreamsLoad {
         int seconds = Integer.getInteger("fleet.latency.seconds", 120);
         if (seconds > 0) {
           try (EmbeddedKafkaBroker broker = broker(partitions)) {
-            latency(broker, seconds, 10_000, instances, partitions, appArgs);
+            LatencyLoad.run(broker, seconds, 10_000, instances, partitions, appArgs);
           }
         }
       }
@@ -236,6 +225,23 @@ public final class StreamsLoad {
       stateSize(broker.bootstrapServers(), appId);
     }
 
+    floors(broker, instances, partitions, appArgs, topics, records, produceRate, app);
+  }
+
+  /**
+   * The engine's floor on the same backlog, same settings and JVM options (FloorApp); then the same
+   * with every value decoded, which tells the decoding's share of the gap.
+   */
+  private static void floors(
+      EmbeddedKafkaBroker broker,
+      int instances,
+      int partitions,
+      List<String> appArgs,
+      Topics topics,
+      long records,
+      double produceRate,
+      Run app)
+      throws Exception {
     // The engine's floor on the same backlog, same settings and JVM options (FloorApp); then the
     // same with every value decoded, which tells the decoding's share of the gap.
     broker.createTopics(List.of(new NewTopic(FloorApp.OUTPUT, partitions, (short) 1)));
@@ -442,232 +448,6 @@ public final class StreamsLoad {
       System.out.printf(
           "  of which the series %,d bytes, the latency sketch %,d bytes (means)%n",
           seriesBytes / perPod.size(), sketchBytes / perPod.size());
-    }
-  }
-
-  // ------------------------------------------------------------------ latency
-
-  static void latency(
-      EmbeddedKafkaBroker broker,
-      int seconds,
-      int rate,
-      int instances,
-      int partitions,
-      List<String> appArgs)
-      throws Exception {
-    Topics topics = Topics.defaults();
-    String appId = "latency-" + UUID.randomUUID();
-    Records records = new Records(topics, 64 * 1024);
-    LoadShape shape = new LoadShape(topics);
-    try (Admin admin = broker.admin();
-        AppInstances app =
-            new AppInstances(broker.bootstrapServers(), appId, instances, "768m", appArgs)) {
-      Map<String, Long> probes = new ConcurrentHashMap<>();
-      ConcurrentSkipListMap<Long, List<Long>> windows = new ConcurrentSkipListMap<>();
-      AtomicBoolean running = new AtomicBoolean(true);
-      Thread reader =
-          new Thread(
-              () -> {
-                try (KafkaConsumer<String, PodTimeline> consumer =
-                    new KafkaConsumer<>(
-                        Map.of(
-                            ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                            broker.bootstrapServers(),
-                            ConsumerConfig.GROUP_ID_CONFIG,
-                            "latency-" + UUID.randomUUID(),
-                            ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                            "read_committed",
-                            ConsumerConfig.AUTO_OFFSET_RESET_CONFIG,
-                            "latest"),
-                        new StringDeserializer(),
-                        topics.podTimelines.valueSerde().deserializer())) {
-                  consumer.subscribe(List.of(topics.podTimelines.name()));
-                  while (running.get()) {
-                    for (ConsumerRecord<String, PodTimeline> r :
-                        consumer.poll(Duration.ofMillis(20))) {
-                      Long sent = probes.remove(r.key() + "@" + r.value().getUpdatedAt());
-                      if (sent != null) {
-                        windows
-                            .computeIfAbsent(
-                                (sent / 10_000) * 10_000,
-                                k -> Collections.synchronizedList(new ArrayList<>()))
-                            .add(System.currentTimeMillis() - sent);
-                      }
-                    }
-                  }
-                }
-              });
-      reader.start();
-      long sent = 0;
-      // The fleet's mix: per pod and second 10 requests and a DCGM sample, and one record in a
-      // hundred a pod change (the probe).
-      int pods = Math.max(1, rate / 11);
-      try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
-        long t0 = System.currentTimeMillis();
-        // The pods exist and run before the clock starts: their history is produced, and the
-        // clock starts once the app has started (JVM, group, RocksDB) and read it all, so that
-        // the windows measure the app at work, not its start. The start is printed apart.
-        List<Outgoing> lives = new ArrayList<>();
-        for (int p = 0; p < pods; p++) {
-          shape.life(p, t0 - 120_000, false, lives);
-        }
-        lives.removeIf(o -> o.eventTime() > t0 - 60_000);
-        for (Outgoing o : lives) {
-          producer.send(ProducerRecords.data(o, partitions));
-        }
-        List<Outgoing> firstMarks = new ArrayList<>();
-        shape.marks(t0 - 60_000, t0, firstMarks);
-        for (Outgoing m : firstMarks) {
-          ProducerRecords.of(m, partitions).forEach(producer::send);
-        }
-        producer.flush();
-        GroupProgress progress = new GroupProgress(admin, appId, partitions);
-        List<String> inputs = inputs(topics);
-        long history = progress.written(inputs);
-        while (progress.consumed(inputs) < history) {
-          Thread.sleep(200);
-        }
-        System.out.printf(
-            "app started and read the pods' history (%,d records) in %.1f s; live heap %s MiB%n",
-            history, (System.currentTimeMillis() - t0) / 1000.0, app.liveHeapMb());
-        long start = System.currentTimeMillis();
-        long end = start + seconds * 1000L;
-        long[] version = new long[pods];
-        long lastMark = 0;
-        int i = 0;
-        System.out.printf("producing %,d records/s for %d s ...%n", rate, seconds);
-        while (System.currentTimeMillis() < end) {
-          long now = System.currentTimeMillis();
-          if (now - lastMark >= 1000) {
-            // the collector's marks: its clock less an allowance of 2 s
-            List<Outgoing> marks = new ArrayList<>();
-            shape.marks(now - 2000, now, marks);
-            for (Outgoing m : marks) {
-              ProducerRecords.of(m, partitions).forEach(producer::send);
-            }
-            lastMark = now;
-          }
-          long due = start + (sent * 1000L) / rate;
-          if (now < due) {
-            Thread.sleep(Math.max(0, Math.min(5, due - now)));
-            continue;
-          }
-          int p = i % pods;
-          String uid = "u-" + p;
-          String name = LoadShape.name(p);
-          int kind = i % 100;
-          if (kind == 0) {
-            // A pod change whose latest fact is "now": its timeline's updatedAt identifies it.
-            version[p]++;
-            PodObservation o =
-                PodObservation.newBuilder()
-                    .setUid(uid)
-                    .setNamespace("ai-lab")
-                    .setName(name)
-                    .setChangeType(ChangeType.MODIFIED)
-                    .setObservedAt(now)
-                    .setCreatedAt(t0 - 120_000)
-                    .setGpus(1)
-                    .setPriorityClassName("interactive")
-                    .setPriority(100000)
-                    .setNodeName("gpu-node-1")
-                    .setPhase("Running")
-                    .setResourceVersion(Long.toString(1_000_000 + version[p]))
-                    .setOwner(
-                        new OwnerReference(
-                            "ReplicaSet", "chat-" + (p % LoadShape.DEPLOYMENTS) + "-5d8f7", "rs"))
-                    .setConditions(
-                        List.of(
-                            new PodCondition("PodScheduled", "True", null, null, t0 - 110_000),
-                            new PodCondition(
-                                "Ready", version[p] % 2 == 0 ? "True" : "False", null, null, now)))
-                    .setContainers(
-                        List.of(
-                            ContainerStatus.newBuilder()
-                                .setName("model")
-                                .setRestartCount((int) version[p])
-                                .setRunningStartedAt(t0 - 100_000)
-                                .build()))
-                    .build();
-            probes.put(uid + "@" + now, now);
-            producer.send(ProducerRecords.data(records.pod(o), partitions));
-          } else if (kind < 10) {
-            GpuSample g =
-                GpuSample.newBuilder()
-                    .setTime(now)
-                    .setNode("gpu-node-1")
-                    .setGpu("0")
-                    .setUuid("GPU-" + uid)
-                    .setNamespace("ai-lab")
-                    .setPod(name)
-                    .setFields(Map.of("DCGM_FI_DEV_GPU_UTIL", 55.0, "DCGM_FI_DEV_FB_USED", 70000.0))
-                    .build();
-            producer.send(ProducerRecords.data(records.gpuSample("ai-lab/" + name, g), partitions));
-          } else {
-            RequestLog r =
-                RequestLog.newBuilder()
-                    .setTime(now)
-                    .setNamespace("ai-lab")
-                    .setPod(name)
-                    .setService("chat")
-                    .setStatus(200)
-                    .setLatencyMs(200.0)
-                    .setRequestId("q-" + i)
-                    .setReceivedAt(now)
-                    .build();
-            producer.send(ProducerRecords.data(records.requestLog(r, null), partitions));
-          }
-          sent++;
-          i++;
-        }
-        producer.flush();
-        double secs = (System.currentTimeMillis() - start) / 1000.0;
-        System.out.printf(
-            "produced %,d records in %.0f s: %,.0f records/s%n", sent, secs, sent / secs);
-        Thread.sleep(3000);
-        System.out.printf("live heap after the run: %s MiB%n", app.liveHeapMb());
-      }
-      Thread.sleep(3000);
-      running.set(false);
-      reader.join();
-      long first = windows.isEmpty() ? 0 : windows.firstKey();
-      long worstP99 = 0;
-      long worstP50 = 0;
-      List<Long> steady = new ArrayList<>();
-      List<Long> all = new ArrayList<>();
-      for (var w : windows.entrySet()) {
-        List<Long> l = new ArrayList<>(w.getValue());
-        Collections.sort(l);
-        all.addAll(l);
-        boolean warm = w.getKey() >= first + 30_000;
-        System.out.printf(
-            "  10 s window at %3d s: %,d changes, p50 %d ms, p99 %d ms%s%n",
-            (w.getKey() - first) / 1000,
-            l.size(),
-            pct(l, 0.5),
-            pct(l, 0.99),
-            warm ? "" : " (warm-up)");
-        if (warm) {
-          steady.addAll(l);
-          worstP99 = Math.max(worstP99, pct(l, 0.99));
-          worstP50 = Math.max(worstP50, pct(l, 0.5));
-        }
-      }
-      Collections.sort(all);
-      Collections.sort(steady);
-      if (all.isEmpty()) {
-        System.out.println("no timeline came back");
-        return;
-      }
-      System.out.printf(
-          "pod change -> updated timeline (read_committed), all %,d changes: p50 %d ms, p99 %d ms,"
-              + " max %d ms%n",
-          all.size(), pct(all, 0.5), pct(all, 0.99), all.get(all.size() - 1));
-      if (!steady.isEmpty()) {
-        System.out.printf(
-            "after the first 30 s: p50 %d ms, p99 %d ms; worst 10 s window: p50 %d ms, p99 %d ms%n",
-            pct(steady, 0.5), pct(steady, 0.99), worstP50, worstP99);
-      }
     }
   }
 

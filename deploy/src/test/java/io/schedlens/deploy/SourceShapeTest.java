@@ -44,22 +44,8 @@ class SourceShapeTest {
           Map.entry(
               "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
           Map.entry(
-              "topology/src/main/java/io/schedlens/topology/TimelineTopology.java: wire", 110),
-          Map.entry(
               "topology/src/main/java/io/schedlens/topology/WorkloadStage.java: class WorkloadStage",
-              610),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/PodPageBenchmark.java: setup", 98),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/LoadShape.java: life", 109),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/CollectorMemory.java: main", 119),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/ApiLoad.java: main", 161),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/ExportLoad.java: timelines", 99),
-          Map.entry(
-              "benchmarks/src/main/java/io/schedlens/bench/StreamsLoad.java: class StreamsLoad",
-              608),
-          Map.entry(
-              "benchmarks/src/main/java/io/schedlens/bench/StreamsLoad.java: throughput", 106),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/StreamsLoad.java: latency", 223),
-          Map.entry("benchmarks/src/main/java/io/schedlens/bench/IntakeLoad.java: main", 90));
+              610));
 
   @Test
   void shouldKeepEveryClassAndMethodOfMainCodeSmall() throws IOException {
