@@ -35,23 +35,11 @@ class SourceShapeTest {
   static final Set<String> TABLES =
       Set.of("CollectorMetrics.CollectorMetrics", "Topics.Topics", "StreamsMetrics.StreamsMetrics");
 
-  /**
-   * What is still too large, with its size when this list was written (issue 51). An entry may
-   * shrink, never grow; nothing may join it; an entry within the limits must leave it.
-   */
-  static final Map<String, Integer> STILL_TO_SPLIT =
-      Map.ofEntries(
-          Map.entry(
-              "topology/src/main/java/io/schedlens/topology/PodStage.java: class PodStage", 607),
-          Map.entry(
-              "topology/src/main/java/io/schedlens/topology/WorkloadStage.java: class WorkloadStage",
-              610));
-
   @Test
   void shouldKeepEveryClassAndMethodOfMainCodeSmall() throws IOException {
     StaticJavaParser.getParserConfiguration()
         .setLanguageLevel(ParserConfiguration.LanguageLevel.JAVA_17);
-    Map<String, Integer> large = new TreeMap<>();
+    Map<String, Integer> found = new TreeMap<>();
     int files = 0;
     try (Stream<Path> all = Files.walk(Repository.root())) {
       for (Path f :
@@ -60,23 +48,14 @@ class SourceShapeTest {
               .filter(p -> !p.toString().contains("/target/"))
               .toList()) {
         files++;
-        large.putAll(oversized(f));
+        found.putAll(oversized(f));
       }
     }
     assertThat(files).isGreaterThan(100);
-    List<String> grown = new ArrayList<>();
-    large.forEach(
-        (what, lines) -> {
-          Integer allowed = STILL_TO_SPLIT.get(what);
-          if (allowed == null || lines > allowed) {
-            grown.add(what + " " + lines + " lines");
-          }
-        });
-    assertThat(grown)
+    List<String> large = new ArrayList<>();
+    found.forEach((what, lines) -> large.add(what + " " + lines + " lines"));
+    assertThat(large)
         .as("classes over %d lines, methods over %d", MAX_CLASS_LINES, MAX_METHOD_LINES)
-        .isEmpty();
-    assertThat(STILL_TO_SPLIT.keySet().stream().filter(k -> !large.containsKey(k)).toList())
-        .as("within the limits now: take them off STILL_TO_SPLIT")
         .isEmpty();
   }
 

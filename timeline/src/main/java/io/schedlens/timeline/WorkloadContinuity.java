@@ -313,6 +313,26 @@ public final class WorkloadContinuity {
     return out;
   }
 
+  /** The latest time any fact of the pod happened at; 0 when none. */
+  public static long latestFact(WorkloadMember p) {
+    long t = 0;
+    for (Long x :
+        new Long[] {
+          p.getCreatedAt(),
+          p.getScheduledAt(),
+          p.getReadyAt(),
+          p.getReadyEndAt(),
+          p.getStoppedAt(),
+          p.getFirstOkAt(),
+          p.getDisruptionAt()
+        }) {
+      if (x != null) {
+        t = Math.max(t, x);
+      }
+    }
+    return t;
+  }
+
   /** Closed interval time, for counters that must only grow. */
   public static long closedMs(List<ServiceInterval> intervals) {
     long sum = 0;

@@ -16,10 +16,8 @@ import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.PodName;
 import io.schedlens.timeline.Change;
 import io.schedlens.timeline.FactsToTell;
-import io.schedlens.timeline.FinalDue;
 import io.schedlens.timeline.Incarnations;
 import io.schedlens.timeline.InputSeconds;
-import io.schedlens.timeline.Outbound;
 import io.schedlens.timeline.PodEffect;
 import io.schedlens.timeline.PodLife;
 import io.schedlens.timeline.PodTimer;
@@ -32,7 +30,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 import org.apache.avro.specific.SpecificRecord;
@@ -97,6 +94,7 @@ final class PodStage
   private HotStore<PodsOfName> names;
   private WaitingSeconds waiting;
   private PodEventTime eventTime;
+  private PodTimers timers;
 
   PodStage(TopologySettings s, StreamsMetrics metrics) {
     this.settings = s.timeline();
@@ -134,6 +132,8 @@ final class PodStage
         PunctuationType.WALL_CLOCK_TIME,
         wall -> // this task's watermark: when it moved, and now and then anyway
         eventTime.toBroadcast(wall, context.taskId().partition()).ifPresent(out::watermark));
+    this.timers =
+        new PodTimers(names, out, eventTime, podMetrics, dirty, this::emit, graceMs, orphanTimeout);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
   }
 
@@ -207,13 +207,7 @@ final class PodStage
 
   @Override
   public void due(PodTimer timer, TimerTarget target) {
-    switch (timer) {
-      case FINAL -> finalTimeline(target);
-      case STARVE -> starve(target);
-      case ORPHAN -> orphan(target, eventTime.progress(PODS));
-      case FORGET -> forget(target);
-      case ASK -> ask(target);
-    }
+    timers.due(timer, target, eventTime.progress(PODS));
   }
 
   // ------------------------------------------------------------------ pods and events
@@ -287,51 +281,10 @@ final class PodStage
 
   /** Carries out what followed from an input to the pods of {@code key}, in order. */
   private void carryOut(String key, List<PodEffect> effects) {
-    Carrier carrier = new Carrier(key);
+    PodEffectCarrier carrier =
+        new PodEffectCarrier(key, out, eventTime, podMetrics, dirty, s -> emit(s, false));
     for (PodEffect effect : effects) {
       effect.to(carrier);
-    }
-  }
-
-  /** The stage's side of a pod's effects: its sinks, its timers, its metrics, its flush. */
-  private final class Carrier implements PodEffect.Carrier {
-    private final String key;
-
-    Carrier(String key) {
-      this.key = key;
-    }
-
-    @Override
-    public void send(Outbound message, long at) {
-      out.send(message, at);
-    }
-
-    @Override
-    public void tell(FactsToTell.Tell fact) {
-      out.tell(fact);
-    }
-
-    @Override
-    public void callAt(PodTimer timer, long at, String uid) {
-      eventTime.callAt(timer, at, new TimerTarget(key, uid));
-    }
-
-    @Override
-    public void observed(TimelineState pod) {
-      podMetrics.observeDurations(pod);
-    }
-
-    @Override
-    public void publish(TimelineState pod, boolean flushed) {
-      emit(pod, false);
-      if (flushed) {
-        dirty.remove(new TimerTarget(key, pod.getUid()).id());
-      }
-    }
-
-    @Override
-    public void dirty(TimelineState pod) {
-      dirty.add(new TimerTarget(key, pod.getUid()).id());
     }
   }
 
@@ -535,80 +488,6 @@ final class PodStage
       carryOut(key, life.link(s, l));
     }
     names.put(key, pods);
-  }
-
-  // ------------------------------------------------------------------ timers
-
-  private void finalTimeline(TimerTarget id) {
-    PodsOfName pods = names.get(id.key());
-    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
-    if (s == null) {
-      return;
-    }
-    PodTimeline t = emit(s, true);
-    if (t != null) {
-      podMetrics.finished(s, t);
-      if (t.getPreemptedAt() != null && !s.getBookkeeping().getPreemptionEmitted()) {
-        s.getBookkeeping().setPreemptionEmitted(true);
-        out.preemption(s.getUid(), TimelineView.preemption(s, t), t.getPreemptedAt());
-      }
-    }
-    long finalAt = FinalDue.at(s, graceMs);
-    Incarnations.retire(pods, s, finalAt);
-    eventTime.callAt(PodTimer.FORGET, finalAt + orphanMs, id);
-    dirty.remove(id.id());
-    names.put(id.key(), pods);
-  }
-
-  private void starve(TimerTarget id) {
-    PodsOfName pods = names.get(id.key());
-    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
-    if (s != null
-        && !s.getLifecycle().getGone()
-        && TimelineView.scheduledAt(s) == null
-        && !s.getScheduling().getStarvingFlagged()) {
-      s.getScheduling().setStarvingFlagged(true);
-      emit(s, false);
-      names.put(id.key(), pods);
-    }
-  }
-
-  private void ask(TimerTarget id) {
-    PodsOfName pods = names.get(id.key());
-    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
-    if (s == null) {
-      return;
-    }
-    Optional<FactsToTell.ToNode> q = FactsToTell.victimQuestion(s);
-    if (q.isPresent()) {
-      out.tell(q.get());
-      names.put(id.key(), pods);
-    }
-  }
-
-  private void orphan(TimerTarget id, long podsProgress) {
-    PodsOfName pods = names.get(id.key());
-    TimelineState s = pods == null ? null : Incarnations.live(pods, id.uid());
-    if (s == null || s.getSawPod()) {
-      return;
-    }
-    Incarnations.drop(pods, s);
-    dirty.remove(id.id());
-    names.put(id.key(), pods);
-    out.deadLetter(
-        PodDeadLetters.orphan(s, id.key(), orphanTimeout, podsProgress), s.getUpdatedAt(), 1);
-  }
-
-  private void forget(TimerTarget id) {
-    PodsOfName pods = names.get(id.key());
-    if (pods == null) {
-      return;
-    }
-    if (Incarnations.forget(pods, id.uid())) {
-      names.delete(id.key());
-    } else {
-      names.put(id.key(), pods);
-    }
   }
 
   // ------------------------------------------------------------------ publishing

@@ -7,7 +7,6 @@ import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.DesiredStep;
-import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.StageMessage;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.avro.internal.WorkloadEvent;
@@ -35,7 +34,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.avro.specific.SpecificRecord;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
@@ -43,7 +41,6 @@ import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The workload stage, keyed by {@code namespace/kind/name} (a Job's or StatefulSet's with its
@@ -64,11 +61,10 @@ final class WorkloadStage
   /** Headers of the outputs (see OutputHeaders); a workload timeline is never final. */
   private static final OutputHeaders HEADERS = OutputHeaders.of(WorkloadTimeline.getClassSchema());
 
-  static final int MAX_REQUEST_SECONDS = 2000;
+  static final int MAX_REQUEST_SECONDS = WorkloadStores.MAX_REQUEST_SECONDS;
   static final int MAX_DESIRED_STEPS = 500;
   static final int MAX_PREEMPTION_TIMES = 64;
 
-  private static final char SEP = '\u0000';
   private static final int TEMPLATE_HASHES_KEPT = 10_000;
 
   private final Duration emitInterval;
@@ -101,9 +97,7 @@ final class WorkloadStage
   private Record<String, WorkloadInput> record;
 
   private RecordMetadata meta;
-  private HotStore<WorkloadState> workloads;
-  private KeyValueStore<String, WorkloadMember> pods;
-  private KeyValueStore<String, SecondCount> seconds;
+  private WorkloadStores stores;
 
   /** Workloads without a forgetAt when the task started, looked at before its first record. */
   private final List<String> undecided = new ArrayList<>();
@@ -128,13 +122,15 @@ final class WorkloadStage
   @Override
   public void init(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
-    this.workloads = new HotStore<>(context.getStateStore(TopologyNames.WORKLOADS_STORE), hot);
-    this.pods = context.getStateStore(TopologyNames.WORKLOAD_PODS_STORE);
-    this.seconds = context.getStateStore(TopologyNames.WORKLOAD_SECONDS_STORE);
+    this.stores =
+        new WorkloadStores(
+            new HotStore<>(context.getStateStore(TopologyNames.WORKLOADS_STORE), hot),
+            context.getStateStore(TopologyNames.WORKLOAD_PODS_STORE),
+            context.getStateStore(TopologyNames.WORKLOAD_SECONDS_STORE));
     context.schedule(
         TopologySettings.WATERMARK_INTERVAL, PunctuationType.WALL_CLOCK_TIME, this::broadcast);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
-    try (KeyValueIterator<String, WorkloadState> it = workloads.store().all()) {
+    try (KeyValueIterator<String, WorkloadState> it = stores.workloads.store().all()) {
       while (it.hasNext()) {
         KeyValue<String, WorkloadState> kv = it.next();
         if (kv.value != null && kv.value.getForgetAt() != null) {
@@ -156,11 +152,11 @@ final class WorkloadStage
    */
   private void decideUndecided() {
     for (String key : undecided) {
-      WorkloadState w = workloads.get(key);
+      WorkloadState w = stores.workloads.get(key);
       if (w != null && w.getForgetAt() == null) {
         scheduleForget(key, w, Long.MIN_VALUE, true);
         if (w.getForgetAt() != null) {
-          workloads.put(key, w);
+          stores.workloads.put(key, w);
         }
       }
     }
@@ -210,13 +206,15 @@ final class WorkloadStage
   }
 
   private void fact(String key, WorkloadEvent e, long timestamp) {
-    WorkloadState w = state(key);
+    WorkloadState w = stores.state(key);
     switch (e.getFact()) {
       case "pod" -> {
         if (e.getPod() != null) {
-          boolean joined = pods.get(podKey(key, e.getUid())) == null;
-          pods.put(podKey(key, e.getUid()), e.getPod());
-          w.setUpdatedAt(Math.max(w.getUpdatedAt(), Math.max(timestamp, latestTime(e.getPod()))));
+          boolean joined = stores.join(key, e.getUid(), e.getPod());
+          w.setUpdatedAt(
+              Math.max(
+                  w.getUpdatedAt(),
+                  Math.max(timestamp, WorkloadContinuity.latestFact(e.getPod()))));
           if (joined && (!w.getPreemptedTimes().isEmpty() || w.getCompletedAt() != null)) {
             tell(key, e.getPod(), status(w, null));
           }
@@ -244,33 +242,23 @@ final class WorkloadStage
         }
       }
       case "requests" -> {
-        count(key, e.getAt(), "e", e.getErrors());
-        count(key, e.getAt(), "b", e.getBreaches());
+        stores.count(key, e.getAt(), "e", e.getErrors());
+        stores.count(key, e.getAt(), "b", e.getBreaches());
         w.setUpdatedAt(Math.max(w.getUpdatedAt(), e.getAt()));
         dirty.add(key);
       }
       case "error" -> {
-        count(key, e.getAt(), "e", 1); // from an earlier version: one request each
+        stores.count(key, e.getAt(), "e", 1); // from an earlier version: one request each
         dirty.add(key);
       }
       case "slo-breach" -> {
-        count(key, e.getAt(), "b", 1);
+        stores.count(key, e.getAt(), "b", 1);
         dirty.add(key);
       }
       default -> {} // member: the pod's facts follow ("pod"), with its name to answer it by
     }
     // Counts stay when the last pod is finished: a Job's next pod is the same workload.
-    workloads.put(key, w);
-  }
-
-  private void count(String key, long at, String kind, int n) {
-    if (n <= 0) {
-      return;
-    }
-    long second = Math.floorDiv(at, 1000L) * 1000L;
-    String k = key + SEP + kind + SEP + TimerIndex.pad(second);
-    SecondCount c = seconds.get(k);
-    seconds.put(k, new SecondCount(second, (c == null ? 0 : c.getN()) + n));
+    stores.workloads.put(key, w);
   }
 
   /** The workload's figures as a pod sees them, with when each fact happened. */
@@ -292,7 +280,7 @@ final class WorkloadStage
   /** Tells every live pod of the workload its figures. */
   private void tellAll(String key, WorkloadState w) {
     WorkloadStatus status = status(w, null);
-    for (WorkloadMember p : members(key)) {
+    for (WorkloadMember p : stores.members(key)) {
       if (!p.getFinal$()) {
         tell(key, p, status);
       }
@@ -323,7 +311,7 @@ final class WorkloadStage
     Set<String> hashes = templateHashes.get(key);
     List<WorkloadMember> members = null;
     if (hashes == null) {
-      members = members(key);
+      members = stores.members(key);
       hashes = new HashSet<>();
       for (WorkloadMember m : members) {
         if (m.getTemplateHash() != null) {
@@ -339,7 +327,7 @@ final class WorkloadStage
       return; // one ReplicaSet's pods only: no rollout to find
     }
     if (members == null) {
-      members = members(key);
+      members = stores.members(key);
     }
     Map<String, Long> rolled = WorkloadContinuity.rolledOut(members);
     if (rolled.isEmpty()) {
@@ -364,7 +352,7 @@ final class WorkloadStage
   private void observed(WorkloadObservation o) {
     String key =
         OwningWorkload.key(o.getNamespace(), new WorkloadRef(o.getKind(), o.getName()), o.getUid());
-    WorkloadState w = state(key);
+    WorkloadState w = stores.state(key);
     int desired = o.getChangeType() == ChangeType.DELETED ? 0 : o.getDesired();
     // Event time: when what decides it was written (managedFields); the read time only without
     // it, and for a deletion (the object keeps no time of that).
@@ -391,7 +379,7 @@ final class WorkloadStage
     }
     if (before != null && before.getDesired() == desired) {
       scheduleForget(key, w, at, true);
-      workloads.put(key, w);
+      stores.workloads.put(key, w);
       return;
     }
     steps.add(new DesiredStep(at, desired));
@@ -402,7 +390,7 @@ final class WorkloadStage
     w.setDesiredSteps(steps);
     w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));
     scheduleForget(key, w, at, true);
-    workloads.put(key, w);
+    stores.workloads.put(key, w);
     dirty.add(key);
   }
 
@@ -420,12 +408,12 @@ final class WorkloadStage
     Long at = null;
     // A fact of a live pod keeps it without a look at the others (a scan per fact would cost).
     if (gone && mayBeOver) {
-      List<WorkloadMember> members = members(key);
+      List<WorkloadMember> members = stores.members(key);
       if ((w.getDeletedAt() != null || !members.isEmpty())
           && members.stream().allMatch(WorkloadMember::getFinal$)) {
         long last = w.getDeletedAt() == null ? Long.MIN_VALUE : w.getDeletedAt();
         for (WorkloadMember m : members) {
-          last = Math.max(last, latestTime(m));
+          last = Math.max(last, WorkloadContinuity.latestFact(m));
         }
         at = Math.max(last, eventTime) + forgetAfterMs;
       }
@@ -445,26 +433,14 @@ final class WorkloadStage
     while (!due.isEmpty() && due.firstKey() <= streamTime) {
       Map.Entry<Long, Set<String>> first = due.pollFirstEntry();
       for (String key : first.getValue()) {
-        WorkloadState w = workloads.get(key);
+        WorkloadState w = stores.workloads.get(key);
         if (w == null || !first.getKey().equals(w.getForgetAt())) {
           continue; // came back to life, or already freed
         }
         if (dirty.remove(key)) {
           emit(key, w);
         }
-        List<String> entries = new ArrayList<>();
-        try (KeyValueIterator<String, WorkloadMember> it =
-            pods.prefixScan(key + SEP, new StringSerializer())) {
-          it.forEachRemaining(kv -> entries.add(kv.key));
-        }
-        entries.forEach(k -> HotStore.remove(pods, k));
-        entries.clear();
-        try (KeyValueIterator<String, SecondCount> it =
-            seconds.prefixScan(key + SEP, new StringSerializer())) {
-          it.forEachRemaining(kv -> entries.add(kv.key));
-        }
-        entries.forEach(k -> HotStore.remove(seconds, k));
-        workloads.delete(key);
+        stores.forget(key);
         templateHashes.remove(key);
         metrics.workloadsFreed.inc();
       }
@@ -473,10 +449,10 @@ final class WorkloadStage
 
   private void flushDirty() {
     for (String key : new ArrayList<>(dirty)) {
-      WorkloadState w = workloads.get(key);
+      WorkloadState w = stores.workloads.get(key);
       if (w != null) {
         emit(key, w);
-        workloads.put(key, w);
+        stores.workloads.put(key, w);
       }
     }
     dirty.clear();
@@ -484,14 +460,19 @@ final class WorkloadStage
 
   /** Emits the workload's timeline and adds what newly closed or recovered to the metrics. */
   private void emit(String key, WorkloadState w) {
-    List<WorkloadMember> members = members(key);
+    List<WorkloadMember> members = stores.members(key);
     if (members.isEmpty()) {
       return;
     }
     WorkloadKey id = WorkloadKey.parse(key);
     WorkloadTimeline t =
         WorkloadContinuity.view(
-            id, members, w.getDesiredSteps(), counts(key, "e"), counts(key, "b"), w.getUpdatedAt());
+            id,
+            members,
+            w.getDesiredSteps(),
+            stores.counts(key, "e"),
+            stores.counts(key, "b"),
+            w.getUpdatedAt());
     context.forward(
         new Record<>(id.identity(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TopologyNames.WORKLOAD_TIMELINES_SINK);
@@ -531,76 +512,6 @@ final class WorkloadStage
     w.setCountedRecoveries(counted);
   }
 
-  /**
-   * The workload's pods, the latest {@link WorkloadContinuity#MAX_PODS} by creation; older ones are
-   * forgotten here.
-   */
-  private List<WorkloadMember> members(String key) {
-    List<KeyValue<String, WorkloadMember>> all = new ArrayList<>();
-    try (KeyValueIterator<String, WorkloadMember> it =
-        pods.prefixScan(key + SEP, new StringSerializer())) {
-      it.forEachRemaining(all::add);
-    }
-    if (all.size() > WorkloadContinuity.MAX_PODS) {
-      all.sort(
-          Comparator.comparing(
-              (KeyValue<String, WorkloadMember> kv) ->
-                  kv.value.getCreatedAt() == null ? Long.MAX_VALUE : kv.value.getCreatedAt()));
-      for (KeyValue<String, WorkloadMember> kv :
-          all.subList(0, all.size() - WorkloadContinuity.MAX_PODS)) {
-        HotStore.remove(pods, kv.key);
-      }
-      all = new ArrayList<>(all.subList(all.size() - WorkloadContinuity.MAX_PODS, all.size()));
-    }
-    List<WorkloadMember> out = new ArrayList<>(all.size());
-    all.forEach(kv -> out.add(kv.value));
-    return out;
-  }
-
-  /** Request errors ("e") or breaches ("b") per second, the latest ones. */
-  private List<SecondCount> counts(String key, String kind) {
-    List<KeyValue<String, SecondCount>> all = new ArrayList<>();
-    try (KeyValueIterator<String, SecondCount> it =
-        seconds.prefixScan(key + SEP + kind + SEP, new StringSerializer())) {
-      it.forEachRemaining(all::add);
-    }
-    if (all.size() > MAX_REQUEST_SECONDS) {
-      for (KeyValue<String, SecondCount> kv : all.subList(0, all.size() - MAX_REQUEST_SECONDS)) {
-        HotStore.remove(seconds, kv.key);
-      }
-      all = all.subList(all.size() - MAX_REQUEST_SECONDS, all.size());
-    }
-    List<SecondCount> out = new ArrayList<>(all.size());
-    all.forEach(kv -> out.add(kv.value));
-    return out;
-  }
-
-  /**
-   * The workload's own state; an earlier version kept its pods and request times inside it, which
-   * move to their own stores the first time it is read.
-   */
-  private WorkloadState state(String key) {
-    WorkloadState w = workloads.get(key);
-    if (w == null) {
-      return WorkloadState.newBuilder().build();
-    }
-    if (!w.getPods().isEmpty() || !w.getErrorTimes().isEmpty() || !w.getBreachTimes().isEmpty()) {
-      for (WorkloadMember p : w.getPods()) {
-        pods.put(podKey(key, p.getUid()), p);
-      }
-      w.getErrorTimes().forEach(t -> count(key, t, "e", 1));
-      w.getBreachTimes().forEach(t -> count(key, t, "b", 1));
-      w.setPods(new ArrayList<>());
-      w.setErrorTimes(new ArrayList<>());
-      w.setBreachTimes(new ArrayList<>());
-    }
-    return w;
-  }
-
-  private static String podKey(String key, String uid) {
-    return key + SEP + uid;
-  }
-
   /** Everything sent so far has its answers out: as far as every pod-stage task was heard. */
   private void broadcast(long wallNow) {
     answered.send(context, heard.firstOrder(), wallNow);
@@ -631,25 +542,6 @@ final class WorkloadStage
     context.forward(
         new Record<>(d.getSource(), d, Math.max(0, context.currentStreamTimeMs())),
         TopologyNames.WORKLOADS_DLQ_SINK);
-  }
-
-  private static long latestTime(WorkloadMember p) {
-    long t = 0;
-    for (Long x :
-        new Long[] {
-          p.getCreatedAt(),
-          p.getScheduledAt(),
-          p.getReadyAt(),
-          p.getReadyEndAt(),
-          p.getStoppedAt(),
-          p.getFirstOkAt(),
-          p.getDisruptionAt()
-        }) {
-      if (x != null) {
-        t = Math.max(t, x);
-      }
-    }
-    return t;
   }
 
   private static String orEmpty(String s) {
