@@ -69,10 +69,10 @@ public final class FactsToTell {
       }
     }
     if (s.getLatest().getNominatedNode() != null) {
-      toNode(s, now.self(), NOMINATED, s.getLatest().getNominatedNode(), observedAt, null, out);
+      toNode(s, NOMINATED, s.getLatest().getNominatedNode(), observedAt, null, out);
     }
     if (s.getLatest().getNode() != null && now.scheduledAt() != null) {
-      toNode(s, now.self(), BOUND, s.getLatest().getNode(), now.scheduledAt(), null, out);
+      toNode(s, BOUND, s.getLatest().getNode(), now.scheduledAt(), null, out);
     }
     return out;
   }
@@ -110,14 +110,7 @@ public final class FactsToTell {
       return Optional.empty();
     }
     List<Tell> out = new ArrayList<>();
-    toNode(
-        s,
-        TimelineReducer.selfRef(s),
-        VICTIM,
-        s.getLatest().getNode(),
-        preempted,
-        uidOnly ? p.getUid() : null,
-        out);
+    toNode(s, VICTIM, s.getLatest().getNode(), preempted, uidOnly ? p.getUid() : null, out);
     return out.isEmpty() ? Optional.empty() : Optional.of((ToNode) out.get(0));
   }
 
@@ -233,13 +226,7 @@ public final class FactsToTell {
   }
 
   private static void toNode(
-      TimelineState s,
-      PodRef self,
-      String kind,
-      String node,
-      long at,
-      String preemptorUid,
-      List<Tell> out) {
+      TimelineState s, String kind, String node, long at, String preemptorUid, List<Tell> out) {
     String mark = kind + ":" + node;
     if (s.getBookkeeping().getNodeFactsSent().contains(mark)) {
       return;
@@ -254,7 +241,7 @@ public final class FactsToTell {
                 .setNode(node)
                 .setKind(kind)
                 .setAt(at)
-                .setPod(self)
+                .setPod(TimelineReducer.selfRef(s))
                 .setPreemptorUid(preemptorUid)
                 .build()));
   }

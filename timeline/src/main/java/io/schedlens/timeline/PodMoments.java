@@ -1,7 +1,5 @@
 package io.schedlens.timeline;
 
-import io.schedlens.avro.PodRef;
-
 /**
  * What a pod's state says right after a change, read once for everything that acts on the change
  * (timers, the facts told to the workload and the node): the same values {@link TimelineView}
@@ -12,12 +10,6 @@ import io.schedlens.avro.PodRef;
  * @param outcome {@link TimelineView#outcome}
  * @param preemptedAt the Preempted event's time, else the condition's; null when not preempted
  * @param workloadKey the key of the pod's workload's state; null while none is known
- * @param self the pod as a reference in the facts it tells
  */
 public record PodMoments(
-    Long scheduledAt,
-    Long terminatedAt,
-    String outcome,
-    Long preemptedAt,
-    String workloadKey,
-    PodRef self) {}
+    Long scheduledAt, Long terminatedAt, String outcome, Long preemptedAt, String workloadKey) {}

@@ -39,8 +39,7 @@ public final class TimelineView {
     Long terminatedAt = terminatedAt(s);
     Long preemptedAt = new PodState(s).preemptedAt();
     String workloadKey = OwningWorkload.keyOf(s);
-    return new PodMoments(
-        scheduledAt, terminatedAt, outcome, preemptedAt, workloadKey, TimelineReducer.selfRef(s));
+    return new PodMoments(scheduledAt, terminatedAt, outcome, preemptedAt, workloadKey);
   }
 
   /**

@@ -61,7 +61,6 @@ final class WorkloadStage
   /** Headers of the outputs (see OutputHeaders); a workload timeline is never final. */
   private static final OutputHeaders HEADERS = OutputHeaders.of(WorkloadTimeline.getClassSchema());
 
-  static final int MAX_REQUEST_SECONDS = WorkloadStores.MAX_REQUEST_SECONDS;
   static final int MAX_DESIRED_STEPS = 500;
   static final int MAX_PREEMPTION_TIMES = 64;
 
