@@ -289,17 +289,17 @@ public final class WhatIfValidation {
    */
   private static List<Check> changes(String scenario, Row c, Row t, Row p) {
     List<Check> out = new ArrayList<>();
+    out.add(
+        change(
+            scenario,
+            c.workload(),
+            "pending p95 s",
+            c.pendingP95Ms(),
+            t.pendingP95Ms(),
+            p.pendingP95Ms(),
+            1000,
+            2));
     if (c.workloadKind().equals("Job")) {
-      out.add(
-          change(
-              scenario,
-              c.workload(),
-              "pending p95 s",
-              c.pendingP95Ms(),
-              t.pendingP95Ms(),
-              p.pendingP95Ms(),
-              1000,
-              2));
       out.add(
           change(
               scenario,
@@ -321,16 +321,6 @@ public final class WhatIfValidation {
               3600,
               1.0 / 60));
     } else {
-      out.add(
-          change(
-              scenario,
-              c.workload(),
-              "pending p95 s",
-              c.pendingP95Ms(),
-              t.pendingP95Ms(),
-              p.pendingP95Ms(),
-              1000,
-              2));
       out.add(
           change(
               scenario,
