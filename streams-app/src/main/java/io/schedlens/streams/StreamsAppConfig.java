@@ -157,10 +157,10 @@ public final class StreamsAppConfig extends AppConfig {
               "Pod label naming the repeat.")
           .define(
               APPLICATION_LABEL,
-              Type.STRING,
-              "app.kubernetes.io/name",
+              Type.LIST,
+              List.of("app.kubernetes.io/name", "app"),
               Importance.LOW,
-              "Pod label naming the application (the experiment report's rows; else the workload).")
+              "Pod labels naming the application (the experiment report's rows), the first a pod carries wins; a pod with none belongs to the application named after its workload.")
           .define(
               CHECKPOINT_ANNOTATION,
               Type.STRING,
@@ -422,7 +422,7 @@ public final class StreamsAppConfig extends AppConfig {
         getString(EXPERIMENT_LABEL),
         getString(ARM_LABEL),
         getString(REPEAT_LABEL),
-        getString(APPLICATION_LABEL),
+        getList(APPLICATION_LABEL),
         getString(CHECKPOINT_ANNOTATION));
   }
 }

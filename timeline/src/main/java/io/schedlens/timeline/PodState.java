@@ -2,6 +2,7 @@ package io.schedlens.timeline;
 
 import io.schedlens.avro.OwnerReference;
 import io.schedlens.avro.PodRef;
+import io.schedlens.avro.TopController;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.base.DisruptionCause;
 import java.nio.ByteBuffer;
@@ -122,6 +123,18 @@ final class PodState {
     id.setLabels(new HashMap<>(labels));
     s.getLatest().setPhase(phase);
     s.getLatest().setStatusReason(statusReason);
+  }
+
+  /**
+   * The pod's top controller, as the collector resolved it, told with the pod's first observation
+   * and kept for its life: the collector tells every observation of a pod the same one, and a pod
+   * first observed without one (by a collector that did not resolve chains) keeps the workload its
+   * owner gave it, so that its workload's facts never move to another key mid-life.
+   */
+  void workloadIs(TopController workload) {
+    if (workload != null) {
+      s.getIdentity().setWorkload(workload);
+    }
   }
 
   /** The node the pod is bound to: the latest observation's, else the first one seen. */

@@ -103,6 +103,9 @@ public final class TimelineReducer {
           o.getPhase(),
           o.getReason());
     }
+    if (first) {
+      p.workloadIs(o.getWorkload());
+    }
     p.boundTo(o.getNodeName(), latest);
     if (o.getNominatedNodeName() != null) {
       p.nominatedTo(o.getNominatedNodeName(), latest);

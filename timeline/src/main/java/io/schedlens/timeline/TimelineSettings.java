@@ -1,6 +1,7 @@
 package io.schedlens.timeline;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,8 +17,8 @@ import java.util.Map;
  * @param experimentKey label holding the experiment name
  * @param armKey label holding the experiment arm
  * @param repeatKey label holding the repeat number
- * @param applicationKey label naming the application a pod belongs to (the experiment report's
- *     rows), e.g. {@code app.kubernetes.io/name}
+ * @param applicationKeys labels naming the application a pod belongs to (the experiment report's
+ *     rows), the first present wins: {@code app.kubernetes.io/name}, then {@code app}
  * @param checkpointAnnotation annotation holding the time of the last durable checkpoint
  */
 public record TimelineSettings(
@@ -30,11 +31,26 @@ public record TimelineSettings(
     String experimentKey,
     String armKey,
     String repeatKey,
-    String applicationKey,
+    List<String> applicationKeys,
     String checkpointAnnotation) {
 
   public TimelineSettings {
     slosMs = Map.copyOf(slosMs);
+    applicationKeys = List.copyOf(applicationKeys);
+  }
+
+  /**
+   * The application a pod belongs to (DESIGN section 4): the first of its application labels it
+   * carries, else its workload's name.
+   */
+  public String applicationOf(Map<String, String> labels, String workloadName) {
+    for (String key : applicationKeys) {
+      String value = labels.get(key);
+      if (value != null && !value.isEmpty()) {
+        return value;
+      }
+    }
+    return workloadName;
   }
 
   /** The latency SLO of a service, in ms, or null: the one lookup of {@code --slo} by service. */
@@ -65,7 +81,7 @@ public record TimelineSettings(
         "schedlens.io/experiment",
         "schedlens.io/arm",
         "schedlens.io/repeat",
-        "app.kubernetes.io/name",
+        List.of("app.kubernetes.io/name", "app"),
         "schedlens.io/last-checkpoint");
   }
 
@@ -81,7 +97,7 @@ public record TimelineSettings(
         experimentKey,
         armKey,
         repeatKey,
-        applicationKey,
+        applicationKeys,
         checkpointAnnotation);
   }
 
@@ -97,7 +113,7 @@ public record TimelineSettings(
         experimentKey,
         armKey,
         repeatKey,
-        applicationKey,
+        applicationKeys,
         checkpointAnnotation);
   }
 
@@ -113,7 +129,7 @@ public record TimelineSettings(
         experimentKey,
         armKey,
         repeatKey,
-        applicationKey,
+        applicationKeys,
         checkpointAnnotation);
   }
 }

@@ -236,7 +236,7 @@ public final class TimelineView {
         .setWorkload(workload)
         .setExperiment(s.getIdentity().getLabels().get(settings.experimentKey()))
         .setArm(s.getIdentity().getLabels().get(settings.armKey()))
-        .setApplication(s.getIdentity().getLabels().get(settings.applicationKey()))
+        .setApplication(application(s, workload))
         .setRepeat(s.getIdentity().getLabels().get(settings.repeatKey()))
         .setCreatedAt(created)
         .setScheduledAt(scheduled)
@@ -382,5 +382,11 @@ public final class TimelineView {
 
   static Long diff(Long from, Long to) {
     return from == null || to == null ? null : to - from;
+  }
+
+  /** The pod's application: its first application label, else its workload's name. */
+  private String application(TimelineState s, WorkloadRef workload) {
+    return settings.applicationOf(
+        s.getIdentity().getLabels(), workload == null ? null : workload.getName());
   }
 }

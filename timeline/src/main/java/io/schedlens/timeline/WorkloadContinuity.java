@@ -10,6 +10,7 @@ import io.schedlens.avro.internal.DesiredStep;
 import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadMember;
+import io.schedlens.schemas.TemplateHashNames;
 import io.schedlens.schemas.WorkloadKey;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -214,7 +215,7 @@ public final class WorkloadContinuity {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
-        .setTemplateHash(s.getIdentity().getLabels().get(OwningWorkload.TEMPLATE_HASH_LABEL))
+        .setTemplateHash(templateHash(s.getIdentity().getLabels()))
         .setFinal$(t.getFinal$())
         .build();
   }
@@ -518,5 +519,11 @@ public final class WorkloadContinuity {
     if (t != null && t <= now) {
       times.add(t);
     }
+  }
+
+  /** The pod's template hash: a Deployment's, else an Argo Rollout's. */
+  private static String templateHash(Map<String, String> labels) {
+    String hash = labels.get(TemplateHashNames.DEPLOYMENT_HASH);
+    return hash != null ? hash : labels.get(TemplateHashNames.ROLLOUT_HASH);
   }
 }

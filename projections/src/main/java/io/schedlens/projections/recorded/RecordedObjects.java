@@ -9,21 +9,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.schedlens.avro.ChangeType;
+import io.schedlens.projections.k8s.OwnerChain;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads Pods and Events recorded from a cluster, in every form kubectl and watch recorders write
- * them: a stream of JSON values (one per line or pretty-printed one after another), or YAML
- * documents separated by {@code ---}; each value a Pod, an Event (core/v1 or events.k8s.io/v1), a
- * watch envelope {@code {"type": ..., "object": ...}} as {@code kubectl get --watch
- * --output-watch-events -o json} prints, or a List of those as {@code kubectl get -o json} prints.
- * What cannot be used is counted by reason with an example, never fatal for the rest; a syntax
- * error ends the file at that point (a stream cannot be resynchronised reliably).
+ * Reads Pods, Events and the objects pods' controller chains run through (any other kind with a
+ * name and a UID: ReplicaSets, Jobs, JobSets…), recorded from a cluster, in every form kubectl and
+ * watch recorders write them: a stream of JSON values (one per line or pretty-printed one after
+ * another), or YAML documents separated by {@code ---}; each value a Pod, an Event (core/v1 or
+ * events.k8s.io/v1), a watch envelope {@code {"type": ..., "object": ...}} as {@code kubectl get
+ * --watch --output-watch-events -o json} prints, or a List of those as {@code kubectl get -o json}
+ * prints. What cannot be used is counted by reason with an example, never fatal for the rest; a
+ * syntax error ends the file at that point (a stream cannot be resynchronised reliably).
  */
 public final class RecordedObjects {
 
@@ -31,7 +34,7 @@ public final class RecordedObjects {
    * One usable object, with the change it was recorded as and the line of the file its value (or
    * the List holding it) starts on.
    */
-  public sealed interface Item permits PodItem, CoreEventItem, EventsV1Item {
+  public sealed interface Item permits PodItem, CoreEventItem, EventsV1Item, OwnerItem {
     ChangeType change();
 
     int line();
@@ -45,9 +48,18 @@ public final class RecordedObjects {
       io.fabric8.kubernetes.api.model.events.v1.Event event, ChangeType change, int line)
       implements Item {}
 
+  /**
+   * An object of another kind (a ReplicaSet, a Job, a JobSet, a RayCluster…), kept as what a pod's
+   * controller chain needs of it.
+   */
+  public record OwnerItem(OwnerChain.Owner owner, ChangeType change, int line) implements Item {}
+
   public static final String UNPARSEABLE = "unparseable";
   public static final String NOT_AN_OBJECT = "not-a-kubernetes-object";
+
+  /** An object of another kind without the name and UID a controller chain would need. */
   public static final String OTHER_KIND = "not-a-pod-or-event";
+
   public static final String WATCH_ERROR = "watch-error";
   public static final String INVALID_OBJECT = "invalid-object";
 
@@ -156,12 +168,26 @@ public final class RecordedObjects {
                 line));
       } else if (kind.isEmpty()) {
         unusable.add(NOT_AN_OBJECT, "no kind: " + abbreviate(node.toString()));
+      } else if (node.path("metadata").path("uid").isTextual()
+          && node.path("metadata").path("name").isTextual()) {
+        items.add(new OwnerItem(owner(node, apiVersion, kind), c, line));
       } else {
         unusable.add(OTHER_KIND, apiVersion + " " + kind);
       }
     } catch (RuntimeException e) {
       unusable.add(INVALID_OBJECT, kind + ": " + e.getMessage());
     }
+  }
+
+  /** What a controller chain needs of an object: its metadata only, whatever its kind. */
+  private static OwnerChain.Owner owner(JsonNode node, String apiVersion, String kind) {
+    ObjectMeta meta = KUBE.unmarshal(node.path("metadata").toString(), ObjectMeta.class);
+    return new OwnerChain.Owner(
+        apiVersion,
+        kind,
+        meta.getName(),
+        meta.getUid(),
+        OwnerChain.Ref.controllerOf(meta.getOwnerReferences()));
   }
 
   /** Items of a typed list (PodList) may omit their own kind and apiVersion. */

@@ -56,13 +56,17 @@ class RecordedObjectsTest {
   }
 
   @Test
-  void shouldReadTheKspanYamlRecordingAndCountTheOtherKinds() {
+  void shouldReadTheKspanYamlRecordingWithItsDeploymentAndReplicaSetAsOwners() {
     Unusable unusable = new Unusable();
     List<Item> items =
         RecordedObjects.read(
             Fixtures.text("events/kspan-kind-deployment-2-pods-watch-recording.yaml"), unusable);
     assertThat(items).anyMatch(i -> i instanceof CoreEventItem);
-    assertThat(unusable.counts()).containsKey(RecordedObjects.OTHER_KIND);
+    assertThat(items)
+        .filteredOn(i -> i instanceof RecordedObjects.OwnerItem)
+        .extracting(i -> ((RecordedObjects.OwnerItem) i).owner().kind())
+        .contains("Deployment", "ReplicaSet");
+    assertThat(unusable.counts()).doesNotContainKey(RecordedObjects.OTHER_KIND);
   }
 
   @Test
