@@ -12,6 +12,8 @@ import io.schedlens.collector.intake.RequestLogIntake;
 import io.schedlens.collector.intake.RequestMarkHold;
 import io.schedlens.collector.k8s.EventSource;
 import io.schedlens.collector.k8s.ExperimentSource;
+import io.schedlens.collector.k8s.OwnerKind;
+import io.schedlens.collector.k8s.OwnerSource;
 import io.schedlens.collector.k8s.PodSource;
 import io.schedlens.collector.k8s.ReportedPods;
 import io.schedlens.collector.k8s.WorkloadSource;
@@ -24,6 +26,7 @@ import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.ServerTls;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.threads.WorkerThreads;
+import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.k8s.WorkloadProjection;
 import io.schedlens.projections.records.Records;
@@ -42,6 +45,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.kafka.common.config.ConfigException;
 import org.slf4j.Logger;
@@ -55,6 +61,9 @@ import org.slf4j.LoggerFactory;
 public final class Collector implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(Collector.class);
+
+  /** How long the pods' list waits for the owner kinds' lists at start. */
+  static final Duration OWNERS_LIST_WAIT = Duration.ofSeconds(60);
 
   private final CollectorConfig config;
   private final Clock clock;
@@ -311,6 +320,7 @@ public final class Collector implements AutoCloseable {
       Records records,
       Map<String, PodObservation> reported) {
     List<String> namespaces = config.getList(CollectorConfig.NAMESPACES);
+    OwnerChain.Lookup owners = startOwners(client, namespaces);
     PodSource p =
         new PodSource(
             client,
@@ -319,6 +329,7 @@ public final class Collector implements AutoCloseable {
             new PodProjection(
                 config.getList(CollectorConfig.POD_LABELS),
                 config.getList(CollectorConfig.POD_ANNOTATIONS)),
+            owners,
             sink,
             records,
             clock,
@@ -368,6 +379,45 @@ public final class Collector implements AutoCloseable {
       resources.add(experiments);
       experiments.start();
     }
+  }
+
+  /**
+   * The owner kinds' watches, listed before the pods are (waiting at most {@link
+   * #OWNERS_LIST_WAIT}), so that the pods listed at start find their chains in the cache.
+   */
+  private OwnerChain.Lookup startOwners(KubernetesClient client, List<String> namespaces) {
+    List<OwnerKind> kinds =
+        config.getList(CollectorConfig.OWNERS_KINDS).stream().map(OwnerKind::parse).toList();
+    if (kinds.isEmpty()) {
+      log.info("owners.kinds is empty: a pod's workload is its own controller");
+      return OwnerChain.NONE;
+    }
+    OwnerSource owners =
+        new OwnerSource(
+            client,
+            namespaces,
+            kinds,
+            metrics,
+            (namespace, ref) -> {
+              PodSource p = pods;
+              return p == null ? null : p.asOwner(namespace, ref);
+            });
+    resources.add(owners);
+    try {
+      owners.start().get(OWNERS_LIST_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+      log.info("owners: watching {}", owners.watched());
+    } catch (TimeoutException e) {
+      log.warn(
+          "owners: not all of {} listed within {} s; pods start now, and an owner a pod names"
+              + " before its list completes is read alone",
+          owners.watched(),
+          OWNERS_LIST_WAIT.toSeconds());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (ExecutionException e) {
+      log.warn("owners: listing failed ({}); their informers retry", e.getCause().toString());
+    }
+    return owners;
   }
 
   private KubernetesClient buildClient() {

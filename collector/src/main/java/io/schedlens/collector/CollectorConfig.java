@@ -1,5 +1,6 @@
 package io.schedlens.collector;
 
+import io.schedlens.collector.k8s.OwnerKind;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.common.config.DurationSetting;
@@ -30,6 +31,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String POD_ANNOTATIONS = "pod.annotations";
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
+  public static final String OWNERS_KINDS = "owners.kinds";
   public static final String EXPERIMENTS_WATCH = "experiments.watch";
   public static final String EXPERIMENTS_NAMESPACES = "experiments.namespaces";
   public static final String DCGM_TARGETS = "dcgm.targets";
@@ -114,9 +116,11 @@ public final class CollectorConfig extends AppConfig {
                   "schedlens.io/arm",
                   "schedlens.io/repeat",
                   "pod-template-hash",
-                  "app.kubernetes.io/name"),
+                  "rollouts-pod-template-hash",
+                  "app.kubernetes.io/name",
+                  "app"),
               Importance.MEDIUM,
-              "Pod labels carried on each observation: the experiment, arm and repeat keys, pod-template-hash (a Deployment's pods are rolled up by it), the application name, plus any extras.")
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, the template hashes of Deployments and Argo Rollouts (a pod whose ReplicaSet is not read is rolled up by them), the application labels (app.kubernetes.io/name, app), plus any extras.")
           .define(
               POD_ANNOTATIONS,
               Type.LIST,
@@ -135,6 +139,19 @@ public final class CollectorConfig extends AppConfig {
               true,
               Importance.MEDIUM,
               "Also watch (read-only) Deployments, StatefulSets and Jobs in the namespaces, for the replicas each wants (schedlens.workloads); without it, the streams app infers them from the pods.")
+          .define(
+              OWNERS_KINDS,
+              Type.LIST,
+              List.of(
+                  "apps/v1/ReplicaSet",
+                  "apps/v1/Deployment",
+                  "apps/v1/StatefulSet",
+                  "batch/v1/Job",
+                  "jobset.x-k8s.io/v1alpha2/JobSet",
+                  "ray.io/v1/RayCluster"),
+              OwnerKind.LIST,
+              Importance.MEDIUM,
+              "Kinds a pod's controller chain is followed through to its workload, the object no controller owns (group/version/Kind; v1/Kind for the core group), watched read-only with only their metadata kept. The default reaches Deployments and Argo Rollouts (through ReplicaSets), KServe InferenceServices in raw deployment mode (through Deployments), LeaderWorkerSets (through StatefulSets and leader pods), JobSets and Kubeflow TrainJobs (through Jobs and JobSets) and RayJobs (through RayClusters); a CronJob's Jobs stay workloads of their own. A kind the cluster does not serve is skipped. Empty: a pod's workload is its own controller (a ReplicaSet named by its pods' template hash is its Deployment or Rollout).")
           .define(
               EXPERIMENTS_WATCH,
               Type.BOOLEAN,

@@ -33,6 +33,8 @@ public final class CollectorMetrics {
   public final Counter relists;
   public final Counter eventsIgnored;
   public final Gauge informerSynced;
+  public final Gauge ownerKindsWatched;
+  public final Counter ownerReads;
   public final Gauge kafkaUp;
   public final Gauge scrapeUp;
   public final Gauge scrapeDuration;
@@ -120,6 +122,19 @@ public final class CollectorMetrics {
             .name("schedlens_collector_informer_synced")
             .help("1 when the informer has listed its resource and is watching.")
             .labelNames("resource")
+            .register(registry);
+    ownerKindsWatched =
+        Gauge.builder()
+            .name("schedlens_collector_owner_kinds_watched")
+            .help(
+                "Owner kinds (owners.kinds) the cluster serves and the collector may list: the kinds pods' controller chains are followed through.")
+            .register(registry);
+    ownerReads =
+        Counter.builder()
+            .name("schedlens_collector_owner_reads_total")
+            .help(
+                "Owners read one by one because a pod named them before their kind's watch told of them, by outcome (found, gone, failed). Rises at start and in bursts; a steady rise means a watch is not keeping up.")
+            .labelNames("outcome")
             .register(registry);
     kafkaUp =
         Gauge.builder()

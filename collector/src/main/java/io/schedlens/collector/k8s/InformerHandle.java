@@ -150,6 +150,17 @@ final class InformerHandle<T extends HasMetadata> implements AutoCloseable {
     return all;
   }
 
+  /** The object cached under {@code namespace/name}, or null. */
+  T get(String key) {
+    for (SharedIndexInformer<T> i : informers) {
+      T o = i.getStore().getByKey(key);
+      if (o != null) {
+        return o;
+      }
+    }
+    return null;
+  }
+
   String resource() {
     return resource;
   }

@@ -9,6 +9,7 @@ import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.records.Records;
 import io.schedlens.schemas.PodName;
@@ -38,6 +39,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
   private final List<String> namespaces;
   private final String labelSelector;
   private final PodProjection projection;
+  private final OwnerChain.Lookup owners;
   private final KafkaSink sink;
   private final Records records;
   private final Clock clock;
@@ -51,6 +53,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
       List<String> namespaces,
       String labelSelector,
       PodProjection projection,
+      OwnerChain.Lookup owners,
       KafkaSink sink,
       Records records,
       Clock clock,
@@ -60,6 +63,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     this.namespaces = List.copyOf(namespaces);
     this.labelSelector = labelSelector;
     this.projection = projection;
+    this.owners = owners;
     this.sink = sink;
     this.records = records;
     this.clock = clock;
@@ -123,19 +127,53 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     return last == null ? Optional.empty() : Optional.of(PodName.of(last));
   }
 
+  /**
+   * A pod named by an owner reference (a LeaderWorkerSet's leader pod owns its workers'
+   * StatefulSet), from the informers' cache: what a controller chain needs of it; null when the
+   * cache does not hold that pod.
+   */
+  public OwnerChain.Owner asOwner(String namespace, OwnerChain.Ref ref) {
+    Pod pod = informers == null ? null : informers.get(namespace + "/" + ref.name());
+    if (pod == null || ref.uid() == null || !ref.uid().equals(pod.getMetadata().getUid())) {
+      return null;
+    }
+    return OwnerChain.Owner.of(pod);
+  }
+
   @Override
   public void onAdd(Pod pod) {
-    send(projection.project(pod, InformerHandle.addType(pod, startedAt), clock.millis()));
+    send(project(pod, InformerHandle.addType(pod, startedAt)));
   }
 
   @Override
   public void onUpdate(Pod oldPod, Pod newPod) {
-    send(projection.project(newPod, InformerHandle.updateType(oldPod, newPod), clock.millis()));
+    send(project(newPod, InformerHandle.updateType(oldPod, newPod)));
+  }
+
+  /**
+   * The pod's projection with its workload: the one told before for this pod (a chain, once
+   * resolved, is the pod's for life, however its owners change in the cache), else its chain
+   * resolved from the owners' cache.
+   */
+  private PodObservation project(Pod pod, ChangeType change) {
+    PodObservation p = projection.project(pod, change, clock.millis());
+    PodObservation last = sent.last(p.getUid());
+    if (last != null && last.getWorkload() != null) {
+      p.setWorkload(last.getWorkload());
+    } else {
+      p.setWorkload(
+          OwnerChain.top(
+              p.getNamespace(),
+              OwnerChain.Ref.controllerOf(pod.getMetadata().getOwnerReferences()),
+              pod.getMetadata().getLabels(),
+              owners));
+    }
+    return p;
   }
 
   @Override
   public void onDelete(Pod pod, boolean deletedFinalStateUnknown) {
-    PodObservation gone = projection.project(pod, ChangeType.DELETED, clock.millis());
+    PodObservation gone = project(pod, ChangeType.DELETED);
     if (sink.offer(records.pod(gone))) {
       sent.forget(gone.getUid());
       metrics.kubernetesChanges.labelValues(RESOURCE, "DELETED").inc();
@@ -157,7 +195,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
   void resend(String reason) {
     metrics.relists.labelValues(RESOURCE, reason).inc();
     for (Pod pod : informers.list()) {
-      send(projection.project(pod, ChangeType.RELIST, clock.millis()));
+      send(project(pod, ChangeType.RELIST));
     }
     reportGone(reason);
   }
