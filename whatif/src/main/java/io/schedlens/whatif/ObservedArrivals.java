@@ -20,6 +20,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -56,6 +57,27 @@ public final class ObservedArrivals {
       Map<String, Double> requestRates,
       List<String> assumptions,
       List<String> skipped) {}
+
+  /**
+   * Workload kinds replayed as a Job: pods that run to completion, their work as observed (JobSet,
+   * Kubeflow TrainJob and RayJob run their pods through Jobs or a cluster of their own).
+   */
+  static final Set<String> JOB_LIKE = Set.of("Job", "JobSet", "TrainJob", "RayJob");
+
+  /**
+   * Workload kinds replayed as a serving workload: replicas wanted over time, each Ready until
+   * stopped (a ReplicaSet, Argo Rollout, LeaderWorkerSet group, KServe InferenceService or a
+   * RayCluster of its own serves as a Deployment does).
+   */
+  static final Set<String> SERVING_LIKE =
+      Set.of(
+          "Deployment",
+          "StatefulSet",
+          "ReplicaSet",
+          "Rollout",
+          "LeaderWorkerSet",
+          "InferenceService",
+          "RayCluster");
 
   private ObservedArrivals() {}
 
@@ -137,19 +159,8 @@ public final class ObservedArrivals {
     Map<String, String> applications = new LinkedHashMap<>();
     Map<String, Double> slos = new TreeMap<>();
     Map<String, Double> rates = new TreeMap<>();
-    Map<String, List<PodTimeline>> byWorkload = new LinkedHashMap<>();
     Map<String, Integer> namespaces = new HashMap<>();
-    for (PodTimeline t : run.pods()) {
-      namespaces.merge(t.getNamespace(), 1, Integer::sum);
-      String kind = t.getWorkload() == null ? "Pod" : t.getWorkload().getKind();
-      if (!kind.equals("Job") && !kind.equals("Deployment") && !kind.equals("StatefulSet")) {
-        skipped.add(t.getNamespace() + "/" + t.getName() + " (owned by a " + kind + ")");
-        continue;
-      }
-      byWorkload
-          .computeIfAbsent(kind + "/" + t.getWorkload().getName(), k -> new ArrayList<>())
-          .add(t);
-    }
+    Map<String, List<PodTimeline>> byWorkload = byWorkload(run, namespaces, skipped, assumptions);
     Map<String, WorkloadTimeline> objects = new HashMap<>();
     for (WorkloadTimeline w : run.workloads()) {
       objects.put(w.getKind() + "/" + w.getName(), w);
@@ -192,6 +203,68 @@ public final class ObservedArrivals {
     return new RunScenario(scenario, applications, rates, assumptions, skipped);
   }
 
+  /**
+   * The pods of {@code runs} that held GPUs under a workload no scenario can replay (a bare pod, a
+   * kind outside {@link #JOB_LIKE} and {@link #SERVING_LIKE}), each as {@code namespace/name
+   * (Kind)}.
+   */
+  public static List<String> unmodelledGpuPods(List<ObservedRun> runs) {
+    List<String> out = new ArrayList<>();
+    for (ObservedRun run : runs) {
+      for (PodTimeline t : run.pods()) {
+        String kind = t.getWorkload() == null ? "Pod" : t.getWorkload().getKind();
+        if (t.getGpus() > 0 && !JOB_LIKE.contains(kind) && !SERVING_LIKE.contains(kind)) {
+          out.add(t.getNamespace() + "/" + t.getName() + " (" + kind + ")");
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The run's pods by workload, of the kinds a scenario can replay; the others to {@code skipped},
+   * with the GPUs they held. Counts the pods of each namespace.
+   */
+  private static Map<String, List<PodTimeline>> byWorkload(
+      ObservedRun run,
+      Map<String, Integer> namespaces,
+      List<String> skipped,
+      List<String> assumptions) {
+    Map<String, List<PodTimeline>> byWorkload = new LinkedHashMap<>();
+    Map<String, Integer> asJobs = new TreeMap<>();
+    for (PodTimeline t : run.pods()) {
+      namespaces.merge(t.getNamespace(), 1, Integer::sum);
+      String kind = t.getWorkload() == null ? "Pod" : t.getWorkload().getKind();
+      if (!JOB_LIKE.contains(kind) && !SERVING_LIKE.contains(kind)) {
+        skipped.add(
+            t.getNamespace()
+                + "/"
+                + t.getName()
+                + " (owned by a "
+                + kind
+                + (t.getGpus() > 0 ? ", held " + t.getGpus() + " GPU(s)" : "")
+                + ")");
+        continue;
+      }
+      if (JOB_LIKE.contains(kind) && !kind.equals("Job")) {
+        asJobs.merge(kind, 1, Integer::sum);
+      }
+      byWorkload
+          .computeIfAbsent(kind + "/" + t.getWorkload().getName(), k -> new ArrayList<>())
+          .add(t);
+    }
+    asJobs.forEach(
+        (kind, n) ->
+            assumptions.add(
+                "each "
+                    + kind
+                    + " ("
+                    + n
+                    + " pods) runs as one Job of its pods, created together and scheduled one by"
+                    + " one by kube-scheduler: no all-or-nothing admission"));
+    return byWorkload;
+  }
+
   /** One workload of the run, its pods {@code pods}, as the scenario replays it. */
   private static Workload workload(
       ObservedRun run,
@@ -210,7 +283,7 @@ public final class ObservedArrivals {
     String priorityClass = priorityClass(rule, pods, policy, application);
     PodTemplate template = template(pods, rule);
     applications.put(name, application);
-    if (kind.equals("Job")) {
+    if (JOB_LIKE.contains(kind)) {
       return new Workload(
           name,
           priorityClass,

@@ -4,6 +4,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.projections.records.Records;
 import io.schedlens.report.PodFacts;
+import io.schedlens.schemas.TemplateHashNames;
 import io.schedlens.schemas.Topics;
 import io.schedlens.simulator.Simulator;
 import io.schedlens.simulator.cluster.SchedulerWrites;
@@ -107,12 +108,16 @@ public final class WhatIf {
 
   /** The pod labels the collector carries: the experiment, arm, repeat and application keys. */
   static List<String> labelKeys(TimelineSettings settings) {
-    return List.of(
-        settings.experimentKey(),
-        settings.armKey(),
-        settings.repeatKey(),
-        "pod-template-hash",
-        settings.applicationKey());
+    List<String> keys =
+        new ArrayList<>(
+            List.of(
+                settings.experimentKey(),
+                settings.armKey(),
+                settings.repeatKey(),
+                TemplateHashNames.DEPLOYMENT_HASH,
+                TemplateHashNames.ROLLOUT_HASH));
+    keys.addAll(settings.applicationKeys());
+    return keys;
   }
 
   /**

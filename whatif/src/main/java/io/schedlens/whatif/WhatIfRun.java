@@ -46,6 +46,8 @@ public final class WhatIfRun {
    * @param arm the observed arm to predict (all pods when the timelines have no such arm)
    * @param compareArm another observed arm to show beside the prediction; empty: none
    * @param seeds how many predictions, each under the next seed
+   * @param allowUnmodelled predict without the GPU pods of workloads no scenario can replay (else
+   *     such a run is refused)
    */
   public record Settings(
       String from,
@@ -57,6 +59,7 @@ public final class WhatIfRun {
       String arm,
       String compareArm,
       int seeds,
+      boolean allowUnmodelled,
       Path out) {}
 
   /** What the command line or its input got wrong. */
@@ -124,6 +127,17 @@ public final class WhatIfRun {
   /** Reads, predicts, answers and writes the answer's files; returns the answer. */
   public Answer run() throws Exception {
     Observed observed = observed();
+    List<String> unmodelled = ObservedArrivals.unmodelledGpuPods(observed.runs());
+    if (!unmodelled.isEmpty() && !settings.allowUnmodelled()) {
+      throw new BadInput(
+          unmodelled.size()
+              + " pod(s) held GPUs under workloads the what-if cannot replay: "
+              + String.join(", ", unmodelled.subList(0, Math.min(10, unmodelled.size())))
+              + (unmodelled.size() > 10 ? ", …" : "")
+              + ". A prediction without them would give their GPUs to the others. Record their"
+              + " owners too (--objects) if they run under a controller, or give"
+              + " --allow-unmodelled true to predict without them");
+    }
     progress.printf(
         "whatif: %d observed runs of %s (%d pods) under policy %s%n",
         observed.runs().size(), observed.armLabel(), observed.pods(), settings.policy().name());
@@ -327,7 +341,10 @@ public final class WhatIfRun {
       reports.add(ExperimentReport.of(experiment, facts, settings.starvation().toMillis()));
     }
     List<WhatIfAnswer.Unserved> unserved = all.stream().map(Again::unserved).toList();
-    List<String> verdict = WhatIfAnswer.verdict(reports, unserved, policy, "observed");
+    List<String> verdict =
+        leftOut(
+            WhatIfAnswer.verdict(reports, unserved, policy, "observed"),
+            ObservedArrivals.unmodelledGpuPods(runs));
     Set<String> assumed = new LinkedHashSet<>();
     observed
         .filledCheckpoints()
@@ -362,6 +379,15 @@ public final class WhatIfRun {
             settings.out());
     WhatIfFiles.write(answer, runs, first, compared, unserved.get(0));
     return answer;
+  }
+
+  /** Each verdict line with what it leaves out: the GPU pods no scenario could replay. */
+  private static List<String> leftOut(List<String> verdict, List<String> unmodelled) {
+    if (unmodelled.isEmpty()) {
+      return verdict;
+    }
+    String note = " (without " + unmodelled.size() + " unmodelled GPU pod(s), see Not replayed)";
+    return verdict.stream().map(v -> v + note).toList();
   }
 
   /**

@@ -92,6 +92,34 @@ class ObservedArrivalsTest {
   }
 
   @Test
+  void shouldReplayAJobSetAsAJobOfItsPodsAndNameTheGpuPodsItCannotReplay() {
+    PodTimeline leader = pod("a", "train", 0, 10L, 610L, "Succeeded");
+    leader.setWorkload(new WorkloadRef("JobSet", "train"));
+    PodTimeline worker = pod("b", "train", 0, 12L, 612L, "Succeeded");
+    worker.setWorkload(new WorkloadRef("JobSet", "train"));
+    PodTimeline bare = pod("c", "debug", 0, 5L, 300L, "Succeeded");
+    bare.setWorkload(new WorkloadRef("Pod", "debug-c"));
+    PodTimeline cpu = pod("d", "tool", 0, 5L, 300L, "Succeeded");
+    cpu.setWorkload(new WorkloadRef("DaemonSet", "tool"));
+    cpu.setGpus(0);
+    ObservedRun run = ObservedRun.of(List.of(leader, worker, bare, cpu), List.of()).get(0);
+
+    var rs = ObservedArrivals.of(run, POLICY, ObservedArrivals.nodes(POLICY, List.of(run)), null);
+
+    assertThat(rs.scenario().workloads()).hasSize(1);
+    JobSpec job = (JobSpec) rs.scenario().workloads().get(0).spec();
+    assertThat(job.parallelism()).isEqualTo(2);
+    assertThat(rs.assumptions())
+        .anyMatch(a -> a.startsWith("each JobSet (2 pods) runs as one Job of its pods"));
+    assertThat(rs.skipped())
+        .containsExactly(
+            "ai-lab/debug-c (owned by a Pod, held 1 GPU(s))",
+            "ai-lab/tool-d (owned by a DaemonSet)");
+    assertThat(ObservedArrivals.unmodelledGpuPods(List.of(run)))
+        .containsExactly("ai-lab/debug-c (Pod)");
+  }
+
+  @Test
   void shouldTakeAUnitTheRunsEndCutAsTheJobsTypicalUnitAndSaySoWhenNoneFinished() {
     // two completions side by side (no rule: no setup); the second deleted with the run after
     // 100 s, short of the 630 s the first needed

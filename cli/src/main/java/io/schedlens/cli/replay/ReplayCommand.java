@@ -26,7 +26,8 @@ public final class ReplayCommand {
     CommandLineSettings settings = CommandLineSettings.load(ReplayConfig.DEF, args, env, false);
     if (settings.help()) {
       out.println(
-          "usage: ./schedlens replay --pods FILE --events FILE [--dcgm FILE] [--requests FILE]"
+          "usage: ./schedlens replay --pods FILE --events FILE [--objects FILE] [--dcgm FILE]"
+              + " [--requests FILE]"
               + " [--slo NAME=MILLIS]... [--config FILE] --out DIR [--export DIR]\n");
       out.print(CommandLineSettings.helpText(ReplayConfig.DEF, false));
       return 0;

@@ -37,6 +37,7 @@ public final class WhatIfCommand {
   public static final String FROM = "from";
   public static final String PODS = ReplayConfig.PODS;
   public static final String EVENTS = ReplayConfig.EVENTS;
+  public static final String OBJECTS = ReplayConfig.OBJECTS;
   public static final String DCGM = ReplayConfig.DCGM;
   public static final String REQUESTS = ReplayConfig.REQUESTS;
   public static final String SLO = StreamsAppConfig.SLO;
@@ -49,6 +50,7 @@ public final class WhatIfCommand {
   public static final String COMPARE_ARM = "compare.arm";
   public static final String RUN_LENGTH = "run.length";
   public static final String SEEDS = "seeds";
+  public static final String ALLOW_UNMODELLED = "allow.unmodelled";
   public static final String OUT = "out";
   public static final String STARVATION_PENDING = "starvation.pending";
   public static final String STARVATION_PREEMPTIONS = "starvation.preemptions";
@@ -77,6 +79,12 @@ public final class WhatIfCommand {
                   List.of(),
                   Importance.HIGH,
                   "A recording instead of --from: files of recorded Events, as ./schedlens replay reads them.")
+              .define(
+                  OBJECTS,
+                  Type.LIST,
+                  List.of(),
+                  Importance.MEDIUM,
+                  "A recording: files of recorded owner objects (ReplicaSets, Jobs, JobSets, RayClusters…), as ./schedlens replay reads them, so that pods group under the workloads they ran as.")
               .define(
                   DCGM,
                   Type.LIST,
@@ -127,6 +135,12 @@ public final class WhatIfCommand {
                   Importance.MEDIUM,
                   "How many times to predict the runs, each time with its own random seed (the policy's seed, then the next ones): the first prediction gives the tables, the files and the pages; with more, every predicted figure of the verdict also says its range over all of them, how far the simulated cluster's own chance moves it. Each prediction takes as long as the first.")
               .define(
+                  ALLOW_UNMODELLED,
+                  Type.BOOLEAN,
+                  false,
+                  Importance.MEDIUM,
+                  "false: a run with pods that held GPUs under a workload the what-if cannot replay (a bare pod, an unknown kind) is refused with exit code 2, naming them: a prediction without them would hand their GPUs to the others. true: predict without them; every verdict line then says what was left out.")
+              .define(
                   OUT,
                   Type.STRING,
                   "whatif-out",
@@ -161,9 +175,10 @@ public final class WhatIfCommand {
     CommandLineSettings settings = CommandLineSettings.load(DEF, args, env, false);
     if (settings.help()) {
       out.println(
-          "usage: ./schedlens whatif (--from DIR | --pods FILE --events FILE [--dcgm FILE]"
-              + " [--requests FILE] [--slo NAME=MILLIS]...) --policy FILE [--arm control]"
-              + " [--compare-arm treatment] [--run-length 45m] [--out DIR] [--serve true]\n");
+          "usage: ./schedlens whatif (--from DIR | --pods FILE --events FILE [--objects FILE]"
+              + " [--dcgm FILE] [--requests FILE] [--slo NAME=MILLIS]...) --policy FILE"
+              + " [--arm control] [--compare-arm treatment] [--run-length 45m]"
+              + " [--allow-unmodelled true] [--out DIR] [--serve true]\n");
       out.print(CommandLineSettings.helpText(DEF, false));
       return 0;
     }
@@ -186,7 +201,7 @@ public final class WhatIfCommand {
     String from = config.getString(FROM);
     String policyFile = config.getString(POLICY);
     List<String> recording = new ArrayList<>();
-    for (String key : List.of(PODS, EVENTS, DCGM, REQUESTS, SLO)) {
+    for (String key : List.of(PODS, EVENTS, OBJECTS, DCGM, REQUESTS, SLO)) {
       for (String v : config.getList(key)) {
         recording.addAll(List.of("--" + CommandLineSettings.flagName(key), v));
       }
@@ -216,6 +231,7 @@ public final class WhatIfCommand {
           config.getString(ARM),
           config.getString(COMPARE_ARM),
           config.getInt(SEEDS),
+          config.getBoolean(ALLOW_UNMODELLED),
           Path.of(config.getString(OUT)));
     } catch (IllegalArgumentException | PolicyException e) {
       throw new WhatIfRun.BadInput(e.getMessage());

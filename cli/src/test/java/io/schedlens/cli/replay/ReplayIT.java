@@ -152,6 +152,64 @@ class ReplayIT {
   }
 
   @Test
+  void shouldGroupEachPodUnderTheControllerAtTheTopOfItsChain() throws Exception {
+    List<String> args = new ArrayList<>();
+    for (String f :
+        List.of(
+            "jobset-network-jobset.yaml",
+            "trainjob-pytorch.yaml",
+            "lws-vllm.yaml",
+            "kuberay-rayjob.yaml",
+            "kserve-raw-sklearn-iris.yaml",
+            "cronjob-run.yaml",
+            "argo-rollouts-canary-pod.yaml")) {
+      args.addAll(List.of("--pods", Fixtures.path("../controllers/" + f).toString()));
+    }
+    // The Rollout's ReplicaSet and the Rollout itself as recorded owner objects, apart.
+    args.addAll(
+        List.of(
+            "--objects",
+            Fixtures.path("../controllers/argo-rollouts-canary-rs.yaml").toString(),
+            "--objects",
+            Fixtures.path("../controllers/argo-rollouts-canary-rollout.yaml").toString(),
+            "--out",
+            dir.resolve("controllers").toString()));
+    Replay.Result r = replay(args);
+    assertThat(r.unusable().counts()).as("every object used").isEmpty();
+    Map<String, String> workloads = new java.util.TreeMap<>();
+    r.timelines()
+        .values()
+        .forEach(
+            t ->
+                workloads.put(
+                    t.getName(), t.getWorkload().getKind() + "/" + t.getWorkload().getName()));
+    assertThat(workloads)
+        .containsEntry("network-jobset-leader-0-0-2qphg", "JobSet/network-jobset")
+        .containsEntry("network-jobset-workers-0-0-g5n2t", "JobSet/network-jobset")
+        .containsEntry("pytorch-mnist-node-0-0-4kq8d", "TrainJob/pytorch-mnist")
+        .containsEntry("vllm-0", "LeaderWorkerSet/vllm")
+        .containsEntry("vllm-0-1", "LeaderWorkerSet/vllm")
+        .containsEntry("rayjob-sample-x7k2q-head-9p4tz", "RayJob/rayjob-sample")
+        .containsEntry("sklearn-iris-predictor-6d4f8b7c9d-2xw7n", "InferenceService/sklearn-iris")
+        .containsEntry("cronjob1-28413736-bpz85", "Job/cronjob1-28413736")
+        .containsEntry("canary-demo-65fb5ffc84-9wf5r", "Rollout/canary-demo");
+    PodTimeline ray =
+        r.timelines().values().stream()
+            .filter(t -> t.getName().startsWith("rayjob-sample"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(ray.getApplication()).as("KubeRay's app.kubernetes.io/name").isEqualTo("kuberay");
+    PodTimeline jobSetPod =
+        r.timelines().values().stream()
+            .filter(t -> t.getName().startsWith("network-jobset-leader"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(jobSetPod.getApplication())
+        .as("no application label: the workload's name")
+        .isEqualTo("network-jobset");
+  }
+
+  @Test
   void shouldReplayEveryRealRecordingAndFindWhyThePendingPodWaits() throws Exception {
     List<String> args = new ArrayList<>();
     for (Path p : Fixtures.list("pods", "")) {
@@ -169,14 +227,17 @@ class ReplayIT {
     String said = console.toString(StandardCharsets.UTF_8);
     System.out.println(said);
 
-    // Unusable parts are counted, not fatal: describe-output text, non-pod kinds, a bare
-    // condition. But the results rest on incomplete inputs: said at the top of the report, and
+    // Unusable parts are counted, not fatal: describe-output text, a bare condition. But the
+    // results rest on incomplete inputs: said at the top of the report, and
     // in the exit code unless accepted.
     assertThat(exit).as(said).isEqualTo(InputGaps.EXIT_CODE);
     assertThat(said)
         .contains("replay: the results rest on incomplete inputs", "--allow-dead-letters");
     InputGaps gaps = InputGaps.read(out);
-    assertThat(gaps.unusable()).containsKeys("not-a-kubernetes-object", "not-a-pod-or-event");
+    // The kspan recording's Deployment and ReplicaSet are its pods' owners now, not unusable.
+    assertThat(gaps.unusable())
+        .containsKeys("not-a-kubernetes-object")
+        .doesNotContainKey("not-a-pod-or-event");
     String report = Files.readString(out.resolve("report.md"));
     assertThat(report.lines().skip(2).findFirst().orElse(""))
         .as("the line after the title")

@@ -6,6 +6,7 @@ import io.schedlens.avro.PodObservation;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.projections.InputBounds;
 import io.schedlens.projections.k8s.EventProjection;
+import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.recorded.RecordedObjects;
 import io.schedlens.projections.recorded.RecordedScrapes;
@@ -23,6 +24,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -64,8 +67,11 @@ public final class RecordedInputs {
   }
 
   /**
-   * The Pods and Events files: relisted Pods straight to {@code inputs}, watched Pods to {@code
-   * watched} (placed later, in their files' order), events about pods to {@code events}.
+   * The Pods, Events and objects files: relisted Pods straight to {@code inputs}, watched Pods to
+   * {@code watched} (placed later, in their files' order), events about pods to {@code events}.
+   * Every pod is told its workload from the recorded objects (and pods) its controller chain runs
+   * through, read from all files first: a recording is one cluster's, and an owner recorded after
+   * its pods is theirs as much as one recorded before.
    */
   private void objects(
       Records records,
@@ -81,23 +87,53 @@ public final class RecordedInputs {
             config.getList(CollectorConfig.POD_ANNOTATIONS));
     List<String> objectFiles = new ArrayList<>(config.getList(ReplayConfig.PODS));
     objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
-    for (String file : objectFiles) {
-      for (RecordedObjects.Item item : RecordedObjects.read(readFile(file), unusable)) {
-        try {
-          if (item instanceof RecordedObjects.PodItem p) {
-            PodObservation o = pods.project(p.pod(), p.change(), 0);
-            podNames.put(o.getUid(), PodName.of(o));
-            pod(records, inputs, watched, file, p, o);
-          } else if (item instanceof RecordedObjects.CoreEventItem e) {
-            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
-          } else if (item instanceof RecordedObjects.EventsV1Item e) {
-            event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
-          }
-        } catch (RuntimeException e) {
-          // the projection refuses objects without the fields every real one has (uid, name)
-          unusable.add(RecordedObjects.INVALID_OBJECT, file + ": " + e.getMessage());
+    objectFiles.addAll(config.getList(ReplayConfig.OBJECTS));
+    Map<String, List<RecordedObjects.Item>> read = new LinkedHashMap<>();
+    Map<String, OwnerChain.Owner> owners = new HashMap<>();
+    for (String file : new LinkedHashSet<>(objectFiles)) {
+      List<RecordedObjects.Item> items = RecordedObjects.read(readFile(file), unusable);
+      read.put(file, items);
+      for (RecordedObjects.Item item : items) {
+        if (item instanceof RecordedObjects.OwnerItem o) {
+          owners.putIfAbsent(o.owner().uid(), o.owner());
+        } else if (item instanceof RecordedObjects.PodItem p && p.pod().getMetadata() != null) {
+          owners.putIfAbsent(p.pod().getMetadata().getUid(), OwnerChain.Owner.of(p.pod()));
         }
       }
+    }
+    OwnerChain.Lookup lookup = (namespace, ref) -> ref.uid() == null ? null : owners.get(ref.uid());
+    read.forEach(
+        (file, items) -> {
+          for (RecordedObjects.Item item : items) {
+            try {
+              if (item instanceof RecordedObjects.PodItem p) {
+                PodObservation o = pods.project(p.pod(), p.change(), 0);
+                o.setWorkload(
+                    OwnerChain.top(
+                        o.getNamespace(),
+                        OwnerChain.Ref.controllerOf(p.pod().getMetadata().getOwnerReferences()),
+                        p.pod().getMetadata().getLabels(),
+                        lookup));
+                podNames.put(o.getUid(), PodName.of(o));
+                pod(records, inputs, watched, file, p, o);
+              } else if (item instanceof RecordedObjects.CoreEventItem e) {
+                event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
+              } else if (item instanceof RecordedObjects.EventsV1Item e) {
+                event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
+              }
+            } catch (RuntimeException e) {
+              // the projection refuses objects without the fields every real one has (uid, name)
+              unusable.add(RecordedObjects.INVALID_OBJECT, file + ": " + e.getMessage());
+            }
+          }
+        });
+    long kinds = owners.values().stream().map(OwnerChain.Owner::kind).distinct().count();
+    if (!config.getList(ReplayConfig.OBJECTS).isEmpty()) {
+      say.accept(
+          owners.size()
+              + " recorded object(s) of "
+              + kinds
+              + " kind(s) that pods' controller chains may run through");
     }
   }
 

@@ -26,6 +26,7 @@ public final class ReplayConfig extends AppConfig {
 
   public static final String PODS = "pods";
   public static final String EVENTS = "events";
+  public static final String OBJECTS = "objects";
   public static final String DCGM = "dcgm";
   public static final String REQUESTS = "requests";
   public static final String OUT = "out";
@@ -66,7 +67,7 @@ public final class ReplayConfig extends AppConfig {
 
   private static ConfigDef define() {
     ConfigDef def =
-        new ConfigDef()
+        recordings(new ConfigDef())
             .define(
                 PODS,
                 Type.LIST,
@@ -79,18 +80,6 @@ public final class ReplayConfig extends AppConfig {
                 List.of(),
                 Importance.HIGH,
                 "Files of recorded Events (core/v1 or events.k8s.io/v1, mixed), in the same forms.")
-            .define(
-                DCGM,
-                Type.LIST,
-                List.of(),
-                Importance.MEDIUM,
-                "Files of recorded dcgm-exporter scrapes: exposition text whose samples carry millisecond timestamps, scrapes one after another.")
-            .define(
-                REQUESTS,
-                Type.LIST,
-                List.of(),
-                Importance.MEDIUM,
-                "Files of request logs: JSON lines with the intake's fields (time, namespace, pod, service, status, latency_ms, ...).")
             .define(
                 OUT,
                 Type.STRING,
@@ -143,6 +132,28 @@ public final class ReplayConfig extends AppConfig {
     return def;
   }
 
+  /** The recorded inputs besides Pods and Events: owner objects, DCGM scrapes, request logs. */
+  private static ConfigDef recordings(ConfigDef def) {
+    return def.define(
+            OBJECTS,
+            Type.LIST,
+            List.of(),
+            Importance.MEDIUM,
+            "Files of recorded objects pods' controller chains run through, of any kind and mixed, in the same forms (kubectl get replicasets,deployments,statefulsets,jobs,jobsets,rayclusters -A -o json): each pod is grouped under the top of its chain as the live collector groups it. Without them a pod's workload is its own controller (a ReplicaSet named by the pod's template hash is its Deployment or Rollout). Pods and Events in these files are read as from --pods and --events.")
+        .define(
+            DCGM,
+            Type.LIST,
+            List.of(),
+            Importance.MEDIUM,
+            "Files of recorded dcgm-exporter scrapes: exposition text whose samples carry millisecond timestamps, scrapes one after another.")
+        .define(
+            REQUESTS,
+            Type.LIST,
+            List.of(),
+            Importance.MEDIUM,
+            "Files of request logs: JSON lines with the intake's fields (time, namespace, pod, service, status, latency_ms, ...).");
+  }
+
   public ReplayConfig(Map<String, Object> values, Map<String, Object> kafka) {
     super(DEF, values, kafka);
   }
@@ -158,6 +169,7 @@ public final class ReplayConfig extends AppConfig {
     RunExport.validate(c.getString(RunExport.EXPORT));
     List<String> files = new ArrayList<>(c.getList(PODS));
     files.addAll(c.getList(EVENTS));
+    files.addAll(c.getList(OBJECTS));
     files.addAll(c.getList(DCGM));
     files.addAll(c.getList(REQUESTS));
     try {
