@@ -82,12 +82,12 @@ final class Findings {
         }
       }
       if (starving.isEmpty()) {
-        out.add(String.format("No workload starves in %s.", arm));
+        out.add(String.format("No workload starves%s.", Format.inArm(arm)));
       } else {
         out.add(
             String.format(
-                "Starving in %s (pending over %s, or preempted repeatedly without completing): %s.",
-                arm, Format.duration(starvationMs), String.join(", ", starving)));
+                "Starving%s (pending over %s, or preempted repeatedly without completing): %s.",
+                Format.inArm(arm), Format.duration(starvationMs), String.join(", ", starving)));
       }
     }
     return out;

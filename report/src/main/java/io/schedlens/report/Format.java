@@ -5,6 +5,14 @@ public final class Format {
 
   private Format() {}
 
+  /**
+   * " in ARM", or nothing for the pods of no experiment arm (a cluster outside an experiment: the
+   * report's one arm has no name).
+   */
+  public static String inArm(String arm) {
+    return arm == null || arm.isEmpty() ? "" : " in " + arm;
+  }
+
   /** Compact, for table cells: {@code 850ms}, {@code 42s}, {@code 7m32s}, {@code 1h05m}. */
   public static String compact(double ms) {
     if (Double.isNaN(ms)) {

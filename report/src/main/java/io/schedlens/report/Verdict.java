@@ -100,9 +100,9 @@ public record Verdict(String arm, String control, List<String> answers, String s
       }
     }
     if (starving.isEmpty()) {
-      answers.add("Nothing starves in " + arm + ".");
+      answers.add("Nothing starves" + Format.inArm(arm) + ".");
     } else {
-      answers.add("Starving in " + arm + ": " + String.join(", ", starving) + ".");
+      answers.add("Starving" + Format.inArm(arm) + ": " + String.join(", ", starving) + ".");
     }
     StringBuilder summary = new StringBuilder();
     summary.append(arm).append(" against ").append(control).append(": ");

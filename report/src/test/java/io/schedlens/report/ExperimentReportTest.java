@@ -115,6 +115,16 @@ class ExperimentReportTest {
   }
 
   @Test
+  void shouldNotNameAnArmWhenThePodsBelongToNoExperiment() {
+    List<PodFacts> cluster =
+        List.of(job("", "", 900_000, false, 0, true), job("", "", 0, false, 0, false));
+    ExperimentReport r = ExperimentReport.of("cluster", cluster, 600_000);
+    assertThat(r.findings())
+        .anyMatch(f -> f.startsWith("Starving (pending over 10 min") && f.contains("asr"))
+        .noneMatch(f -> f.contains(" in  ") || f.contains(" in (") || f.contains(" in :"));
+  }
+
+  @Test
   void shouldWriteTheTableMarkdownAndJson() {
     ExperimentReport r = ExperimentReport.of("day08", experiment(), 600_000);
     assertThat(ReportWriter.table(r)).contains("treatment").contains("3m20s [1m40s–5m00s]");
