@@ -42,11 +42,12 @@ import java.util.regex.Pattern;
 /**
  * Load command: the collector's heap on a cluster of a given size, the collector in its own JVM
  * with the manifests' heap and GC. fabric8's mock API server (CRUD) holds the pods (copies of the
- * real pod fixtures, managed fields and all, spread over namespaces and nodes) and their events in
- * both Event APIs; a dcgm-exporter answers for every node with the real 8-GPU H100 exposition. Once
- * the collector is ready it runs for a while (scrapes); the heap after a full GC (the live set) is
- * read with {@code jcmd} three times, and the largest is reported with the process's resident
- * memory and the largest classes of the live set.
+ * real pod fixtures, managed fields and all, spread over namespaces and nodes), their events in
+ * both Event APIs and their controllers, of every kind the collector follows by default ({@link
+ * OwnerPopulation}); a dcgm-exporter answers for every node with the real 8-GPU H100 exposition.
+ * Once the collector is ready it runs for a while (scrapes); the heap after a full GC (the live
+ * set) is read with {@code jcmd} three times, and the largest is reported with the process's
+ * resident memory and the largest classes of the live set.
  *
  * <pre>
  * java -cp "benchmarks/target/schedlens-benchmarks.jar:benchmarks/target/lib/*" \
@@ -142,8 +143,11 @@ public final class CollectorMemory {
   private static void populate(
       KubernetesClient client, List<Pod> templates, int pods, int nodes, int eventsPerPod) {
     long t0 = System.nanoTime();
+    OwnerPopulation owners = new OwnerPopulation(client);
     for (int i = 0; i < pods; i++) {
       Pod p = pod(templates.get(i % templates.size()), i, nodes);
+      p.getMetadata()
+          .setOwnerReferences(List.of(owners.controllerOf(i, p.getMetadata().getNamespace())));
       client.pods().inNamespace(p.getMetadata().getNamespace()).resource(p).create();
       // An API server serves every event through both APIs, under one name and UID.
       for (int e = 0; e < eventsPerPod; e++) {
@@ -164,8 +168,8 @@ public final class CollectorMemory {
       }
       if ((i + 1) % 1000 == 0) {
         System.out.printf(
-            "  %,d pods and their events in the API server (%d s)%n",
-            i + 1, (System.nanoTime() - t0) / 1_000_000_000);
+            "  %,d pods, their events and %,d owners in the API server (%d s)%n",
+            i + 1, owners.owners(), (System.nanoTime() - t0) / 1_000_000_000);
       }
     }
   }
