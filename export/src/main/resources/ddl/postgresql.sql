@@ -158,3 +158,8 @@ CREATE TABLE IF NOT EXISTS schedlens_export_offsets (
   next_offset                 bigint NOT NULL,
   PRIMARY KEY (topic, partition)
 );
+
+-- Added with WorkloadTimeline v3: when a gang's pods all first ran, and what its early pods held
+-- waiting for the rest (GPU-seconds).
+ALTER TABLE workload_timelines ADD COLUMN IF NOT EXISTS gang_running_at timestamptz;
+ALTER TABLE workload_timelines ADD COLUMN IF NOT EXISTS gang_wait_gpu_seconds double precision;

@@ -118,9 +118,10 @@ public final class CollectorConfig extends AppConfig {
                   "pod-template-hash",
                   "rollouts-pod-template-hash",
                   "app.kubernetes.io/name",
-                  "app"),
+                  "app",
+                  "leaderworkerset.sigs.k8s.io/group-index"),
               Importance.MEDIUM,
-              "Pod labels carried on each observation: the experiment, arm and repeat keys, the template hashes of Deployments and Argo Rollouts (a pod whose ReplicaSet is not read is rolled up by them), the application labels (app.kubernetes.io/name, app), plus any extras.")
+              "Pod labels carried on each observation: the experiment, arm and repeat keys, the template hashes of Deployments and Argo Rollouts (a pod whose ReplicaSet is not read is rolled up by them), the application labels (app.kubernetes.io/name, app), a LeaderWorkerSet pod's group (each group is a gang of its own), plus any extras.")
           .define(
               POD_ANNOTATIONS,
               Type.LIST,

@@ -178,7 +178,9 @@ public final class WarehouseTables {
           Column.of("requests", "/requests", BIGINT),
           Column.of("errors", "/errors", BIGINT),
           Column.of("sloBreaches", "/sloBreaches", BIGINT),
-          Column.of("updatedAt", "/updatedAt", TIMESTAMP));
+          Column.of("updatedAt", "/updatedAt", TIMESTAMP),
+          Column.of("gangRunningAt", "/gangRunningAt", TIMESTAMP),
+          Column.of("gangWaitGpuSeconds", "/gangWaitGpuSeconds", DOUBLE));
 
   /** workload_intervals: every interruption and degraded interval of a workload's timeline. */
   public static final FlatTable INTERVAL_TABLE =

@@ -55,7 +55,8 @@ public final class ReportWriter {
               "recovery to 1st OK", ServiceContinuity.Row::recoveryToFirstOkSeconds, true),
           new ServiceColumn(
               "errors while interrupted", ServiceContinuity.Row::errorsInInterruptions, false),
-          new ServiceColumn("restarts", ServiceContinuity.Row::restarts, false));
+          new ServiceColumn("restarts", ServiceContinuity.Row::restarts, false),
+          new ServiceColumn("gang wait GPU-s", ServiceContinuity.Row::gangWaitGpuSeconds, false));
 
   private ReportWriter() {}
 
@@ -76,7 +77,7 @@ public final class ReportWriter {
       return "";
     }
     List<String[]> lines = new ArrayList<>();
-    List<String> head = new ArrayList<>(List.of("arm", "workload"));
+    List<String> head = new ArrayList<>(List.of("arm", "application"));
     SERVICE_COLUMNS.forEach(c -> head.add(c.title()));
     lines.add(head.toArray(String[]::new));
     for (ServiceContinuity.Row row : r.continuity()) {
@@ -106,17 +107,18 @@ public final class ReportWriter {
   /** A fixed-width table for the terminal. */
   public static String table(ExperimentReport r) {
     List<String[]> lines = new ArrayList<>();
-    List<String> head = new ArrayList<>(List.of("arm", "workload", "class"));
+    List<String> head = new ArrayList<>(List.of("arm", "application", "kind", "class"));
     COLUMNS.forEach(c -> head.add(c.title()));
     lines.add(head.toArray(String[]::new));
     for (Row row : r.rows()) {
-      List<String> cells = new ArrayList<>(List.of(row.arm(), row.workload(), classes(row)));
+      List<String> cells =
+          new ArrayList<>(List.of(row.arm(), row.workload(), row.workloadKind(), classes(row)));
       for (Column c : COLUMNS) {
         cells.add(cell(c.stat().apply(row), c.duration()));
       }
       lines.add(cells.toArray(String[]::new));
     }
-    return fixedWidth(lines, 3);
+    return fixedWidth(lines, 4);
   }
 
   /** Columns padded to their widest cell: the first {@code textColumns} left, numbers right. */
@@ -202,10 +204,10 @@ public final class ReportWriter {
 
   /** The table per arm and workload, and the service continuity's when there is one. */
   private static void tables(StringBuilder b, ExperimentReport r) {
-    b.append("\n## Per arm and workload\n\n");
-    b.append("| arm | workload | priority class |");
+    b.append("\n## Per arm and application\n\n");
+    b.append("| arm | application | kind | priority class |");
     COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
-    b.append('\n').append("|---|---|---|");
+    b.append('\n').append("|---|---|---|---|");
     COLUMNS.forEach(c -> b.append("---:|"));
     b.append('\n');
     for (Row row : r.rows()) {
@@ -213,6 +215,8 @@ public final class ReportWriter {
           .append(row.arm())
           .append(" | ")
           .append(row.workload())
+          .append(" | ")
+          .append(row.workloadKind())
           .append(" | ")
           .append(classes(row))
           .append(" |");
@@ -222,7 +226,7 @@ public final class ReportWriter {
       b.append('\n');
     }
     if (!r.continuity().isEmpty()) {
-      b.append("\n## Service continuity per arm and workload\n\n| arm | workload |");
+      b.append("\n## Service continuity per arm and application\n\n| arm | application |");
       SERVICE_COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
       b.append("\n|---|---|");
       SERVICE_COLUMNS.forEach(c -> b.append("---:|"));
@@ -240,7 +244,9 @@ public final class ReportWriter {
               + " both per repeat. disruptions: pods ended early (preemption, eviction, ...)."
               + " recovery: from the disruption to its replacement's Ready and first OK request"
               + " (mean over the repeat's disruptions). errors while interrupted: request errors"
-              + " of the workload's pods inside interruptions.\n\n");
+              + " of the workload's pods inside interruptions. gang wait: GPU-seconds a gang's"
+              + " running pods (JobSet, TrainJob, LeaderWorkerSet group, RayCluster, RayJob) held"
+              + " while another of its pods was pending, per repeat.\n\n");
     }
   }
 
@@ -367,6 +373,7 @@ public final class ReportWriter {
       stat(o, "recoveryToFirstOkSeconds", row.recoveryToFirstOkSeconds());
       stat(o, "errorsInInterruptions", row.errorsInInterruptions());
       stat(o, "restarts", row.restarts());
+      stat(o, "gangWaitGpuSeconds", row.gangWaitGpuSeconds());
     }
     root.set("findings", JSON.valueToTree(r.findings()));
     ArrayNode rails = root.putArray("guardrails");

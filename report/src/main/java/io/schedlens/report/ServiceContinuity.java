@@ -18,7 +18,9 @@ import java.util.function.ToDoubleFunction;
  * (interruption) and below strength (degraded), disruptions and how long each took to recover (to
  * the replacement's Ready and its first OK request), and container restarts — each per repeat, then
  * over repeats. Intervals and recoveries carry the arm and repeat of the pod whose loss began them,
- * so a Deployment re-used across runs is split correctly.
+ * so a Deployment re-used across runs is split correctly. For gangs (JobSet, TrainJob,
+ * LeaderWorkerSet, RayCluster, RayJob), the GPU-seconds their early pods held waiting for the rest,
+ * by the workload's own arm and repeat.
  */
 public final class ServiceContinuity {
 
@@ -33,7 +35,8 @@ public final class ServiceContinuity {
       Stat recoveryToReadySeconds,
       Stat recoveryToFirstOkSeconds,
       Stat errorsInInterruptions,
-      Stat restarts) {}
+      Stat restarts,
+      Stat gangWaitGpuSeconds) {}
 
   private ServiceContinuity() {}
 
@@ -61,10 +64,14 @@ public final class ServiceContinuity {
       List<ServiceInterval> interruptions = new ArrayList<>();
       List<ServiceInterval> degraded = new ArrayList<>();
       List<Recovery> recoveries = new ArrayList<>();
+      List<WorkloadTimeline> gangs = new ArrayList<>();
       for (WorkloadTimeline w : workloads) {
         String rowName = w.getApplication() != null ? w.getApplication() : w.getName();
         if (!rowName.equals(row.workload())) {
           continue;
+        }
+        if (w.getGangWaitGpuSeconds() != null && in(row, w.getArm())) {
+          gangs.add(w);
         }
         w.getInterruptions().stream().filter(i -> in(row, i.getArm())).forEach(interruptions::add);
         w.getDegraded().stream().filter(i -> in(row, i.getArm())).forEach(degraded::add);
@@ -77,7 +84,16 @@ public final class ServiceContinuity {
       Map<String, Double> toFirstOk = new LinkedHashMap<>();
       Map<String, Double> errors = new LinkedHashMap<>();
       Map<String, Double> restarts = new LinkedHashMap<>();
+      Map<String, Double> gangWait = new LinkedHashMap<>();
       for (String repeat : repeats) {
+        if (!gangs.isEmpty()) {
+          gangWait.put(
+              repeat,
+              gangs.stream()
+                  .filter(w -> repeat.equals(orEmpty(w.getRepeat())))
+                  .mapToDouble(WorkloadTimeline::getGangWaitGpuSeconds)
+                  .sum());
+        }
         List<ServiceInterval> ri = of(interruptions, repeat);
         interrupted.put(repeat, seconds(ri));
         below.put(repeat, seconds(of(degraded, repeat)));
@@ -110,7 +126,8 @@ public final class ServiceContinuity {
               Stat.of(toReady),
               Stat.of(toFirstOk),
               Stat.of(errors),
-              Stat.of(restarts)));
+              Stat.of(restarts),
+              gangWait.isEmpty() ? null : Stat.of(gangWait)));
     }
     return out;
   }

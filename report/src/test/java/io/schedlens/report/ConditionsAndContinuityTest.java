@@ -165,8 +165,54 @@ class ConditionsAndContinuityTest {
     assertThat(r.continuity("treatment", "asr").interruptionSeconds().mean())
         .as("a row with no interval had none")
         .isZero();
-    assertThat(ReportWriter.markdown(r, "")).contains("## Service continuity per arm and workload");
+    assertThat(ReportWriter.markdown(r, ""))
+        .contains("## Service continuity per arm and application");
     assertThat(ReportWriter.continuityTable(r)).contains("recovery to Ready");
+  }
+
+  static WorkloadTimeline jobSet(String name, String arm, String repeat, double gangWait) {
+    return WorkloadTimeline.newBuilder()
+        .setNamespace("ai-lab")
+        .setKind("JobSet")
+        .setName(name)
+        .setApplication("asr")
+        .setArm(arm)
+        .setRepeat(repeat)
+        .setDesiredSource("inferred")
+        .setDesired(0)
+        .setReady(0)
+        .setUpdatedAt(0)
+        .setGangRunningAt(60_000L)
+        .setGangWaitGpuSeconds(gangWait)
+        .build();
+  }
+
+  @Test
+  void shouldSumTheGpuSecondsGangsHeldWaitingPerArmAndRepeat() {
+    ExperimentReport r =
+        ExperimentReport.of(
+            "day08",
+            ExperimentReportTest.experiment(),
+            600_000,
+            List.of(
+                jobSet("asr-r1-a", "treatment", "1", 100),
+                jobSet("asr-r1-b", "treatment", "1", 20),
+                jobSet("asr-r2", "treatment", "2", 60),
+                jobSet("asr-c1", "control", "1", 10)));
+
+    ServiceContinuity.Row treatment = r.continuity("treatment", "asr");
+    assertThat(treatment.gangWaitGpuSeconds().byRepeat())
+        .containsEntry("1", 120.0)
+        .containsEntry("2", 60.0);
+    assertThat(r.continuity("control", "asr").gangWaitGpuSeconds().byRepeat())
+        .as("a repeat whose gangs did not wait")
+        .containsEntry("1", 10.0)
+        .containsEntry("2", 0.0);
+    assertThat(r.continuity("treatment", "chat").gangWaitGpuSeconds())
+        .as("no gang: no figure")
+        .isNull();
+    assertThat(ReportWriter.markdown(r, "")).contains("gang wait GPU-s").contains("90 [60–120]");
+    assertThat(ReportWriter.json(r)).contains("\"gangWaitGpuSeconds\"");
   }
 
   @Test

@@ -130,7 +130,8 @@ class ExperimentReportTest {
     assertThat(ReportWriter.table(r)).contains("treatment").contains("3m20s [1m40s–5m00s]");
     assertThat(ReportWriter.markdown(r, "intro"))
         .contains("# Experiment day08")
-        .contains("| control | chat | (none) |");
+        .contains("| arm | application | kind | priority class |")
+        .contains("| control | chat | Deployment | (none) |");
     assertThat(ReportWriter.json(r)).contains("\"pendingP50Ms\"").contains("\"byRepeat\"");
   }
 

@@ -47,7 +47,7 @@ public final class OutputSchemas {
           "PodPoint",
           Set.of("at"),
           "WorkloadTimeline",
-          Set.of("updatedAt"),
+          Set.of("updatedAt", "gangRunningAt"),
           "ReplicaPoint",
           Set.of("at"),
           "ServiceInterval",

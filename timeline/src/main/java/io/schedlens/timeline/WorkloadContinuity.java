@@ -140,6 +140,8 @@ public final class WorkloadContinuity {
             .setRecoveries(recoveries(byCreation, replacements))
             .setPods(byCreation.size())
             .setUpdatedAt(now);
+    GangStart.Figures gang = GangStart.of(id.kind(), byCreation, now);
+    b.setGangRunningAt(gang.runningAt()).setGangWaitGpuSeconds(gang.waitGpuSeconds());
     return totals(b, byCreation);
   }
 
@@ -217,6 +219,9 @@ public final class WorkloadContinuity {
         .setApplication(t.getApplication())
         .setTemplateHash(templateHash(s.getIdentity().getLabels()))
         .setFinal$(t.getFinal$())
+        .setRunningAt(t.getRunningAt())
+        .setGpus(t.getGpus())
+        .setGang(GangStart.groupOf(s.getIdentity().getLabels()))
         .build();
   }
 
@@ -325,7 +330,8 @@ public final class WorkloadContinuity {
           p.getReadyEndAt(),
           p.getStoppedAt(),
           p.getFirstOkAt(),
-          p.getDisruptionAt()
+          p.getDisruptionAt(),
+          p.getRunningAt()
         }) {
       if (x != null) {
         t = Math.max(t, x);

@@ -2,7 +2,6 @@ package io.schedlens.topology;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.DeadLetter;
-import io.schedlens.avro.Recovery;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.WorkloadTimeline;
@@ -18,8 +17,8 @@ import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.timeline.OwningWorkload;
 import io.schedlens.timeline.WorkloadContinuity;
-import io.schedlens.topology.metrics.PodLabels;
 import io.schedlens.topology.metrics.StreamsMetrics;
+import io.schedlens.topology.metrics.WorkloadMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -475,54 +474,12 @@ final class WorkloadStage
     context.forward(
         new Record<>(id.identity(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TopologyNames.WORKLOAD_TIMELINES_SINK);
-    PodLabels labels =
-        metrics.labels(
-            id.namespace(),
-            orEmpty(t.getPriorityClass()),
-            id.kind(),
-            orEmpty(t.getArm()),
-            orEmpty(t.getRepeat()));
-    long interrupted = WorkloadContinuity.closedMs(t.getInterruptions());
-    if (interrupted > w.getCountedInterruptionMs()) {
-      metrics
-          .workloadInterruptionSeconds
-          .labelValues(labels.values())
-          .inc((interrupted - w.getCountedInterruptionMs()) / 1000.0);
-      w.setCountedInterruptionMs(interrupted);
-    }
-    long degraded = WorkloadContinuity.closedMs(t.getDegraded());
-    if (degraded > w.getCountedDegradedMs()) {
-      metrics
-          .workloadDegradedSeconds
-          .labelValues(labels.values())
-          .inc((degraded - w.getCountedDegradedMs()) / 1000.0);
-      w.setCountedDegradedMs(degraded);
-    }
-    List<String> counted = new ArrayList<>(w.getCountedRecoveries());
-    for (Recovery r : t.getRecoveries()) {
-      observe(counted, labels, r, "scheduled", r.getToScheduledMs());
-      observe(counted, labels, r, "ready", r.getToReadyMs());
-      observe(counted, labels, r, "first_ok", r.getToFirstOkMs());
-    }
-    // Only the recoveries of pods still kept can come again.
-    Set<String> kept = new TreeSet<>();
-    members.forEach(p -> kept.add(p.getUid()));
-    counted.removeIf(c -> !kept.contains(c.substring(0, c.indexOf(':'))));
-    w.setCountedRecoveries(counted);
+    WorkloadMetrics.count(metrics, id, t, w, members);
   }
 
   /** Everything sent so far has its answers out: as far as every pod-stage task was heard. */
   private void broadcast(long wallNow) {
     answered.send(context, heard.firstOrder(), wallNow);
-  }
-
-  private void observe(List<String> counted, PodLabels labels, Recovery r, String stage, Long ms) {
-    String mark = r.getPod() + ":" + stage;
-    if (ms == null || counted.contains(mark)) {
-      return;
-    }
-    counted.add(mark);
-    metrics.workloadRecovery.labelValues(labels.and(r.getCause(), stage)).observe(ms / 1000.0);
   }
 
   private void deadLetter(RecordMetadata meta, String reason, String detail) {
@@ -541,9 +498,5 @@ final class WorkloadStage
     context.forward(
         new Record<>(d.getSource(), d, Math.max(0, context.currentStreamTimeMs())),
         TopologyNames.WORKLOADS_DLQ_SINK);
-  }
-
-  private static String orEmpty(String s) {
-    return s == null ? "" : s;
   }
 }

@@ -121,7 +121,7 @@ class ReplayIT {
       }
     }
     assertThat(Files.readString(rec.out().resolve("report.md")))
-        .contains("## Service continuity per arm and workload");
+        .contains("## Service continuity per arm and application");
   }
 
   /**

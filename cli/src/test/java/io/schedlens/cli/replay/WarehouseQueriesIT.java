@@ -133,6 +133,18 @@ class WarehouseQueriesIT {
         interrupted += num(r, "interruption_seconds");
       }
       assertThat(interrupted).as("the scenario interrupts a service").isPositive();
+
+      List<Map<String, Object>> gangs = rows(s, queries.get("gang-wait"));
+      List<ServiceContinuity.Row> gangRows =
+          report.continuity().stream().filter(r -> r.gangWaitGpuSeconds() != null).toList();
+      assertThat(gangs).as("rows with a gang").hasSize(gangRows.size());
+      for (Map<String, Object> r : gangs) {
+        ServiceContinuity.Row row =
+            report.continuity((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(num(r, "gang_wait_gpu_seconds"))
+            .as("gang wait of %s", r)
+            .isCloseTo(row.gangWaitGpuSeconds().mean(), within(1e-6));
+      }
     }
   }
 

@@ -50,6 +50,7 @@ public final class StreamsMetrics {
   public final Counter workloadInterruptionSeconds;
   public final Counter workloadDegradedSeconds;
   public final Histogram workloadRecovery;
+  public final Counter gangWaitGpuSeconds;
 
   /**
    * The labels of a pod's or workload's figures, their experiment values bounded ({@link
@@ -177,6 +178,15 @@ public final class StreamsMetrics {
             .help(
                 "Seconds workloads ran with some but fewer Ready replicas than wanted, counted"
                     + " when the interval ends.")
+            .labelNames(WORKLOAD_LABELS)
+            .register(registry);
+    gangWaitGpuSeconds =
+        Counter.builder()
+            .name("schedlens_gang_wait_gpu_seconds_total")
+            .help(
+                "GPU-seconds a gang's running pods (JobSet, TrainJob, LeaderWorkerSet group,"
+                    + " RayCluster, RayJob) held while another pod of the gang was pending:"
+                    + " allocated and idle by construction, counted as the wait grows.")
             .labelNames(WORKLOAD_LABELS)
             .register(registry);
     workloadRecovery =
