@@ -7,6 +7,7 @@ import io.schedlens.avro.Recovery;
 import io.schedlens.avro.ServiceInterval;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.simulator.cluster.ClusterRun;
+import io.schedlens.simulator.cluster.GangTruth;
 import io.schedlens.simulator.cluster.PodTruth;
 import java.util.Collection;
 import java.util.HashMap;
@@ -116,6 +117,59 @@ public final class GroundTruth {
             .as(pod + " busy ≤ allocated (allocation is not utilisation)")
             .isLessThanOrEqualTo(t.getAllocatedGpuSeconds() + 15 * truth.gpus());
       }
+    }
+    soft.assertAll();
+  }
+
+  /**
+   * Holds the JobSets' workload timelines against the gangs the simulator lived: {@code
+   * gangRunningAt} within a second (a container's startedAt is whole seconds), {@code
+   * gangWaitGpuSeconds} within three seconds per GPU of the gang (each worker's creation and start,
+   * and the last worker's start, are whole seconds).
+   */
+  public static void assertGangsMatch(
+      List<GangTruth> gangs, List<PodTruth> pods, Collection<WorkloadTimeline> workloads) {
+    SoftAssertions soft = new SoftAssertions();
+    for (GangTruth g : gangs) {
+      String what = g.jobSet() + " (" + g.arm() + " r" + g.repeat() + ")";
+      WorkloadTimeline w =
+          workloads.stream()
+              .filter(
+                  x ->
+                      x.getKind().equals("JobSet")
+                          && x.getName().equals(g.jobSet())
+                          && g.arm().equals(x.getArm())
+                          && Integer.toString(g.repeat()).equals(x.getRepeat()))
+              .findFirst()
+              .orElse(null);
+      soft.assertThat(w).as("a workload timeline for the JobSet " + what).isNotNull();
+      if (w == null) {
+        continue;
+      }
+      if (g.runningAt() == null) {
+        soft.assertThat(w.getGangRunningAt()).as(what + " gangRunningAt").isNull();
+      } else {
+        soft.assertThat(w.getGangRunningAt()).as(what + " gangRunningAt").isNotNull();
+        if (w.getGangRunningAt() != null) {
+          soft.assertThat(w.getGangRunningAt() - g.runningAt())
+              .as(what + " gangRunningAt")
+              .isBetween(-SECOND, SECOND);
+        }
+      }
+      double tolerance =
+          3.0
+              * pods.stream()
+                  .filter(
+                      p ->
+                          p.name().startsWith(g.jobSet() + "-")
+                              && p.arm().equals(g.arm())
+                              && p.repeat() == g.repeat())
+                  .mapToInt(PodTruth::gpus)
+                  .sum();
+      soft.assertThat(w.getGangWaitGpuSeconds())
+          .as(what + " gangWaitGpuSeconds")
+          .isNotNull()
+          .isCloseTo(g.waitGpuSeconds(), org.assertj.core.api.Assertions.within(tolerance));
     }
     soft.assertAll();
   }

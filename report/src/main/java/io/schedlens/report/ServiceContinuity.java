@@ -64,14 +64,10 @@ public final class ServiceContinuity {
       List<ServiceInterval> interruptions = new ArrayList<>();
       List<ServiceInterval> degraded = new ArrayList<>();
       List<Recovery> recoveries = new ArrayList<>();
-      List<WorkloadTimeline> gangs = new ArrayList<>();
       for (WorkloadTimeline w : workloads) {
         String rowName = w.getApplication() != null ? w.getApplication() : w.getName();
         if (!rowName.equals(row.workload())) {
           continue;
-        }
-        if (w.getGangWaitGpuSeconds() != null && in(row, w.getArm())) {
-          gangs.add(w);
         }
         w.getInterruptions().stream().filter(i -> in(row, i.getArm())).forEach(interruptions::add);
         w.getDegraded().stream().filter(i -> in(row, i.getArm())).forEach(degraded::add);
@@ -84,16 +80,7 @@ public final class ServiceContinuity {
       Map<String, Double> toFirstOk = new LinkedHashMap<>();
       Map<String, Double> errors = new LinkedHashMap<>();
       Map<String, Double> restarts = new LinkedHashMap<>();
-      Map<String, Double> gangWait = new LinkedHashMap<>();
       for (String repeat : repeats) {
-        if (!gangs.isEmpty()) {
-          gangWait.put(
-              repeat,
-              gangs.stream()
-                  .filter(w -> repeat.equals(orEmpty(w.getRepeat())))
-                  .mapToDouble(WorkloadTimeline::getGangWaitGpuSeconds)
-                  .sum());
-        }
         List<ServiceInterval> ri = of(interruptions, repeat);
         interrupted.put(repeat, seconds(ri));
         below.put(repeat, seconds(of(degraded, repeat)));
@@ -127,9 +114,39 @@ public final class ServiceContinuity {
               Stat.of(toFirstOk),
               Stat.of(errors),
               Stat.of(restarts),
-              gangWait.isEmpty() ? null : Stat.of(gangWait)));
+              gangWait(row, repeats, workloads)));
     }
     return out;
+  }
+
+  /**
+   * The GPU-seconds the row's gangs held waiting, per repeat (by each gang's own arm and repeat);
+   * null when the row has no gang.
+   */
+  private static Stat gangWait(
+      ExperimentReport.Row row, List<String> repeats, Collection<WorkloadTimeline> workloads) {
+    List<WorkloadTimeline> gangs = new ArrayList<>();
+    for (WorkloadTimeline w : workloads) {
+      String rowName = w.getApplication() != null ? w.getApplication() : w.getName();
+      if (rowName.equals(row.workload())
+          && w.getGangWaitGpuSeconds() != null
+          && in(row, w.getArm())) {
+        gangs.add(w);
+      }
+    }
+    if (gangs.isEmpty()) {
+      return null;
+    }
+    Map<String, Double> wait = new LinkedHashMap<>();
+    for (String repeat : repeats) {
+      wait.put(
+          repeat,
+          gangs.stream()
+              .filter(w -> repeat.equals(orEmpty(w.getRepeat())))
+              .mapToDouble(WorkloadTimeline::getGangWaitGpuSeconds)
+              .sum());
+    }
+    return Stat.of(wait);
   }
 
   private static boolean in(ExperimentReport.Row row, String arm) {

@@ -79,7 +79,8 @@ final class ObservedJob {
         6,
         true,
         Duration.ofSeconds(60),
-        work);
+        work,
+        false);
   }
 
   /**

@@ -42,7 +42,7 @@ public final class SimulateCommand {
               Type.STRING,
               "",
               Importance.MEDIUM,
-              "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (a timestamped scrape every scrape interval of the scenario, 15 s in most), requests.jsonl. Empty: no recording.");
+              "Directory to record the simulated cluster in, as from a real one, for ./schedlens replay: pods.json and events.json (kubectl watch events), dcgm.prom (a timestamped scrape every scrape interval of the scenario, 15 s in most), requests.jsonl, objects.json (the workload objects, for --objects). Empty: no recording.");
 
   private static final class Config extends AppConfig {
     Config(Map<String, Object> values) {

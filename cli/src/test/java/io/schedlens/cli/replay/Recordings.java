@@ -44,6 +44,7 @@ public final class Recordings {
                 "--events", rec.resolve(ClusterRecorder.EVENTS).toString(),
                 "--dcgm", rec.resolve(ClusterRecorder.DCGM).toString(),
                 "--requests", rec.resolve(ClusterRecorder.REQUESTS).toString(),
+                "--objects", rec.resolve(ClusterRecorder.OBJECTS).toString(),
                 "--out", out.toString()));
     scenario
         .slos()

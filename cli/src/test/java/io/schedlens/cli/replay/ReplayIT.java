@@ -11,6 +11,7 @@ import io.schedlens.report.TimelinesFile;
 import io.schedlens.runs.replay.Replay;
 import io.schedlens.runs.replay.ReplayConfig;
 import io.schedlens.simulator.cluster.ClusterRun;
+import io.schedlens.simulator.cluster.GangTruth;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.ScenarioLoader;
@@ -53,6 +54,7 @@ class ReplayIT {
   record Recorded(
       List<PodTruth> truth,
       List<ClusterRun.ServiceInterruption> interruptions,
+      List<GangTruth> gangs,
       Replay.Result result,
       Path out) {}
 
@@ -63,8 +65,15 @@ class ReplayIT {
     Path out = dir.resolve("out-" + scenarioName);
     Replay.Result r = replay(Recordings.replayArgs(rec.dir(), out, scenario));
     List<ClusterRun.ServiceInterruption> interruptions = new ArrayList<>();
-    rec.simulator().runs().forEach(run -> interruptions.addAll(run.interruptions()));
-    return new Recorded(rec.truth(), interruptions, r, out);
+    List<GangTruth> gangs = new ArrayList<>();
+    rec.simulator()
+        .runs()
+        .forEach(
+            run -> {
+              interruptions.addAll(run.interruptions());
+              gangs.addAll(run.gangs());
+            });
+    return new Recorded(rec.truth(), interruptions, gangs, r, out);
   }
 
   @Test
@@ -83,6 +92,35 @@ class ReplayIT {
     assertThat(r.report().row("treatment", "embedding-batch").preemptions().min()).isPositive();
     assertThat(Files.readString(out.resolve("replay-summary.json")))
         .contains("\"finalTimelines\" : " + truth.size());
+  }
+
+  /**
+   * A JobSet's four workers created together and bound one by one as the pool frees up: its
+   * workload timeline is the JobSet's (not one of its Jobs'), and says when the last worker ran and
+   * what the first ones held meanwhile, as the simulator lived it.
+   */
+  @Test
+  void shouldTellWhenEachGangRanAndWhatItsFirstWorkersHeldWaiting() throws Exception {
+    Recorded rec = recordAndReplay("gangs");
+    Replay.Result r = rec.result();
+    assertThat(r.unusable().counts()).as("a clean recording").isEmpty();
+    GroundTruth.assertMatches(rec.truth(), r.timelines());
+    assertThat(r.timelines().values())
+        .filteredOn(t -> t.getName().startsWith("training-"))
+        .isNotEmpty()
+        .allSatisfy(t -> assertThat(t.getWorkload().getKind()).isEqualTo("JobSet"));
+
+    assertThat(rec.gangs()).as("the simulator's gangs").hasSize(4);
+    assertThat(rec.gangs())
+        .as("a gang that waited for its last worker")
+        .anyMatch(g -> g.waitGpuSeconds() > 60);
+    GroundTruth.assertGangsMatch(rec.gangs(), rec.truth(), r.workloads().values());
+
+    var control = r.report().continuity("control", "training");
+    assertThat(control.gangWaitGpuSeconds()).isNotNull();
+    assertThat(Files.readString(rec.out().resolve("report.md")))
+        .contains("gang wait GPU-s")
+        .contains("| control | training | JobSet |");
   }
 
   @Test

@@ -2,6 +2,7 @@ package io.schedlens.collector.k8s;
 
 import io.fabric8.kubernetes.api.Pluralize;
 import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Pattern;
 import org.apache.kafka.common.config.ConfigDef;
@@ -73,7 +74,7 @@ public record OwnerKind(String group, String version, String kind) {
   /** Validates every entry of an {@code owners.kinds} list at start. */
   public static final ConfigDef.Validator LIST =
       (name, value) -> {
-        if (value instanceof java.util.List<?> list) {
+        if (value instanceof List<?> list) {
           for (Object o : list) {
             try {
               parse(String.valueOf(o));

@@ -38,7 +38,7 @@ public final class DemoConfig extends AppConfig {
                       Type.STRING,
                       "day08",
                       Importance.HIGH,
-                      "A bundled scenario (day08, day08-disruptions, node-failure, pool, dense) or a scenario YAML file.")
+                      "A bundled scenario (day08, day08-disruptions, node-failure, pool, dense, gangs) or a scenario YAML file.")
                   .define(
                       OUT,
                       Type.STRING,

@@ -89,13 +89,15 @@ public final class SimulateRun {
   /** Where the recording is and the replay command that reads it. */
   private void recorded(Path dir) {
     progress.printf(
-        "simulate: recorded the cluster in %s (%s, %s, %s, %s); replay it with%n"
-            + "  ./schedlens replay --pods %2$s --events %3$s --dcgm %4$s --requests %5$s%s --out replay-out%n",
+        "simulate: recorded the cluster in %s (%s, %s, %s, %s, %s); replay it with%n"
+            + "  ./schedlens replay --pods %2$s --events %3$s --dcgm %4$s --requests %5$s"
+            + " --objects %6$s%7$s --out replay-out%n",
         dir.toAbsolutePath(),
         dir.resolve(ClusterRecorder.PODS),
         dir.resolve(ClusterRecorder.EVENTS),
         dir.resolve(ClusterRecorder.DCGM),
         dir.resolve(ClusterRecorder.REQUESTS),
+        dir.resolve(ClusterRecorder.OBJECTS),
         scenario.slos().entrySet().stream()
             .map(e -> " --slo " + e.getKey() + "=" + Math.round(e.getValue()))
             .collect(Collectors.joining()));

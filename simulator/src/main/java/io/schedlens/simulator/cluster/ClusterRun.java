@@ -306,6 +306,19 @@ public final class ClusterRun {
   public record ServiceInterruption(
       String workload, String arm, int repeat, long start, Long end, String cause) {}
 
+  /** The gangs of this run's JobSets, in the order they were created. */
+  public List<GangTruth> gangs() {
+    List<GangTruth> out = new ArrayList<>();
+    for (JobController j : jobs) {
+      if (j.jobSetName != null) {
+        out.add(
+            GangTruth.of(
+                j.jobSetName, j.w.name(), state.arm.name(), repeat, j.pods(), state.queue.now()));
+      }
+    }
+    return out;
+  }
+
   /** The service interruptions of this run's Deployments, in order. */
   public List<ServiceInterruption> interruptions() {
     return List.copyOf(interruptions);
@@ -462,6 +475,9 @@ public final class ClusterRun {
       if (!j.finished) {
         j.finished = true;
         state.api.deleteObject(j.object(null));
+        if (j.jobSetName != null) {
+          state.api.deleteObject(j.jobSetObject(null));
+        }
       }
     }
     gpus.publish();

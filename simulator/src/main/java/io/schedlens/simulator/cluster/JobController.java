@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
@@ -17,6 +18,8 @@ import java.util.SplittableRandom;
  * counts against {@code backoffLimit} and delays the next by the controller's backoff (not a pod
  * the scheduler preempted, with {@code ignoreDisruptions}: a podFailurePolicy that ignores
  * DisruptionTarget); {@code ttlSecondsAfterFinished} after the last success its pods and object go.
+ * A JobSet's Job ({@link JobSpec#jobSet()}) is its one replicated Job, {@code NAME-workers-0},
+ * owned by the JobSet {@code NAME}, its pods labelled as the JobSet controller labels them.
  */
 final class JobController {
 
@@ -30,6 +33,11 @@ final class JobController {
   private final JobSpec spec;
   final String name;
   final String uid;
+
+  /** The JobSet above the Job, or null for a plain Job. */
+  final String jobSetName;
+
+  final String jobSetUid;
   final Deque<long[]> units = new ArrayDeque<>(); // {workNeeded, checkpointedProgress}
   final Map<SimPod, long[]> running = new LinkedHashMap<>();
 
@@ -44,12 +52,14 @@ final class JobController {
   JobController(
       ControllerContext cluster, Workload w, JobSpec spec, String name, SplittableRandom r) {
     this.cluster = cluster;
+    this.jobSetUid = spec.jobSet() ? cluster.newUid() : null;
     this.uid = cluster.newUid();
     this.w = w;
     this.spec = spec;
     // The same manifest applied in every run: same name, a new UID (workloads are told apart
     // by UID, as Kubernetes does).
-    this.name = name;
+    this.jobSetName = spec.jobSet() ? name : null;
+    this.name = spec.jobSet() ? name + "-" + WorkloadObjects.JOBSET_REPLICATED_JOB + "-0" : name;
     for (int i = 0; i < spec.completions(); i++) {
       long work =
           i < spec.unitWork().size() ? spec.unitWork().get(i).toMillis() : spec.work().toMillis();
@@ -63,7 +73,29 @@ final class JobController {
   }
 
   void write(Long completedAt) {
+    if (jobSetName != null) {
+      cluster.api().applyObject(jobSetObject(completedAt));
+    }
     cluster.api().applyObject(object(completedAt));
+  }
+
+  /** The JobSet above the Job, as the API shows it; null for a plain Job. */
+  HasMetadata jobSetObject(Long completedAt) {
+    return jobSetName == null
+        ? null
+        : WorkloadObjects.jobSet(
+            cluster.namespace(),
+            jobSetName,
+            jobSetUid,
+            spec.parallelism(),
+            completedAt,
+            cluster.experimentLabels(),
+            cluster.queue().now());
+  }
+
+  /** Every pod this Job created, in order. */
+  List<SimPod> pods() {
+    return List.copyOf(created);
   }
 
   /** The Job object as the API shows it. */
@@ -77,7 +109,8 @@ final class JobController {
         succeeded,
         completedAt,
         cluster.experimentLabels(),
-        cluster.queue().now());
+        cluster.queue().now(),
+        jobSetName == null ? null : WorkloadObjects.controlledBy(jobSetObject(completedAt)));
   }
 
   void reconcile() {
@@ -96,6 +129,13 @@ final class JobController {
       p.labels.put("job-name", name);
       p.labels.put("batch.kubernetes.io/controller-uid", uid);
       p.labels.put("controller-uid", uid);
+      if (jobSetName != null) {
+        p.labels.put("jobset.sigs.k8s.io/jobset-name", jobSetName);
+        p.labels.put(
+            "jobset.sigs.k8s.io/replicatedjob-name", WorkloadObjects.JOBSET_REPLICATED_JOB);
+        p.labels.put("jobset.sigs.k8s.io/job-index", "0");
+        p.labels.put("jobset.sigs.k8s.io/restart-attempt", "0");
+      }
       p.workNeeded = unit[0];
       p.progressAtStart = unit[1];
       p.checkpointedProgress = unit[1];
@@ -155,5 +195,8 @@ final class JobController {
       }
     }
     cluster.api().deleteObject(object(null));
+    if (jobSetName != null) {
+      cluster.api().deleteObject(jobSetObject(null));
+    }
   }
 }

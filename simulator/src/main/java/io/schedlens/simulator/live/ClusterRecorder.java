@@ -28,11 +28,13 @@ import java.util.UUID;
 /**
  * Records a simulation as a real cluster would have been recorded, for {@code ./schedlens replay}:
  * {@code pods.json} and {@code events.json} as {@code kubectl get --watch --output-watch-events -o
- * json} prints them (one watch event per line), {@code dcgm.prom} with one timestamped scrape of
- * every node's dcgm-exporter every scrape interval, and {@code requests.jsonl} with the intake's
- * fields. Objects carry a {@code metadata.resourceVersion} from one cluster-wide counter, as the
- * API server's are. Used as the simulator's {@link ClusterWriter}, {@link RequestSink} and {@link
- * Simulator.Pacer} at once (the pacer sees virtual time pass, which is when scrapes happen).
+ * json} prints them (one watch event per line), {@code objects.json} the same for the workload
+ * objects pods' owner chains run through (Deployments, ReplicaSets, StatefulSets, Jobs, JobSets),
+ * {@code dcgm.prom} with one timestamped scrape of every node's dcgm-exporter every scrape
+ * interval, and {@code requests.jsonl} with the intake's fields. Objects carry a {@code
+ * metadata.resourceVersion} from one cluster-wide counter, as the API server's are. Used as the
+ * simulator's {@link ClusterWriter}, {@link RequestSink} and {@link Simulator.Pacer} at once (the
+ * pacer sees virtual time pass, which is when scrapes happen).
  */
 public final class ClusterRecorder
     implements ClusterWriter, RequestSink, Simulator.Pacer, AutoCloseable {
@@ -41,6 +43,7 @@ public final class ClusterRecorder
   public static final String EVENTS = "events.json";
   public static final String DCGM = "dcgm.prom";
   public static final String REQUESTS = "requests.jsonl";
+  public static final String OBJECTS = "objects.json";
 
   private static final KubernetesSerialization KUBE = new KubernetesSerialization();
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -49,11 +52,13 @@ public final class ClusterRecorder
   private final BufferedWriter events;
   private final BufferedWriter dcgm;
   private final BufferedWriter requests;
+  private final BufferedWriter objects;
   private final DcgmExposition exposition;
   private final List<SimNode> nodes;
   private final long scrapeIntervalMs;
   private final Map<String, Pod> lastPod = new HashMap<>();
   private final Set<String> eventsSeen = new HashSet<>();
+  private final Set<String> objectsSeen = new HashSet<>();
 
   /**
    * The cluster's revision, as etcd counts it: every write of a pod or an event takes the next one
@@ -72,6 +77,7 @@ public final class ClusterRecorder
     this.events = Files.newBufferedWriter(dir.resolve(EVENTS), StandardCharsets.UTF_8);
     this.dcgm = Files.newBufferedWriter(dir.resolve(DCGM), StandardCharsets.UTF_8);
     this.requests = Files.newBufferedWriter(dir.resolve(REQUESTS), StandardCharsets.UTF_8);
+    this.objects = Files.newBufferedWriter(dir.resolve(OBJECTS), StandardCharsets.UTF_8);
     this.exposition = new DcgmExposition(gpus);
     this.nodes = nodes;
     this.scrapeIntervalMs = scrapeIntervalMs;
@@ -113,6 +119,43 @@ public final class ClusterRecorder
       last.getMetadata().setResourceVersion(Long.toString(++revision));
       watchEvent(pods, "DELETED", last);
     }
+  }
+
+  /** The workload objects (Deployments, ReplicaSets, Jobs, JobSets…), for {@code --objects}. */
+  @Override
+  public void applyObject(HasMetadata workload) {
+    if (!isWorkload(workload)) {
+      return;
+    }
+    HasMetadata copy = KUBE.clone(workload);
+    copy.getMetadata().setResourceVersion(Long.toString(++revision));
+    watchEvent(objects, objectsSeen.add(objectKey(copy)) ? "ADDED" : "MODIFIED", copy);
+  }
+
+  @Override
+  public void deleteObject(HasMetadata workload) {
+    if (!isWorkload(workload)) {
+      return;
+    }
+    HasMetadata copy = KUBE.clone(workload);
+    copy.getMetadata().setResourceVersion(Long.toString(++revision));
+    objectsSeen.remove(objectKey(copy));
+    watchEvent(objects, "DELETED", copy);
+  }
+
+  /** The experiment's ConfigMap is not an object a pod's owner chain runs through. */
+  private static boolean isWorkload(HasMetadata o) {
+    return !"ConfigMap".equals(o.getKind());
+  }
+
+  private static String objectKey(HasMetadata o) {
+    return o.getApiVersion()
+        + "/"
+        + o.getKind()
+        + "/"
+        + o.getMetadata().getNamespace()
+        + "/"
+        + o.getMetadata().getName();
   }
 
   @Override
@@ -177,7 +220,7 @@ public final class ClusterRecorder
 
   @Override
   public void close() throws IOException {
-    for (BufferedWriter w : List.of(pods, events, dcgm, requests)) {
+    for (BufferedWriter w : List.of(pods, events, dcgm, requests, objects)) {
       w.close();
     }
   }

@@ -276,6 +276,9 @@ public record Scenario(
    * @param ttlAfterFinished ttlSecondsAfterFinished (then the Job and its pods are deleted)
    * @param unitWork the work of each completion, in order, when known (a what-if replays the work
    *     each observed completion did); empty: {@code work} with its jitter
+   * @param jobSet the Job runs under a JobSet of the same name (kind JobSet: one replicated Job
+   *     {@code workers} whose {@code parallelism} pods are one gang, created together, bound one by
+   *     one by the scheduler); else a plain Job
    */
   public record JobSpec(
       Arrival arrival,
@@ -288,7 +291,8 @@ public record Scenario(
       int backoffLimit,
       boolean ignoreDisruptions,
       Duration ttlAfterFinished,
-      List<Duration> unitWork)
+      List<Duration> unitWork,
+      boolean jobSet)
       implements Spec {
 
     public JobSpec {
@@ -318,12 +322,13 @@ public record Scenario(
           backoffLimit,
           ignoreDisruptions,
           ttlAfterFinished,
-          List.of());
+          List.of(),
+          false);
     }
 
     @Override
     public String kind() {
-      return "Job";
+      return jobSet ? "JobSet" : "Job";
     }
   }
 

@@ -39,7 +39,7 @@ public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
   public static final List<String> BUNDLED =
-      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense");
+      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense", "gangs");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> EFFECTS = Set.of("NoSchedule", "PreferNoSchedule", "NoExecute");
@@ -299,10 +299,11 @@ public final class ScenarioLoader {
 
   private Workload workload(JsonNode n, String p) {
     String kind = fields.text(n, p, "kind", null);
-    if (!List.of("Deployment", "StatefulSet", "Job").contains(kind)) {
-      throw fields.fail(p + ".kind", "must be Deployment, StatefulSet or Job, got '" + kind + "'");
+    if (!List.of("Deployment", "StatefulSet", "Job", "JobSet").contains(kind)) {
+      throw fields.fail(
+          p + ".kind", "must be Deployment, StatefulSet, Job or JobSet, got '" + kind + "'");
     }
-    boolean serving = !kind.equals("Job");
+    boolean serving = !kind.equals("Job") && !kind.equals("JobSet");
     List<String> common =
         List.of(
             "name",
@@ -368,7 +369,7 @@ public final class ScenarioLoader {
         n.hasNonNull("priorityClass") ? fields.text(n, p, "priorityClass", null) : null,
         template,
         disruptionBudget(n, p),
-        serving ? servingSpec(n, p, kind) : jobSpec(n, p));
+        serving ? servingSpec(n, p, kind) : jobSpec(n, p, kind.equals("JobSet")));
   }
 
   /** A Deployment's or StatefulSet's own fields. */
@@ -421,19 +422,25 @@ public final class ScenarioLoader {
     return new ServingSpec(kind.equals("StatefulSet"), replicas, modelLoad, traffic);
   }
 
-  /** A Job's own fields. */
-  private JobSpec jobSpec(JsonNode n, String p) {
+  /**
+   * A Job's own fields; a JobSet's are the same, its {@code parallelism} pods one gang (its
+   * completions default to them).
+   */
+  private JobSpec jobSpec(JsonNode n, String p, boolean jobSet) {
+    int parallelism = fields.intValue(n, p, "parallelism", 1, 1, 1000);
     return new JobSpec(
         arrival(n, p),
-        fields.intValue(n, p, "parallelism", 1, 1, 1000),
-        fields.intValue(n, p, "completions", 1, 1, 100_000),
+        parallelism,
+        fields.intValue(n, p, "completions", jobSet ? parallelism : 1, 1, 100_000),
         fields.duration(n, p, "work", null),
         fields.number(n, p, "workJitter", 0.0, 0, 0.9),
         fields.duration(n, p, "setup", Duration.ofSeconds(30)),
         fields.duration(n, p, "checkpointInterval", Duration.ZERO),
         fields.intValue(n, p, "backoffLimit", 6, 0, 10_000),
         fields.bool(n, p, "ignoreDisruptions", false),
-        fields.duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)));
+        fields.duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
+        List.of(),
+        jobSet);
   }
 
   /**

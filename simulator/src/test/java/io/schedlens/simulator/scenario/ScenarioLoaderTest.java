@@ -72,7 +72,7 @@ class ScenarioLoaderTest {
     assertThatThrownBy(
             () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("kind: Job", "kind: CronJob")))
         .hasMessage(
-            "t.yaml: workloads[0].kind: must be Deployment, StatefulSet or Job, got 'CronJob'");
+            "t.yaml: workloads[0].kind: must be Deployment, StatefulSet, Job or JobSet, got 'CronJob'");
     assertThatThrownBy(
             () -> ScenarioLoader.parse("t.yaml", MINIMAL.replace("name: tiny", "name: Tiny_1")))
         .hasMessageContaining("'Tiny_1' is not a Kubernetes name");
@@ -80,6 +80,6 @@ class ScenarioLoaderTest {
         .hasMessageStartingWith("t.yaml: not valid YAML");
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
         .hasMessageContaining(
-            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense] nor a readable file");
+            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense, gangs] nor a readable file");
   }
 }
