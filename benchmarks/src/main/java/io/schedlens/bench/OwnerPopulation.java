@@ -93,30 +93,33 @@ final class OwnerPopulation {
     if (owner != null) {
       o.getMetadata().getOwnerReferences().add(owner);
     }
+    // The API server may give the object its own UID: pods must name the one it kept.
+    HasMetadata created;
     if (o instanceof GenericKubernetesResource g) {
       String group = apiVersion.substring(0, apiVersion.indexOf('/'));
       String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
-      client
-          .genericKubernetesResources(
-              new ResourceDefinitionContext.Builder()
-                  .withGroup(group)
-                  .withVersion(version)
-                  .withKind(kind)
-                  .withPlural(kind.toLowerCase() + "s")
-                  .withNamespaced(true)
-                  .build())
-          .inNamespace(ns)
-          .resource(g)
-          .create();
+      created =
+          client
+              .genericKubernetesResources(
+                  new ResourceDefinitionContext.Builder()
+                      .withGroup(group)
+                      .withVersion(version)
+                      .withKind(kind)
+                      .withPlural(kind.toLowerCase() + "s")
+                      .withNamespaced(true)
+                      .build())
+              .inNamespace(ns)
+              .resource(g)
+              .create();
     } else {
-      client.resource(o).inNamespace(ns).create();
+      created = client.resource(o).inNamespace(ns).create();
     }
     owners++;
     return new OwnerReferenceBuilder()
         .withApiVersion(apiVersion)
         .withKind(kind)
         .withName(name)
-        .withUid(uid)
+        .withUid(created.getMetadata().getUid())
         .withController(true)
         .withBlockOwnerDeletion(true)
         .build();
