@@ -64,7 +64,7 @@ class WhatIfCommandTest {
     assertThat(r.err()).contains("3 observed runs of arm control").contains("[run 3/3]");
     assertThat(r.out())
         .contains("predicted  interactive-inference  Deployment  interactive")
-        .contains("treatment  interactive-inference  interactive")
+        .contains("treatment  interactive-inference  Deployment  interactive")
         .containsPattern(
             "interactive-inference \\(interactive\\): first OK request after 1 min \\d\\d s instead of 4 min \\d\\d s")
         .contains("embedding-batch (embedding-batch): pending p95")

@@ -73,8 +73,8 @@ class WhatIfRecordingIT {
     assertThat(observed).hasSize(rec.truth().size());
     assertThat(answer)
         .doesNotContain("replay:") // the replay's own report went to the progress stream
-        .contains("predicted  interactive-inference  interactive")
-        .contains("treatment  interactive-inference  interactive")
+        .contains("predicted  interactive-inference  Deployment  interactive")
+        .contains("treatment  interactive-inference  Deployment  interactive")
         .containsPattern("interactive-inference \\(interactive\\): first OK request after")
         .containsPattern(
             "embedding-batch checkpoints every 4m: the median of \\d+ gaps between its pods'"
