@@ -38,6 +38,20 @@ public final class TemplateHashNames {
         : new TopController("argoproj.io/v1alpha1", "Rollout", parent, null);
   }
 
+  /** The pod's template hash: its Deployment's ReplicaSet's, else its Rollout's; null without. */
+  public static String hashOf(Map<String, String> podLabels) {
+    String hash = podLabels.get(DEPLOYMENT_HASH);
+    return hash != null ? hash : podLabels.get(ROLLOUT_HASH);
+  }
+
+  /**
+   * Whether workloads of this kind are known by name alone: a Deployment or Rollout is found from
+   * its pods' ReplicaSet's name when the chain is not read, without a UID.
+   */
+  public static boolean namesItsReplicaSets(String kind) {
+    return kind.equals("Deployment") || kind.equals("Rollout");
+  }
+
   private static String before(String name, String hash) {
     if (hash == null || hash.isEmpty() || !name.endsWith("-" + hash)) {
       return null;

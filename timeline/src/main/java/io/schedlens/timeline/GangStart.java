@@ -92,31 +92,39 @@ public final class GangStart {
     times.add(now);
     Long runningAt = null;
     long waitGpuMs = 0;
-    Long from = null;
+    // the group as it stands from each time on, to the next (the last, now, the latest fact)
+    long previous = 0;
+    At before = null;
     for (long t : times) {
-      if (from != null) {
-        int pending = 0;
-        long holding = 0;
-        for (WorkloadMember p : group) {
-          if (pendingAt(p, from)) {
-            pending++;
-          } else if (holdingAt(p, from)) {
-            holding += p.getGpus();
-          }
-        }
-        if (pending > 0) {
-          waitGpuMs += holding * (t - from);
-        } else if (runningAt == null && anyHolding(group, from)) {
-          runningAt = from;
-        }
+      if (before != null && before.pending > 0) {
+        waitGpuMs += before.gpus * (t - previous);
       }
-      from = t;
-    }
-    // the sweep looks at each interval's start; the state at now itself (the latest fact) too
-    if (runningAt == null && anyHolding(group, now) && nonePending(group, now)) {
-      runningAt = now;
+      At at = At.of(group, t);
+      if (runningAt == null && at.pending == 0 && at.running > 0) {
+        runningAt = t;
+      }
+      previous = t;
+      before = at;
     }
     return new Figures(runningAt, waitGpuMs / 1000.0);
+  }
+
+  /** A group at one time: its pods pending, its pods running, and the GPUs those hold. */
+  private record At(int pending, int running, long gpus) {
+    static At of(List<WorkloadMember> group, long t) {
+      int pending = 0;
+      int running = 0;
+      long gpus = 0;
+      for (WorkloadMember p : group) {
+        if (pendingAt(p, t)) {
+          pending++;
+        } else if (holdingAt(p, t)) {
+          running++;
+          gpus += p.getGpus();
+        }
+      }
+      return new At(pending, running, gpus);
+    }
   }
 
   private static boolean pendingAt(WorkloadMember p, long t) {
@@ -125,24 +133,6 @@ public final class GangStart {
 
   private static boolean holdingAt(WorkloadMember p, long t) {
     return p.getRunningAt() != null && p.getRunningAt() <= t && before(t, p.getStoppedAt());
-  }
-
-  private static boolean anyHolding(List<WorkloadMember> group, long t) {
-    for (WorkloadMember p : group) {
-      if (holdingAt(p, t)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private static boolean nonePending(List<WorkloadMember> group, long t) {
-    for (WorkloadMember p : group) {
-      if (pendingAt(p, t)) {
-        return false;
-      }
-    }
-    return true;
   }
 
   /** Whether t is before an end that may be unknown (null: not yet). */

@@ -60,11 +60,13 @@ public final class OwningWorkload {
   /**
    * The key of a workload's state: {@code namespace/kind/name}, plus the top controller's UID, so
    * that a Job (or JobSet, RayCluster…) deleted and created again under the same name is another
-   * workload, with its own preemption count. A Deployment's key has no UID: the collector's
-   * observations of Deployments and a pod whose ReplicaSet was not read name it alike, by name.
+   * workload, with its own preemption count. A Deployment's or Rollout's key has no UID: a pod
+   * whose ReplicaSet was not read names it by name alone (as the collector's observations of
+   * Deployments do), and its other pods must find the same workload.
    */
   public static String key(String namespace, WorkloadRef w, String controllerUid) {
-    boolean keyedByName = w.getKind().equals("Deployment") || w.getKind().equals("Pod");
+    boolean keyedByName =
+        TemplateHashNames.namesItsReplicaSets(w.getKind()) || w.getKind().equals("Pod");
     return new WorkloadKey(namespace, w.getKind(), w.getName(), keyedByName ? null : controllerUid)
         .identity();
   }

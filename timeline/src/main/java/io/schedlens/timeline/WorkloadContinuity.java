@@ -217,7 +217,7 @@ public final class WorkloadContinuity {
         .setArm(t.getArm())
         .setRepeat(t.getRepeat())
         .setApplication(t.getApplication())
-        .setTemplateHash(templateHash(s.getIdentity().getLabels()))
+        .setTemplateHash(TemplateHashNames.hashOf(s.getIdentity().getLabels()))
         .setFinal$(t.getFinal$())
         .setRunningAt(t.getRunningAt())
         .setGpus(t.getGpus())
@@ -525,11 +525,5 @@ public final class WorkloadContinuity {
     if (t != null && t <= now) {
       times.add(t);
     }
-  }
-
-  /** The pod's template hash: a Deployment's, else an Argo Rollout's. */
-  private static String templateHash(Map<String, String> labels) {
-    String hash = labels.get(TemplateHashNames.DEPLOYMENT_HASH);
-    return hash != null ? hash : labels.get(TemplateHashNames.ROLLOUT_HASH);
   }
 }

@@ -41,4 +41,25 @@ class OwningWorkloadTest {
     assertThat(w).isEqualTo(new WorkloadRef("Pod", "debug"));
     assertThat(OwningWorkload.key("ai-lab", w, null)).isEqualTo("ai-lab/Pod/debug");
   }
+
+  /**
+   * Argo Rollouts' pods (testdata/controllers/argo-rollouts-canary-pod.yaml): one whose chain was
+   * read names the Rollout with its UID, one whose ReplicaSet was not read finds it by the
+   * rollouts-pod-template-hash; both are the one workload.
+   */
+  @Test
+  void shouldKeyARolloutAlikeWhetherItsChainWasReadOrItsHashNamedIt() {
+    WorkloadRef byHash =
+        OwningWorkload.of(
+            "ReplicaSet",
+            "canary-demo-65fb5ffc84",
+            "canary-demo-65fb5ffc84-9wf5r",
+            Map.of("rollouts-pod-template-hash", "65fb5ffc84"));
+    WorkloadRef byChain = new WorkloadRef("Rollout", "canary-demo");
+
+    assertThat(byHash).isEqualTo(byChain);
+    assertThat(OwningWorkload.key("ai-lab", byChain, "rollout-uid"))
+        .isEqualTo(OwningWorkload.key("ai-lab", byHash, null))
+        .isEqualTo("ai-lab/Rollout/canary-demo");
+  }
 }
