@@ -161,12 +161,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     if (last != null && last.getWorkload() != null) {
       p.setWorkload(last.getWorkload());
     } else {
-      p.setWorkload(
-          OwnerChain.top(
-              p.getNamespace(),
-              OwnerChain.Ref.controllerOf(pod.getMetadata().getOwnerReferences()),
-              pod.getMetadata().getLabels(),
-              owners));
+      p.setWorkload(OwnerChain.topOf(pod, owners));
     }
     return p;
   }

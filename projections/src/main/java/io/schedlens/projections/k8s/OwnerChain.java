@@ -77,6 +77,12 @@ public final class OwnerChain {
 
   private OwnerChain() {}
 
+  /** The workload of a pod, from its own metadata and the owners {@code lookup} finds. */
+  public static TopController topOf(HasMetadata pod, Lookup lookup) {
+    ObjectMeta m = pod.getMetadata();
+    return top(m.getNamespace(), Ref.controllerOf(m.getOwnerReferences()), m.getLabels(), lookup);
+  }
+
   /**
    * The workload of a pod whose controller is {@code controller} (null for a pod without one: it is
    * its own workload, and this is null too).

@@ -108,12 +108,7 @@ public final class RecordedInputs {
             try {
               if (item instanceof RecordedObjects.PodItem p) {
                 PodObservation o = pods.project(p.pod(), p.change(), 0);
-                o.setWorkload(
-                    OwnerChain.top(
-                        o.getNamespace(),
-                        OwnerChain.Ref.controllerOf(p.pod().getMetadata().getOwnerReferences()),
-                        p.pod().getMetadata().getLabels(),
-                        lookup));
+                o.setWorkload(OwnerChain.topOf(p.pod(), lookup));
                 podNames.put(o.getUid(), PodName.of(o));
                 pod(records, inputs, watched, file, p, o);
               } else if (item instanceof RecordedObjects.CoreEventItem e) {
