@@ -96,7 +96,13 @@ final class IntakeBudget {
                 + " bytes (intake.max.inflight.bytes) for its body and records");
       }
       boolean taken = room.tryAcquire((int) bytes);
-      if (!taken && (oldest() || !giving.compareAndSet(0, order))) {
+      if (!taken && !oldest() && giving.compareAndSet(0, order)) {
+        // This one gives way, unless another's refusal gave room back since it looked.
+        taken = room.tryAcquire((int) bytes);
+        if (taken) {
+          giving.compareAndSet(order, 0);
+        }
+      } else if (!taken) {
         // The oldest waits; so does a younger one while another's refusal gives its room back.
         try {
           taken = room.tryAcquire((int) bytes, WAIT.toMillis(), TimeUnit.MILLISECONDS);

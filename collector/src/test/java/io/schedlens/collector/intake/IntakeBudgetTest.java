@@ -50,7 +50,7 @@ class IntakeBudgetTest {
    */
   @Test
   void shouldRefuseOneRequestAtATimeWhenTheBudgetIsFullOfParts() throws Exception {
-    for (int round = 0; round < 20; round++) {
+    for (int round = 0; round < 500; round++) {
       IntakeBudget budget = new IntakeBudget(1000);
       List<IntakeBudget.Hold> holds = new ArrayList<>();
       for (int i = 0; i < 4; i++) {
