@@ -250,7 +250,18 @@ def oncall():
                              "idle {{priority_class}}", ref="B"),
                       target("sum by (priority_class) "
                              f"(increase(schedlens_unsampled_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
-                             "unsampled {{priority_class}}", ref="C")], unit="h"), w=24)
+                             "unsampled {{priority_class}}", ref="C")], unit="h"))
+    b.add(timeseries("GPU-hours held waiting for gangs by class and workload kind",
+                     "GPUs held by the running pods of a gang (JobSet, TrainJob, LeaderWorkerSet "
+                     "group, RayCluster, RayJob) while another pod of the same gang was pending: "
+                     "allocated, idle by construction. Counted as the wait grows.",
+                     [target("sum by (namespace, workload_kind, priority_class) "
+                             f"(increase(schedlens_gang_wait_gpu_seconds_total{{{POD}}}[$__rate_interval])) / 3600",
+                             "{{namespace}} {{workload_kind}} {{priority_class}}")], unit="h", stack=True,
+                     links_=page_and_api("Workloads of this kind (timelines)",
+                                         "?namespace=${__field.labels.namespace}",
+                                         WORKLOADS_API + "?namespace=${__field.labels.namespace}"
+                                         "&kind=${__field.labels.workload_kind}")))
     b.row("What users feel")
     b.add(timeseries("Request SLO-breach ratio by class",
                      "Share of requests slower than the SLO of their service or class.",
