@@ -3,9 +3,15 @@ package io.schedlens.collector;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
@@ -13,6 +19,7 @@ import io.fabric8.kubernetes.client.utils.Serialization;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.TopController;
 import io.schedlens.collector.k8s.OwnerKind;
+import io.schedlens.collector.k8s.OwnerSource;
 import io.schedlens.common.config.CommandLineSettings;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
@@ -30,6 +37,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 /**
  * Pods' workloads through the collector on fabric8's mock API server: the objects of
@@ -88,11 +96,19 @@ class OwnerChainsIT {
 
   /** Creates a fixture's objects in its order: typed kinds as such, the others generically. */
   private static void create(String fixture) {
+    create(fixture, null);
+  }
+
+  /** Creates a fixture's objects in {@code namespace} (null: the fixture's own). */
+  private static void create(String fixture, String namespace) {
     List<HasMetadata> items =
         kube.client
             .load(new ByteArrayInputStream(Fixtures.text(fixture).getBytes(StandardCharsets.UTF_8)))
             .items();
     for (HasMetadata o : items) {
+      if (namespace != null) {
+        o.getMetadata().setNamespace(namespace);
+      }
       String ns = o.getMetadata().getNamespace();
       String recorded = o.getMetadata().getUid();
       // The mock API server gives each object a UID of its own, as a real one does: the owner
@@ -214,5 +230,91 @@ class OwnerChainsIT {
                   "canary-demo",
                   given("b350ba76-f6ed-11e9-a15b-42010aa80033")));
     }
+  }
+
+  /**
+   * A kind the cluster does not serve (404) is skipped and one the collector may not list (403)
+   * ends the chains that reach it (at the owner the reference names), each said in one log line at
+   * start; neither costs an API read per pod.
+   */
+  @Test
+  void shouldSkipAKindNotServedAndEndChainsAtAKindItMayNotList() throws Exception {
+    kube.server
+        .expect()
+        .get()
+        .withPath("/apis/jobset.x-k8s.io/v1alpha2/namespaces/denied/jobsets?limit=1")
+        .andReturn(
+            403,
+            status(
+                403,
+                "Forbidden",
+                "jobsets.jobset.x-k8s.io is forbidden: User"
+                    + " \"system:serviceaccount:schedlens:schedlens-collector\" cannot list"
+                    + " resource \"jobsets\" in API group \"jobset.x-k8s.io\" in the namespace"
+                    + " \"denied\""))
+        .always();
+    kube.server
+        .expect()
+        .get()
+        .withPath("/apis/ray.io/v1/namespaces/denied/rayclusters?limit=1")
+        .andReturn(404, status(404, "NotFound", "the server could not find the requested resource"))
+        .always();
+    create("../controllers/trainjob-pytorch.yaml", "denied");
+    Logger logger = (Logger) LoggerFactory.getLogger(OwnerSource.class);
+    ListAppender<ILoggingEvent> said = new ListAppender<>();
+    said.start();
+    logger.addAppender(said);
+    Level level = logger.getLevel();
+    logger.setLevel(Level.INFO); // a kind not served is said at INFO: nothing is wrong
+
+    Topics topics = Topics.withPrefix("denied.");
+    broker.createTopics(topics.newTopics(1, (short) 1));
+    try (Collector c =
+            collector(
+                "denied.",
+                "denied",
+                "batch/v1/Job,jobset.x-k8s.io/v1alpha2/JobSet,"
+                    + "trainer.kubeflow.org/v1alpha1/TrainJob,ray.io/v1/RayCluster");
+        TopicReader<PodObservation> pods =
+            new TopicReader<>(
+                broker.bootstrapServers(),
+                topics.pods.name(),
+                topics.pods.valueSerde().deserializer())) {
+      Map<String, TopController> byPod = workloads(pods, 1);
+      // TrainJob → JobSet → Job → pod: the Job names its JobSet, which may not be read, so the
+      // chain ends at the JobSet, known by the reference; the TrainJob above it is not reached.
+      assertThat(byPod.get("pytorch-mnist-node-0-0-4kq8d"))
+          .extracting(TopController::getKind, TopController::getName)
+          .containsExactly("JobSet", "pytorch-mnist");
+      assertThat(c.metrics().ownerKindsWatched.collect().getDataPoints().get(0).getValue())
+          .as("Jobs and TrainJobs watched")
+          .isEqualTo(2.0);
+      assertThat(c.metrics().ownerReads.collect().getDataPoints())
+          .as("no owner read from the API per pod")
+          .allSatisfy(d -> assertThat(d.getValue()).isZero());
+    } finally {
+      logger.detachAppender(said);
+      logger.setLevel(level);
+    }
+    List<String> lines = said.list.stream().map(ILoggingEvent::getFormattedMessage).toList();
+    assertThat(lines)
+        .filteredOn(l -> l.contains("JobSet.jobset.x-k8s.io"))
+        .as("the JobSet said once")
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("may not list", "cannot list resource"));
+    assertThat(lines)
+        .filteredOn(l -> l.contains("RayCluster.ray.io"))
+        .as("the RayCluster said once")
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("not served"));
+  }
+
+  private static Status status(int code, String reason, String message) {
+    return new StatusBuilder()
+        .withStatus("Failure")
+        .withCode(code)
+        .withReason(reason)
+        .withMessage(message)
+        .build();
   }
 }
