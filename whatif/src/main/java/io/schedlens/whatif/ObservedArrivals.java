@@ -65,6 +65,13 @@ public final class ObservedArrivals {
   static final Set<String> JOB_LIKE = Set.of("Job", "JobSet", "TrainJob", "RayJob");
 
   /**
+   * Of {@link #JOB_LIKE}, the kinds replayed as the simulator's JobSet: one replicated Job whose
+   * pods are one gang, so that the prediction has the gang's {@code gangRunningAt} and {@code
+   * gangWaitGpuSeconds}.
+   */
+  static final Set<String> GANG_LIKE = Set.of("JobSet");
+
+  /**
    * Workload kinds replayed as a serving workload: replicas wanted over time, each Ready until
    * stopped (a ReplicaSet, Argo Rollout, LeaderWorkerSet group, KServe InferenceService or a
    * RayCluster of its own serves as a Deployment does).
@@ -254,14 +261,21 @@ public final class ObservedArrivals {
           .add(t);
     }
     asJobs.forEach(
-        (kind, n) ->
-            assumptions.add(
-                "each "
-                    + kind
-                    + " ("
-                    + n
-                    + " pods) runs as one Job of its pods, created together and scheduled one by"
-                    + " one by kube-scheduler: no all-or-nothing admission"));
+        (kind, n) -> {
+          long count = byWorkload.keySet().stream().filter(k -> k.startsWith(kind + "/")).count();
+          assumptions.add(
+              kind
+                  + " ("
+                  + count
+                  + (count == 1 ? " workload, " : " workloads, ")
+                  + n
+                  + " pods): each runs as "
+                  + (GANG_LIKE.contains(kind)
+                      ? "a JobSet of one replicated Job, its pods one gang"
+                      : "one Job of its pods")
+                  + ", created together and scheduled one by one by kube-scheduler: no"
+                  + " all-or-nothing admission");
+        });
     return byWorkload;
   }
 
@@ -289,7 +303,7 @@ public final class ObservedArrivals {
           priorityClass,
           template,
           null,
-          ObservedJob.of(run, pods, rule, assumptions, application));
+          ObservedJob.of(run, pods, rule, assumptions, application, GANG_LIKE.contains(kind)));
     }
     WorkloadTimeline object = objects.get(kind + "/" + name);
     List<ReplicaPoint> series;

@@ -26,13 +26,16 @@ final class ObservedJob {
    * last checkpoint for a pod that ended early); a unit the run's end cut off needed at least what
    * it did, and is taken as the Job's typical unit (the median of its finished ones) if that is
    * more.
+   *
+   * @param gang the pods are one gang (a JobSet's): replayed as the simulator's JobSet
    */
   static JobSpec of(
       ObservedRun run,
       List<PodTimeline> pods,
       Policy.WorkloadRule rule,
       List<String> assumptions,
-      String application) {
+      String application,
+      boolean gang) {
     long setup = rule.setup().toMillis();
     long arrival = pods.stream().mapToLong(PodTimeline::getCreatedAt).min().orElse(run.start());
     List<long[]> cut = new ArrayList<>();
@@ -80,7 +83,7 @@ final class ObservedJob {
         true,
         Duration.ofSeconds(60),
         work,
-        false);
+        gang);
   }
 
   /**

@@ -7,8 +7,10 @@ import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.projections.k8s.EventProjection;
+import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.k8s.WorkloadProjection;
 import io.schedlens.projections.records.Outgoing;
@@ -29,7 +31,9 @@ import java.util.function.LongSupplier;
  * The simulated cluster as the collector would have sent it: every pod write, scheduler and kubelet
  * event, workload object and request log projected by the collector's own projections ({@link
  * PodProjection}, {@link EventProjection}, {@link WorkloadProjection}) and keyed by its {@link
- * Records}, read at the virtual moment it was written. No DCGM samples: a what-if predicts
+ * Records}, read at the virtual moment it was written; each pod grouped under the top of its
+ * controller chain through the objects the simulator wrote (a JobSet's Job names its JobSet), as
+ * the collector groups it through its owner watches. No DCGM samples: a what-if predicts
  * scheduling, work and service, not GPU utilisation (the predicted allocation is all unsampled).
  */
 final class PredictedInputs implements ClusterWriter, RequestSink {
@@ -41,6 +45,12 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
   private final Consumer<Outgoing> out;
   private final Map<String, Pod> lastPod = new HashMap<>();
   private final Set<String> eventsSeen = new HashSet<>();
+
+  /** Every object the simulator wrote, by UID: what pods' controller chains run through. */
+  private final Map<String, OwnerChain.Owner> owners = new HashMap<>();
+
+  private final OwnerChain.Lookup lookup =
+      (namespace, ref) -> ref.uid() == null ? null : owners.get(ref.uid());
   private long revision;
 
   /**
@@ -76,7 +86,9 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
     Pod last = lastPod.remove(namespace + "/" + name);
     if (last != null) {
       last.getMetadata().setResourceVersion(Long.toString(++revision));
-      out.accept(records.pod(pods.project(last, ChangeType.DELETED, now.getAsLong())));
+      PodObservation o = pods.project(last, ChangeType.DELETED, now.getAsLong());
+      o.setWorkload(OwnerChain.topOf(last, lookup));
+      out.accept(records.pod(o));
     }
   }
 
@@ -84,7 +96,9 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
     // the simulator builds a new object for every write: it is ours to stamp
     pod.getMetadata().setResourceVersion(Long.toString(++revision));
     lastPod.put(pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName(), pod);
-    out.accept(records.pod(pods.project(pod, change, now.getAsLong())));
+    PodObservation o = pods.project(pod, change, now.getAsLong());
+    o.setWorkload(OwnerChain.topOf(pod, lookup));
+    out.accept(records.pod(o));
   }
 
   @Override
@@ -118,6 +132,9 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
 
   @Override
   public void applyObject(HasMetadata workload) {
+    if (workload.getMetadata().getUid() != null) {
+      owners.put(workload.getMetadata().getUid(), OwnerChain.Owner.of(workload));
+    }
     if (isWorkload(workload)) {
       out.accept(
           records.workload(workloads.project(workload, ChangeType.MODIFIED, now.getAsLong())));

@@ -92,7 +92,7 @@ class ObservedArrivalsTest {
   }
 
   @Test
-  void shouldReplayAJobSetAsAJobOfItsPodsAndNameTheGpuPodsItCannotReplay() {
+  void shouldReplayAJobSetAsAGangAndNameTheGpuPodsItCannotReplay() {
     PodTimeline leader = pod("a", "train", 0, 10L, 610L, "Succeeded");
     leader.setWorkload(new WorkloadRef("JobSet", "train"));
     PodTimeline worker = pod("b", "train", 0, 12L, 612L, "Succeeded");
@@ -109,8 +109,14 @@ class ObservedArrivalsTest {
     assertThat(rs.scenario().workloads()).hasSize(1);
     JobSpec job = (JobSpec) rs.scenario().workloads().get(0).spec();
     assertThat(job.parallelism()).isEqualTo(2);
+    assertThat(job.jobSet()).as("replayed as the simulator's JobSet: one gang").isTrue();
+    assertThat(job.kind()).isEqualTo("JobSet");
     assertThat(rs.assumptions())
-        .anyMatch(a -> a.startsWith("each JobSet (2 pods) runs as one Job of its pods"));
+        .anyMatch(
+            a ->
+                a.startsWith(
+                    "JobSet (1 workload, 2 pods): each runs as a JobSet of one replicated Job, its pods one"
+                        + " gang, created together and scheduled one by one"));
     assertThat(rs.skipped())
         .containsExactly(
             "ai-lab/debug-c (owned by a Pod, held 1 GPU(s))",

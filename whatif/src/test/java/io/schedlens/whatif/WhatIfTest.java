@@ -2,8 +2,11 @@ package io.schedlens.whatif;
 
 import static io.schedlens.whatif.ObservedArrivalsTest.pod;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.WorkloadRef;
+import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.timeline.TimelineSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,6 +126,59 @@ class WhatIfTest {
           .isGreaterThan(done.get(i - 1).toMillis() / 180_000);
     }
     assertThat(given).isSorted().allMatch(n -> n > 0 && n <= p.get(0).inputs());
+  }
+
+  /**
+   * A JobSet of four one-GPU workers of 20 minutes' work each arrives a minute after a ten-minute
+   * Job took one of the node's four GPUs: three workers run at once and hold their GPUs until the
+   * fourth gets the Job's, about nine minutes later. The prediction is a gang: its workload
+   * timeline says when all ran and the GPU-seconds the three held waiting.
+   */
+  @Test
+  void shouldPredictAJobSetAsAGangWhoseFirstWorkersWaitForItsLast() {
+    List<PodTimeline> pods = new ArrayList<>();
+    PodTimeline filler = pod("f", "filler", 0, 20L, 620L, "Succeeded");
+    pods.add(filler);
+    for (int i = 1; i <= 4; i++) {
+      PodTimeline w = pod("w" + i, "train", 60, 80L, 1280L, "Succeeded");
+      w.setWorkload(new WorkloadRef("JobSet", "train"));
+      pods.add(w);
+    }
+    pods.forEach(t -> t.setNode("gpu-node-1"));
+    Policy p =
+        PolicyLoader.parse(
+            "free",
+            """
+            name: free
+            priorityClasses: []
+            nodes: [{name: gpu-node, count: 1, gpus: 4}]
+            """);
+
+    WhatIf.Prediction predicted =
+        new WhatIf(p, TimelineSettings.defaults(), Duration.ofMinutes(45))
+            .predict(ObservedRun.of(pods, List.of()), WhatIf.Progress.NONE)
+            .get(0);
+
+    WorkloadTimeline train =
+        predicted.workloads().stream()
+            .filter(w -> w.getKind().equals("JobSet"))
+            .findFirst()
+            .orElseThrow();
+    assertThat(train.getName()).isEqualTo("train");
+    List<PodTimeline> workers =
+        predicted.timelines().values().stream()
+            .filter(t -> t.getWorkload().getKind().equals("JobSet"))
+            .sorted(Comparator.comparing(PodTimeline::getRunningAt))
+            .toList();
+    assertThat(workers).hasSize(4);
+    long last = workers.get(3).getRunningAt();
+    assertThat(train.getGangRunningAt()).isEqualTo(last);
+    double held = 0;
+    for (PodTimeline w : workers.subList(0, 3)) {
+      held += (last - w.getRunningAt()) / 1000.0;
+    }
+    assertThat(held).as("three workers held a GPU about nine minutes").isBetween(1400.0, 1800.0);
+    assertThat(train.getGangWaitGpuSeconds()).isCloseTo(held, within(3.0 * 4));
   }
 
   private static List<PodTimeline> predicted(Policy p) {
