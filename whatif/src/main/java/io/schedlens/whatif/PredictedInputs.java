@@ -46,7 +46,10 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
   private final Map<String, Pod> lastPod = new HashMap<>();
   private final Set<String> eventsSeen = new HashSet<>();
 
-  /** Every object the simulator wrote, by UID: what pods' controller chains run through. */
+  /**
+   * Every object the simulator wrote, by UID: what pods' controller chains run through. Kept after
+   * an object's deletion, as its pods may still be terminating (one entry per Job of the run).
+   */
   private final Map<String, OwnerChain.Owner> owners = new HashMap<>();
 
   private final OwnerChain.Lookup lookup =
