@@ -122,7 +122,7 @@ public final class WhatIfAnswer {
         }
       }
       String cls = String.join(", ", p.priorityClasses());
-      if (!o.workloadKind().equals("Job")) {
+      if (!ObservedArrivals.JOB_LIKE.contains(o.workloadKind())) {
         List<Double> u1 = new ArrayList<>();
         unserved.forEach(u -> u1.add(u.predicted().getOrDefault(o.workload(), 0.0)));
         double u0 = unserved.get(0).observed().getOrDefault(o.workload(), 0.0);

@@ -84,6 +84,38 @@ class WhatIfAnswerTest {
     assertThat(Double.parseDouble(m.group(3))).isCloseTo(high, within());
   }
 
+  /**
+   * A JobSet is told as the batch it is: its pending and preemptions, not requests it never got.
+   */
+  @Test
+  void shouldTellAJobSetAsBatchNotAsAService() throws Exception {
+    Scenario gangs = ScenarioLoader.load("gangs");
+    SimulatedExperiment seen = new SimulatedExperiment(gangs, 1_796_236_020_000L);
+    List<ObservedRun> control = seen.runs("control");
+    Policy treatment =
+        ScenarioPolicy.of(
+            gangs,
+            gangs.arms().stream().filter(a -> a.name().equals("treatment")).findFirst().get());
+    List<WhatIf.Prediction> p =
+        new WhatIf(
+                treatment,
+                TimelineSettings.defaults().withSlos(gangs.slos()),
+                Duration.ofMinutes(30))
+            .predict(control, WhatIf.Progress.NONE);
+    ExperimentReport r =
+        ExperimentReport.of(
+            "gangs", WhatIf.facts(control, p, "observed"), Duration.ofMinutes(10).toMillis());
+
+    List<String> verdict =
+        WhatIfAnswer.verdict(List.of(r), List.of(WhatIfAnswer.unserved(p)), treatment, "observed");
+
+    assertThat(r.row("observed", "training").workloadKind()).isEqualTo("JobSet");
+    assertThat(verdict)
+        .filteredOn(s -> s.startsWith("training "))
+        .singleElement()
+        .satisfies(s -> assertThat(s).contains("pending p95").doesNotContain("first OK request"));
+  }
+
   private static Offset<Double> within() {
     return Offset.offset(0.051);
   }
