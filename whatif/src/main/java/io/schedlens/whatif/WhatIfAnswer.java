@@ -32,7 +32,40 @@ public final class WhatIfAnswer {
    */
   public record Unserved(Map<String, Double> observed, Map<String, Double> predicted) {}
 
+  /**
+   * The GPU-seconds gangs' running pods held while another pod of the gang was pending ({@code
+   * gangWaitGpuSeconds} of the workload timelines), per application with a gang.
+   *
+   * @param observed per application, mean per run
+   * @param predicted per application, mean per run
+   */
+  public record GangWait(Map<String, Double> observed, Map<String, Double> predicted) {}
+
   private WhatIfAnswer() {}
+
+  /** The gangs' wait over observed runs and their predictions. */
+  public static GangWait gangWait(List<WhatIf.Prediction> predictions) {
+    Map<String, Double> observed = new TreeMap<>();
+    Map<String, Double> predicted = new TreeMap<>();
+    for (WhatIf.Prediction p : predictions) {
+      for (WorkloadTimeline w : p.observed().workloads()) {
+        if (w.getGangWaitGpuSeconds() != null) {
+          String app = w.getApplication() != null ? w.getApplication() : w.getName();
+          observed.merge(app, w.getGangWaitGpuSeconds(), Double::sum);
+        }
+      }
+      for (WorkloadTimeline w : p.workloads()) {
+        if (w.getGangWaitGpuSeconds() != null) {
+          String app = p.scenario().applications().getOrDefault(w.getName(), w.getName());
+          predicted.merge(app, w.getGangWaitGpuSeconds(), Double::sum);
+        }
+      }
+    }
+    int runs = predictions.size();
+    observed.replaceAll((k, v) -> v / runs);
+    predicted.replaceAll((k, v) -> v / runs);
+    return new GangWait(observed, predicted);
+  }
 
   /** The estimate over observed runs and their predictions. */
   public static Unserved unserved(List<WhatIf.Prediction> predictions) {
@@ -96,9 +129,14 @@ public final class WhatIfAnswer {
    *
    * @param reports per prediction, observed and predicted arms, the first the answer's own
    * @param unserved per prediction, in the same order
+   * @param gangWaits per prediction, in the same order
    */
   public static List<String> verdict(
-      List<ExperimentReport> reports, List<Unserved> unserved, Policy policy, String observedArm) {
+      List<ExperimentReport> reports,
+      List<Unserved> unserved,
+      List<GangWait> gangWaits,
+      Policy policy,
+      String observedArm) {
     ExperimentReport report = reports.get(0);
     List<String> out = new ArrayList<>();
     double starvingBefore = 0;
@@ -146,7 +184,7 @@ public final class WhatIfAnswer {
             String.format(
                 Locale.ROOT,
                 "%s (%s): pending p95 %s instead of %s; %s preemptions per run instead of %s,"
-                    + " wasting %s GPU-hours instead of %.2f.",
+                    + " wasting %s GPU-hours instead of %.2f%s.",
                 o.workload(),
                 cls,
                 figure(means(predicted, Row::pendingP95Ms), Format::duration),
@@ -156,7 +194,8 @@ public final class WhatIfAnswer {
                 figure(
                     means(predicted, Row::wastedGpuSeconds).stream().map(v -> v / 3600).toList(),
                     v -> String.format(Locale.ROOT, "%.2f", v)),
-                mean(o.wastedGpuSeconds()) / 3600));
+                mean(o.wastedGpuSeconds()) / 3600,
+                gangWait(gangWaits, o.workload())));
       }
     }
     out.add(
@@ -166,6 +205,25 @@ public final class WhatIfAnswer {
             figure(starvingAfter, WhatIfAnswer::count),
             count(starvingBefore)));
     return out;
+  }
+
+  /**
+   * For an application with a gang, the GPU-seconds its gangs held waiting per run, predicted
+   * against observed; empty for the others.
+   */
+  private static String gangWait(List<GangWait> gangWaits, String application) {
+    GangWait first = gangWaits.get(0);
+    if (!first.observed().containsKey(application) && !first.predicted().containsKey(application)) {
+      return "";
+    }
+    List<Double> held = new ArrayList<>();
+    gangWaits.forEach(g -> held.add(g.predicted().getOrDefault(application, 0.0)));
+    // GPU-seconds, as the report's "gang wait GPU-s": a gang's wait is often minutes, not hours
+    return String.format(
+        Locale.ROOT,
+        "; its gangs held %s GPU-seconds idle waiting for their last pods instead of %.0f",
+        figure(held, v -> String.format(Locale.ROOT, "%.0f", v)),
+        first.observed().getOrDefault(application, 0.0));
   }
 
   /** The mean over runs of one figure, per prediction (NaN where a prediction lacks the row). */

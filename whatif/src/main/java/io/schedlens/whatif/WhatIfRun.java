@@ -108,7 +108,8 @@ public final class WhatIfRun {
       Map<String, RecordedCheckpoints.Interval> filledCheckpoints) {}
 
   /** One further prediction, reduced to the predicted pods' facts and the unserved requests. */
-  private record Again(List<PodFacts> facts, WhatIfAnswer.Unserved unserved) {}
+  private record Again(
+      List<PodFacts> facts, WhatIfAnswer.Unserved unserved, WhatIfAnswer.GangWait gangWait) {}
 
   /** Wall time between two lines about one run's progress (a long run's): 5 s. */
   private static final long PROGRESS_EVERY_NANOS = 5_000_000_000L;
@@ -306,7 +307,10 @@ public final class WhatIfRun {
               .count(),
           (System.nanoTime() - t0) / 1e9);
       others.add(
-          new Again(WhatIf.facts(List.of(), again, "observed"), WhatIfAnswer.unserved(again)));
+          new Again(
+              WhatIf.facts(List.of(), again, "observed"),
+              WhatIfAnswer.unserved(again),
+              WhatIfAnswer.gangWait(again)));
     }
     return first;
   }
@@ -332,7 +336,11 @@ public final class WhatIfRun {
     List<PodFacts> observedFacts = new ArrayList<>(WhatIf.facts(runs, List.of(), "observed"));
     compared.forEach(t -> observedFacts.add(WhatIf.relabel(PodFacts.of(t), compare)));
     List<Again> all = new ArrayList<>();
-    all.add(new Again(WhatIf.facts(List.of(), first, "observed"), WhatIfAnswer.unserved(first)));
+    all.add(
+        new Again(
+            WhatIf.facts(List.of(), first, "observed"),
+            WhatIfAnswer.unserved(first),
+            WhatIfAnswer.gangWait(first)));
     all.addAll(others);
     List<ExperimentReport> reports = new ArrayList<>();
     for (Again a : all) {
@@ -343,7 +351,8 @@ public final class WhatIfRun {
     List<WhatIfAnswer.Unserved> unserved = all.stream().map(Again::unserved).toList();
     List<String> verdict =
         leftOut(
-            WhatIfAnswer.verdict(reports, unserved, policy, "observed"),
+            WhatIfAnswer.verdict(
+                reports, unserved, all.stream().map(Again::gangWait).toList(), policy, "observed"),
             ObservedArrivals.unmodelledGpuPods(runs));
     Set<String> assumed = new LinkedHashSet<>();
     observed

@@ -46,6 +46,7 @@ class WhatIfAnswerTest {
     TimelineSettings settings = TimelineSettings.defaults().withSlos(day08.slos());
     List<ExperimentReport> reports = new ArrayList<>();
     List<WhatIfAnswer.Unserved> unserved = new ArrayList<>();
+    List<WhatIfAnswer.GangWait> gangWaits = new ArrayList<>();
     List<Double> breaches = new ArrayList<>();
     for (int k = 0; k < 3; k++) {
       List<WhatIf.Prediction> p =
@@ -56,13 +57,18 @@ class WhatIfAnswerTest {
               "day08", WhatIf.facts(control, p, "observed"), Duration.ofMinutes(10).toMillis());
       reports.add(r);
       unserved.add(WhatIfAnswer.unserved(p));
+      gangWaits.add(WhatIfAnswer.gangWait(p));
       breaches.add(r.row(WhatIf.PREDICTED, "interactive-inference").sloBreaches().mean());
     }
 
     List<String> one =
         WhatIfAnswer.verdict(
-            List.of(reports.get(0)), List.of(unserved.get(0)), treatment, "observed");
-    List<String> three = WhatIfAnswer.verdict(reports, unserved, treatment, "observed");
+            List.of(reports.get(0)),
+            List.of(unserved.get(0)),
+            List.of(gangWaits.get(0)),
+            treatment,
+            "observed");
+    List<String> three = WhatIfAnswer.verdict(reports, unserved, gangWaits, treatment, "observed");
 
     assertThat(three).hasSameSizeAs(one);
     assertThat(one).noneMatch(s -> s.contains("seeds"));
@@ -106,14 +112,50 @@ class WhatIfAnswerTest {
         ExperimentReport.of(
             "gangs", WhatIf.facts(control, p, "observed"), Duration.ofMinutes(10).toMillis());
 
+    WhatIfAnswer.GangWait gangWait = WhatIfAnswer.gangWait(p);
     List<String> verdict =
-        WhatIfAnswer.verdict(List.of(r), List.of(WhatIfAnswer.unserved(p)), treatment, "observed");
+        WhatIfAnswer.verdict(
+            List.of(r),
+            List.of(WhatIfAnswer.unserved(p)),
+            List.of(gangWait),
+            treatment,
+            "observed");
 
     assertThat(r.row("observed", "training").workloadKind()).isEqualTo("JobSet");
+    // both JobSets' gang waits of the control run, as its workload timelines say
+    double observed =
+        control.get(0).workloads().stream()
+            .filter(w -> w.getGangWaitGpuSeconds() != null)
+            .mapToDouble(w -> w.getGangWaitGpuSeconds())
+            .sum();
+    assertThat(observed).isPositive();
+    assertThat(gangWait.observed()).containsOnlyKeys("training");
+    assertThat(gangWait.observed().get("training")).isEqualTo(observed);
+    double predicted =
+        p.get(0).workloads().stream()
+            .filter(w -> w.getGangWaitGpuSeconds() != null)
+            .mapToDouble(w -> w.getGangWaitGpuSeconds())
+            .sum();
+    assertThat(gangWait.predicted()).containsEntry("training", predicted);
     assertThat(verdict)
         .filteredOn(s -> s.startsWith("training "))
         .singleElement()
-        .satisfies(s -> assertThat(s).contains("pending p95").doesNotContain("first OK request"));
+        .satisfies(
+            s ->
+                assertThat(s)
+                    .contains("pending p95")
+                    .doesNotContain("first OK request")
+                    .contains(
+                        String.format(
+                            Locale.ROOT,
+                            "its gangs held %.0f GPU-seconds idle waiting for their last pods"
+                                + " instead of %.0f.",
+                            predicted,
+                            observed)));
+    assertThat(verdict)
+        .filteredOn(s -> s.startsWith("embedding-batch "))
+        .singleElement()
+        .satisfies(s -> assertThat(s).doesNotContain("gang"));
   }
 
   private static Offset<Double> within() {
