@@ -72,6 +72,42 @@ class ChartTest {
     return all.stream();
   }
 
+  /**
+   * values.schema.json: Helm itself refuses a key the chart does not know (a typo would otherwise
+   * install silently with the defaults), a value outside its choices and one of the wrong type.
+   */
+  @Test
+  void shouldRefuseATypoAWrongChoiceAndAWrongTypeThroughTheValuesSchema(@TempDir Path scratch)
+      throws IOException {
+    Path typo = scratch.resolve("typo.yaml");
+    Files.writeString(typo, "stream:\n  replicas: 5\n");
+    assertThatThrownBy(
+            () ->
+                Chart.template(
+                    new Chart.Install("schedlens", "schedlens", List.of(typo), Map.of())))
+        .hasMessageContaining("schema")
+        .hasMessageContaining("stream");
+    Path nested = scratch.resolve("nested.yaml");
+    Files.writeString(nested, "streams:\n  replica: 5\n");
+    assertThatThrownBy(
+            () ->
+                Chart.template(
+                    new Chart.Install("schedlens", "schedlens", List.of(nested), Map.of())))
+        .hasMessageContaining("replica");
+    assertThatThrownBy(() -> Chart.template(Chart.Install.of().with("tls.mode", "automatic")))
+        .hasMessageContaining("schema")
+        .hasMessageContaining("tls");
+    assertThatThrownBy(() -> Chart.template(Chart.Install.of().with("export.format", "csv")))
+        .hasMessageContaining("format");
+    assertThatThrownBy(() -> Chart.template(Chart.Install.of().with("streams.replicas", "three")))
+        .hasMessageContaining("replicas");
+    assertThatThrownBy(
+            () ->
+                Chart.template(
+                    Chart.Install.of().with("collector.ownerKinds[0]", "jobsets.jobset.x-k8s.io")))
+        .hasMessageContaining("ownerKinds");
+  }
+
   @ParameterizedTest(name = "values: {0}")
   @MethodSource("lintedValues")
   void shouldLintStrictly(String example, @TempDir Path scratch) throws IOException {
@@ -440,8 +476,11 @@ class ChartTest {
 
   static Stream<Arguments> badValues() {
     return Stream.of(
-        Arguments.of("kafka.provider", "confluent", "kafka.provider must be strimzi or external"),
-        Arguments.of("tls.mode", "on", "tls.mode must be auto, cert-manager, secret or off"),
+        // refused by values.schema.json, in Helm's words
+        Arguments.of(
+            "kafka.provider", "confluent", "at '/kafka/provider': value must be one of 'strimzi'"),
+        Arguments.of("tls.mode", "on", "at '/tls/mode': value must be one of 'auto'"),
+        // refused by the templates: what a schema cannot say
         Arguments.of("kafka.provider", "external", "kafka.external.bootstrapServers is required"),
         Arguments.of("export.enabled", "true", "export.enabled writes files"),
         Arguments.of("dcgm.namespaces", "null", "dcgm.discovery needs dcgm.namespaces"));
