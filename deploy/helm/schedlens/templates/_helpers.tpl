@@ -168,3 +168,20 @@ schedlens-tls
 {{- fail "export.enabled writes files: give export.existingClaim (a PersistentVolumeClaim for export.to), or a jdbc: URL in export.to" -}}
 {{- end -}}
 {{- end }}
+
+{{/*
+The timeline pages and /api as people's browsers reach them, for the dashboards' data links:
+dashboards.pagesUrl, else the pages Ingress's host (it terminates TLS), else a port-forward to
+localhost:9471 (https when the streams app serves TLS).
+*/}}
+{{- define "schedlens.pagesUrl" -}}
+{{- if .Values.dashboards.pagesUrl -}}
+{{ .Values.dashboards.pagesUrl }}
+{{- else if .Values.pagesIngress.enabled -}}
+https://{{ .Values.pagesIngress.host }}
+{{- else if eq (include "schedlens.tlsMode" .) "off" -}}
+http://localhost:9471
+{{- else -}}
+https://localhost:9471
+{{- end -}}
+{{- end }}

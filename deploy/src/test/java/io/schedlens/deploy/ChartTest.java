@@ -323,15 +323,65 @@ class ChartTest {
         String file = f.getFileName().toString();
         ConfigMap cm = m.one(ConfigMap.class, "schedlens-dashboard-" + file.replace(".json", ""));
         assertThat(cm.getMetadata().getLabels()).containsEntry("grafana_dashboard", "1");
+        // unchanged but for the API link's default: the pages' address (a port-forward here)
         assertThat(Manifests.YAML.readTree(cm.getData().get(file)))
             .as(file + " unchanged")
-            .isEqualTo(Manifests.YAML.readTree(f.toFile()));
+            .isEqualTo(
+                Manifests.YAML.readTree(
+                    Files.readString(f)
+                        .replace(
+                            "\"http://schedlens-streams.schedlens:9471\"",
+                            "\"http://localhost:9471\"")));
       }
     }
     ConfigMap moved =
         Manifests.render(Chart.Install.of().with("dashboards.namespace", "monitoring"))
             .one(ConfigMap.class, "schedlens-dashboard-pipeline-health");
     assertThat(moved.getMetadata().getNamespace()).isEqualTo("monitoring");
+  }
+
+  /**
+   * The dashboards' data links open where a browser reaches the pages: the pages Ingress's host, a
+   * port-forward (https when TLS is on), or the values' addresses.
+   */
+  @Test
+  void shouldPointTheDashboardsLinksWhereABrowserReachesThePages() throws IOException {
+    assertThat(links(Chart.Install.of()))
+        .containsExactly("http://localhost:9471", "http://localhost:9471");
+    assertThat(links(Chart.Install.of().with("tls.mode", "cert-manager")))
+        .containsExactly("https://localhost:9471", "https://localhost:9471");
+    assertThat(links(Chart.Install.of("small", "pages-ingress")))
+        .containsExactly("https://schedlens.example.com", "https://schedlens.example.com");
+    assertThat(
+            links(
+                Chart.Install.of("pages-ingress")
+                    .with("dashboards.pagesUrl", "https://gpu.example.org/schedlens")
+                    .with("dashboards.apiUrl", "https://proxy.example.org/schedlens")))
+        .containsExactly(
+            "https://proxy.example.org/schedlens", "https://gpu.example.org/schedlens");
+  }
+
+  /** The on-call dashboard's api_url and schedlens_url: their query, current text and value. */
+  private static List<String> links(Chart.Install install) throws IOException {
+    ConfigMap cm =
+        Manifests.render(install)
+            .one(ConfigMap.class, "schedlens-dashboard-gpu-priority-preemption");
+    JsonNode board = Manifests.YAML.readTree(cm.getData().get("gpu-priority-preemption.json"));
+    List<String> out = new ArrayList<>();
+    for (String name : List.of("api_url", "schedlens_url")) {
+      JsonNode v = null;
+      for (JsonNode x : board.path("templating").path("list")) {
+        if (x.path("name").asText().equals(name)) {
+          v = x;
+        }
+      }
+      assertThat(v).as(name).isNotNull();
+      String query = v.path("query").asText();
+      assertThat(v.path("current").path("text").asText()).as(name).isEqualTo(query);
+      assertThat(v.path("current").path("value").asText()).as(name).isEqualTo(query);
+      out.add(query);
+    }
+    return out;
   }
 
   @Test
