@@ -185,3 +185,46 @@ http://localhost:9471
 https://localhost:9471
 {{- end -}}
 {{- end }}
+
+{{/*
+Where a component's pods run, from its values (collector, streams, export): priorityClassName,
+nodeSelector, tolerations, affinity, topologySpreadConstraints; nothing for an empty one.
+*/}}
+{{- define "schedlens.podPlacement" -}}
+{{- with .priorityClassName }}
+priorityClassName: {{ . }}
+{{- end }}
+{{- with .nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with .topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+A component's pod template metadata: the chart's labels, the values' podLabels (which must not
+repeat the chart's) and podAnnotations. (dict "name" "schedlens-collector" "v" .Values.collector
+"root" .)
+*/}}
+{{- define "schedlens.podMetadata" -}}
+labels:
+  {{- include "schedlens.componentLabels" (dict "name" .name "root" .root) | nindent 2 }}
+  {{- with .v.podLabels }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- with .v.podAnnotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end }}

@@ -1,0 +1,146 @@
+package io.schedlens.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.PodSpec;
+import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.StatefulSet;
+import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Where the chart's pods run, from values a platform team sets without forking the chart: a
+ * PriorityClass (the tool that watches preemption may need one itself), labels and annotations (a
+ * cost centre, a sidecar injector's switch), node selection, tolerations, affinity and spread.
+ */
+class ChartPlacementTest {
+
+  @Test
+  void shouldSpreadTheStreamsInstancesOverNodesAndZonesByDefault() throws IOException {
+    PodSpec streams = streams(Manifests.chart("production")).getSpec();
+    assertThat(streams.getTopologySpreadConstraints())
+        .singleElement()
+        .satisfies(
+            c -> {
+              assertThat(c.getTopologyKey()).isEqualTo("topology.kubernetes.io/zone");
+              assertThat(c.getWhenUnsatisfiable())
+                  .as("a single-zone cluster still schedules them")
+                  .isEqualTo("ScheduleAnyway");
+              assertThat(c.getLabelSelector().getMatchLabels())
+                  .containsEntry("app.kubernetes.io/name", "schedlens-streams");
+            });
+    assertThat(
+            streams
+                .getAffinity()
+                .getPodAntiAffinity()
+                .getPreferredDuringSchedulingIgnoredDuringExecution())
+        .singleElement()
+        .satisfies(
+            t ->
+                assertThat(t.getPodAffinityTerm().getTopologyKey())
+                    .isEqualTo("kubernetes.io/hostname"));
+    PodSpec collector = collector(Manifests.chart("production")).getSpec();
+    assertThat(collector.getPriorityClassName()).isNull();
+    assertThat(collector.getAffinity()).isNull();
+    assertThat(collector.getTopologySpreadConstraints()).isEmpty();
+  }
+
+  @Test
+  void shouldPlaceEachComponentsPodsAsItsValuesSay(@TempDir Path scratch) throws IOException {
+    Path values = scratch.resolve("placement.yaml");
+    Files.writeString(
+        values,
+        """
+        collector:
+          priorityClassName: platform-critical
+          podLabels: {team: platform}
+          podAnnotations: {cost-centre: "4711"}
+          nodeSelector: {node-role.example.com/system: "true"}
+          tolerations:
+            - {key: dedicated, operator: Equal, value: system, effect: NoSchedule}
+        streams:
+          priorityClassName: platform-high
+          podAnnotations: {sidecar.istio.io/inject: "false"}
+          affinity:
+            podAntiAffinity: null
+            nodeAffinity:
+              requiredDuringSchedulingIgnoredDuringExecution:
+                nodeSelectorTerms:
+                  - matchExpressions:
+                      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+          topologySpreadConstraints: []
+        export:
+          priorityClassName: batch-low
+          podLabels: {team: data}
+          tolerations:
+            - {key: spot, operator: Exists, effect: NoSchedule}
+        """);
+    Manifests m =
+        Manifests.render(
+            new Chart.Install(
+                "schedlens",
+                "schedlens",
+                List.of(Chart.example("production"), Chart.example("export-parquet"), values),
+                Map.of()));
+
+    PodTemplateSpec collector = collector(m);
+    assertThat(collector.getSpec().getPriorityClassName()).isEqualTo("platform-critical");
+    assertThat(collector.getMetadata().getLabels())
+        .containsEntry("team", "platform")
+        .containsEntry("app.kubernetes.io/name", "schedlens-collector");
+    assertThat(collector.getMetadata().getAnnotations()).containsEntry("cost-centre", "4711");
+    assertThat(collector.getSpec().getNodeSelector())
+        .containsEntry("node-role.example.com/system", "true");
+    assertThat(collector.getSpec().getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getValue()).isEqualTo("system"));
+
+    PodTemplateSpec streams = streams(m);
+    assertThat(streams.getSpec().getPriorityClassName()).isEqualTo("platform-high");
+    assertThat(streams.getMetadata().getAnnotations())
+        .containsEntry("sidecar.istio.io/inject", "false");
+    assertThat(streams.getSpec().getAffinity().getPodAntiAffinity())
+        .as("Helm merges maps: null removes the default's part")
+        .isNull();
+    assertThat(
+            streams
+                .getSpec()
+                .getAffinity()
+                .getNodeAffinity()
+                .getRequiredDuringSchedulingIgnoredDuringExecution()
+                .getNodeSelectorTerms())
+        .hasSize(1);
+    assertThat(streams.getSpec().getTopologySpreadConstraints())
+        .as("an empty list turns the spread off")
+        .extracting(TopologySpreadConstraint::getTopologyKey)
+        .isEmpty();
+
+    PodTemplateSpec export =
+        m.one(CronJob.class, "schedlens-export").getSpec().getJobTemplate().getSpec().getTemplate();
+    ObjectMeta meta = export.getMetadata();
+    assertThat(export.getSpec().getPriorityClassName()).isEqualTo("batch-low");
+    assertThat(meta.getLabels())
+        .containsEntry("team", "data")
+        .containsEntry("app.kubernetes.io/name", "schedlens-export");
+    assertThat(export.getSpec().getTolerations())
+        .singleElement()
+        .satisfies(t -> assertThat(t.getKey()).isEqualTo("spot"));
+  }
+
+  private static PodTemplateSpec collector(Manifests m) {
+    return m.one(Deployment.class, "schedlens-collector").getSpec().getTemplate();
+  }
+
+  private static PodTemplateSpec streams(Manifests m) {
+    return m.one(StatefulSet.class, "schedlens-streams").getSpec().getTemplate();
+  }
+}
