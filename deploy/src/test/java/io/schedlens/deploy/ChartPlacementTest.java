@@ -136,6 +136,52 @@ class ChartPlacementTest {
         .satisfies(t -> assertThat(t.getKey()).isEqualTo("spot"));
   }
 
+  /**
+   * Where the platform assigns users (OpenShift's restricted SCC), the security contexts are given
+   * without runAsUser, runAsGroup and fsGroup and replace the chart's whole; the pod still passes
+   * the restricted Pod Security Standard. Extra volumes and mounts come after the chart's own.
+   */
+  @Test
+  void shouldTakeSecurityContextsAndExtraVolumesFromValues(@TempDir Path scratch)
+      throws IOException {
+    Path values = scratch.resolve("openshift.yaml");
+    Files.writeString(
+        values,
+        """
+        collector:
+          podSecurityContext:
+            runAsNonRoot: true
+            seccompProfile: {type: RuntimeDefault}
+          extraVolumes:
+            - name: corp-ca
+              configMap: {name: corp-ca-bundle}
+          extraVolumeMounts:
+            - {name: corp-ca, mountPath: /etc/pki/corp, readOnly: true}
+        """);
+    Manifests m =
+        Manifests.render(
+            new Chart.Install(
+                "schedlens", "schedlens", List.of(Chart.example("production"), values), Map.of()));
+    PodSpec collector = collector(m).getSpec();
+    assertThat(collector.getSecurityContext().getRunAsUser()).isNull();
+    assertThat(collector.getSecurityContext().getFsGroup()).isNull();
+    assertThat(collector.getSecurityContext().getRunAsNonRoot()).isTrue();
+    assertThat(collector.getContainers().get(0).getSecurityContext().getReadOnlyRootFilesystem())
+        .as("the container's context is still the chart's")
+        .isTrue();
+    assertThat(PodSecurityStandard.restrictedViolations(collector)).isEmpty();
+    assertThat(collector.getVolumes())
+        .last()
+        .satisfies(v -> assertThat(v.getName()).isEqualTo("corp-ca"));
+    assertThat(collector.getContainers().get(0).getVolumeMounts())
+        .last()
+        .satisfies(v -> assertThat(v.getMountPath()).isEqualTo("/etc/pki/corp"));
+    PodSpec streams = streams(m).getSpec();
+    assertThat(streams.getSecurityContext().getRunAsUser())
+        .as("the streams app keeps the chart's")
+        .isEqualTo(65532L);
+  }
+
   private static PodTemplateSpec collector(Manifests m) {
     return m.one(Deployment.class, "schedlens-collector").getSpec().getTemplate();
   }
