@@ -182,6 +182,32 @@ class ChartPlacementTest {
         .isEqualTo(65532L);
   }
 
+  /**
+   * A large store restores for longer than ten minutes: the startup probe's patience is a value.
+   */
+  @Test
+  void shouldTakeProbeTimingsFromValues() throws IOException {
+    PodSpec defaults = streams(Manifests.chart("production")).getSpec();
+    assertThat(defaults.getContainers().get(0).getStartupProbe().getFailureThreshold())
+        .isEqualTo(120);
+    assertThat(defaults.getContainers().get(0).getStartupProbe().getHttpGet().getPath())
+        .isEqualTo("/healthz");
+    PodSpec patient =
+        streams(
+                Manifests.render(
+                    Chart.Install.of("production")
+                        .with("streams.probes.startup.failureThreshold", "360")
+                        .with("streams.probes.readiness.timeoutSeconds", "3")))
+            .getSpec();
+    assertThat(patient.getContainers().get(0).getStartupProbe().getFailureThreshold())
+        .isEqualTo(360);
+    assertThat(patient.getContainers().get(0).getStartupProbe().getPeriodSeconds()).isEqualTo(5);
+    assertThat(patient.getContainers().get(0).getReadinessProbe().getTimeoutSeconds()).isEqualTo(3);
+    PodSpec collector = collector(Manifests.chart("production")).getSpec();
+    assertThat(collector.getContainers().get(0).getLivenessProbe().getInitialDelaySeconds())
+        .isEqualTo(30);
+  }
+
   private static PodTemplateSpec collector(Manifests m) {
     return m.one(Deployment.class, "schedlens-collector").getSpec().getTemplate();
   }
