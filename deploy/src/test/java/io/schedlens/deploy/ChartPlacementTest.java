@@ -2,6 +2,7 @@ package io.schedlens.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -206,6 +207,54 @@ class ChartPlacementTest {
     PodSpec collector = collector(Manifests.chart("production")).getSpec();
     assertThat(collector.getContainers().get(0).getLivenessProbe().getInitialDelaySeconds())
         .isEqualTo(30);
+  }
+
+  /**
+   * The brokers placed as the platform places its stateful systems: racks from the nodes' zone
+   * label (a partition's replicas in different zones), a PriorityClass, tolerations; the objects
+   * still bind to Strimzi's v1 model.
+   */
+  @Test
+  void shouldPlaceTheKafkaBrokersWithRacks(@TempDir Path scratch) throws IOException {
+    Path values = scratch.resolve("kafka.yaml");
+    Files.writeString(
+        values,
+        """
+        kafka:
+          strimzi:
+            rack: {topologyKey: topology.kubernetes.io/zone}
+            priorityClassName: platform-high
+            tolerations:
+              - {key: dedicated, operator: Equal, value: kafka, effect: NoSchedule}
+        """);
+    List<JsonNode> docs =
+        Manifests.documents(
+            Chart.template(
+                new Chart.Install(
+                    "schedlens",
+                    "schedlens",
+                    List.of(Chart.example("production"), values),
+                    Map.of())));
+    JsonNode kafka = kind(docs, "Kafka");
+    assertThat(kafka.at("/spec/kafka/rack/topologyKey").asText())
+        .isEqualTo("topology.kubernetes.io/zone");
+    JsonNode pool = kind(docs, "KafkaNodePool");
+    assertThat(pool.at("/spec/template/pod/priorityClassName").asText()).isEqualTo("platform-high");
+    assertThat(pool.at("/spec/template/pod/tolerations/0/value").asText()).isEqualTo("kafka");
+    for (JsonNode d : List.of(kafka, pool)) {
+      assertThat(ChartSchemas.strimzi(d.path("apiVersion").asText(), d.path("kind").asText(), d))
+          .isEmpty();
+    }
+    JsonNode plain =
+        kind(Manifests.documents(Chart.template(Chart.Install.of("production"))), "Kafka");
+    assertThat(plain.at("/spec/kafka/rack").isMissingNode()).as("no racks by default").isTrue();
+  }
+
+  private static JsonNode kind(List<JsonNode> docs, String kind) {
+    return docs.stream()
+        .filter(d -> d.path("kind").asText().equals(kind))
+        .findFirst()
+        .orElseThrow();
   }
 
   private static PodTemplateSpec collector(Manifests m) {
