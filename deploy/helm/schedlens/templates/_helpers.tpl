@@ -228,3 +228,11 @@ annotations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end }}
+
+{{/*
+A component's ServiceAccount name: its serviceAccount.name, else the chart's name for it.
+(dict "v" .Values.collector.serviceAccount "default" "schedlens-collector")
+*/}}
+{{- define "schedlens.serviceAccountName" -}}
+{{- .v.name | default .default -}}
+{{- end }}

@@ -6,10 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
+import io.fabric8.kubernetes.api.model.ServiceAccount;
 import io.fabric8.kubernetes.api.model.TopologySpreadConstraint;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.apps.StatefulSet;
 import io.fabric8.kubernetes.api.model.batch.v1.CronJob;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.RoleBinding;
+import io.fabric8.kubernetes.api.model.rbac.Subject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -255,6 +259,50 @@ class ChartPlacementTest {
         .filter(d -> d.path("kind").asText().equals(kind))
         .findFirst()
         .orElseThrow();
+  }
+
+  /**
+   * Workload identity: the collector runs as an existing ServiceAccount the platform's IAM binds,
+   * which the chart's RBAC then binds; the streams app's carries the cloud's annotation.
+   */
+  @Test
+  void shouldRunAsTheServiceAccountsTheValuesName(@TempDir Path scratch) throws IOException {
+    Path values = scratch.resolve("identity.yaml");
+    Files.writeString(
+        values,
+        """
+        collector:
+          serviceAccount: {create: false, name: gpu-observer}
+        streams:
+          serviceAccount:
+            annotations: {iam.gke.io/gcp-service-account: schedlens@example.iam.gserviceaccount.com}
+        """);
+    Manifests m =
+        Manifests.render(
+            new Chart.Install(
+                "schedlens", "schedlens", List.of(Chart.example("production"), values), Map.of()));
+    assertThat(collector(m).getSpec().getServiceAccountName()).isEqualTo("gpu-observer");
+    assertThat(m.all(ServiceAccount.class))
+        .extracting(a -> a.getMetadata().getName())
+        .containsExactly("schedlens-streams");
+    assertThat(m.all(ClusterRoleBinding.class))
+        .isNotEmpty()
+        .allSatisfy(
+            b ->
+                assertThat(b.getSubjects())
+                    .extracting(Subject::getName)
+                    .containsExactly("gpu-observer"));
+    assertThat(m.all(RoleBinding.class))
+        .filteredOn(b -> b.getMetadata().getName().startsWith("schedlens-collector"))
+        .isNotEmpty()
+        .allSatisfy(
+            b ->
+                assertThat(b.getSubjects())
+                    .extracting(Subject::getName)
+                    .containsExactly("gpu-observer"));
+    assertThat(m.one(ServiceAccount.class, "schedlens-streams").getMetadata().getAnnotations())
+        .containsKey("iam.gke.io/gcp-service-account");
+    assertThat(streams(m).getSpec().getServiceAccountName()).isEqualTo("schedlens-streams");
   }
 
   private static PodTemplateSpec collector(Manifests m) {
