@@ -303,6 +303,33 @@ class ChartPlacementTest {
     assertThat(m.one(ServiceAccount.class, "schedlens-streams").getMetadata().getAnnotations())
         .containsKey("iam.gke.io/gcp-service-account");
     assertThat(streams(m).getSpec().getServiceAccountName()).isEqualTo("schedlens-streams");
+
+    PodSpec export =
+        Manifests.render(
+                Chart.Install.of("production", "export-parquet")
+                    .with("export.serviceAccount.create", "true")
+                    .with(
+                        "export.serviceAccount.annotations.eks\\.amazonaws\\.com/role-arn",
+                        "arn:aws:iam::1:role/x"))
+            .one(CronJob.class, "schedlens-export")
+            .getSpec()
+            .getJobTemplate()
+            .getSpec()
+            .getTemplate()
+            .getSpec();
+    assertThat(export.getServiceAccountName()).isEqualTo("schedlens-export");
+    assertThat(export.getAutomountServiceAccountToken()).isFalse();
+    assertThat(
+            Manifests.chart("production", "export-parquet")
+                .one(CronJob.class, "schedlens-export")
+                .getSpec()
+                .getJobTemplate()
+                .getSpec()
+                .getTemplate()
+                .getSpec()
+                .getServiceAccountName())
+        .as("the namespace's default unless asked")
+        .isNull();
   }
 
   private static PodTemplateSpec collector(Manifests m) {
