@@ -334,10 +334,24 @@ class ChartTest {
                             "\"http://localhost:9471\"")));
       }
     }
+    assertThat(
+            m.one(ConfigMap.class, "schedlens-dashboard-pipeline-health")
+                .getMetadata()
+                .getAnnotations())
+        .containsEntry("grafana_folder", "schedlens");
     ConfigMap moved =
-        Manifests.render(Chart.Install.of().with("dashboards.namespace", "monitoring"))
+        Manifests.render(
+                Chart.Install.of()
+                    .with("dashboards.namespace", "monitoring")
+                    .with("dashboards.annotations.grafana_folder", "null")
+                    .with(
+                        "dashboards.annotations.k8s-sidecar-target-directory",
+                        "/tmp/dashboards/gpu"))
             .one(ConfigMap.class, "schedlens-dashboard-pipeline-health");
     assertThat(moved.getMetadata().getNamespace()).isEqualTo("monitoring");
+    assertThat(moved.getMetadata().getAnnotations())
+        .as("the folder under the key the sidecar reads")
+        .containsExactly(Map.entry("k8s-sidecar-target-directory", "/tmp/dashboards/gpu"));
   }
 
   /**
