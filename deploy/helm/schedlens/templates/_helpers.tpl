@@ -167,6 +167,12 @@ schedlens-tls
 {{- if and .Values.export.enabled (not (hasPrefix "jdbc:" .Values.export.to)) (empty .Values.export.existingClaim) -}}
 {{- fail "export.enabled writes files: give export.existingClaim (a PersistentVolumeClaim for export.to), or a jdbc: URL in export.to" -}}
 {{- end -}}
+{{- range $c := list "collector" "streams" -}}
+{{- $sa := (index $.Values $c).serviceAccount -}}
+{{- if and (not $sa.create) (empty $sa.name) -}}
+{{- fail (printf "%s.serviceAccount.create is false: name the existing ServiceAccount in %s.serviceAccount.name, or let the chart create one" $c $c) -}}
+{{- end -}}
+{{- end -}}
 {{- end }}
 
 {{/*

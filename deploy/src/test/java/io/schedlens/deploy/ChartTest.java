@@ -547,7 +547,11 @@ class ChartTest {
         // refused by the templates: what a schema cannot say
         Arguments.of("kafka.provider", "external", "kafka.external.bootstrapServers is required"),
         Arguments.of("export.enabled", "true", "export.enabled writes files"),
-        Arguments.of("dcgm.namespaces", "null", "dcgm.discovery needs dcgm.namespaces"));
+        Arguments.of("dcgm.namespaces", "null", "dcgm.discovery needs dcgm.namespaces"),
+        Arguments.of(
+            "streams.serviceAccount.create",
+            "false",
+            "streams.serviceAccount.create is false: name the existing ServiceAccount"));
   }
 
   @ParameterizedTest(name = "{0}={1}")
