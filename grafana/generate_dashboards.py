@@ -13,6 +13,13 @@ OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "dashboards")
 DS = {"type": "prometheus", "uid": "${datasource}"}
 
 POD = 'namespace=~"$namespace", priority_class=~"$priority_class", arm=~"$arm"'
+# The Kafka cluster of this release: the chart's PodMonitor copies the brokers' and the exporter's
+# strimzi.io/cluster pod label onto their series, and renders the variable from its clusterName.
+KAFKA = 'strimzi_io_cluster="$kafka_cluster"'
+KAFKA_VAR = {"type": "constant", "name": "kafka_cluster", "label": "Kafka cluster", "hide": 2,
+             "query": "schedlens", "current": {"text": "schedlens", "value": "schedlens"},
+             "description": "The Strimzi Kafka cluster whose brokers the Kafka panels show (its "
+                            "strimzi_io_cluster label)."}
 API = "${api_url}/api/pods"
 WORKLOADS_API = "${api_url}/api/workloads"
 # The timeline pages, for people: the index filtered like the panel (a browser-reachable URL).
@@ -463,27 +470,27 @@ def pipeline():
     # rules in deploy/helm/schedlens/files/kafka-metrics-config.yml.
     b.row("Kafka brokers")
     b.add(stat("Under-replicated partitions", "Partitions with fewer in-sync replicas than replicas: a broker is down or slow.",
-               [target("sum(kafka_server_replicamanager_underreplicatedpartitions)", "", instant=True)],
+               [target(f'sum(kafka_server_replicamanager_underreplicatedpartitions{{{KAFKA}}})', "", instant=True)],
                thresholds=[(1, "red")]), w=6)
     b.add(stat("Offline partitions", "Partitions without a leader: writes to them fail.",
-               [target("max(kafka_controller_kafkacontroller_offlinepartitionscount)", "", instant=True)],
+               [target(f'max(kafka_controller_kafkacontroller_offlinepartitionscount{{{KAFKA}}})', "", instant=True)],
                thresholds=[(1, "red")]), w=6)
     b.add(stat("Active controller", "Exactly one.",
-               [target("sum(kafka_controller_kafkacontroller_activecontrollercount)", "", instant=True)],
+               [target(f'sum(kafka_controller_kafkacontroller_activecontrollercount{{{KAFKA}}})', "", instant=True)],
                thresholds=[(0, "red"), (1, "green"), (2, "red")]), w=6)
     b.add(stat("Brokers", "Brokers the exporter sees.",
-               [target("max(kafka_brokers)", "", instant=True)]), w=6)
+               [target(f'max(kafka_brokers{{{KAFKA}}})', "", instant=True)]), w=6)
     b.add(timeseries("Consumer group lag", "Records behind, per schedlens consumer group (kafkaExporter).",
-                     [target('sum by (consumergroup) (kafka_consumergroup_lag{consumergroup=~"schedlens.*"})',
+                     [target(f'sum by (consumergroup) (kafka_consumergroup_lag{{{KAFKA}, consumergroup=~"schedlens.*"}})',
                              "{{consumergroup}}")]), w=12)
     b.add(timeseries("Bytes in and out per broker", "From the brokers' JMX metrics.",
-                     [target("sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesin_total[$__rate_interval]))",
+                     [target(f'sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesin_total{{{KAFKA}}}[$__rate_interval]))',
                              "in {{pod}}"),
-                      target("sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesout_total[$__rate_interval]))",
+                      target(f'sum by (pod) (rate(kafka_server_brokertopicmetrics_bytesout_total{{{KAFKA}}}[$__rate_interval]))',
                              "out {{pod}}", ref="B")], unit="Bps"), w=12)
     return dashboard("schedlens-pipeline", "schedlens pipeline health",
                      "Is schedlens itself keeping up and losing nothing?", b.finish(),
-                     variables(pod_vars=False), tags=["pipeline"])
+                     variables([KAFKA_VAR], pod_vars=False), tags=["pipeline"])
 
 
 def main():

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.marcnuri.helm.LintResult;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.Container;
@@ -373,6 +374,39 @@ class ChartTest {
                     .with("dashboards.apiUrl", "https://proxy.example.org/schedlens")))
         .containsExactly(
             "https://proxy.example.org/schedlens", "https://gpu.example.org/schedlens");
+  }
+
+  /**
+   * The pipeline dashboard's Kafka panels show this release's Strimzi cluster: its hidden
+   * kafka_cluster variable is the chart's clusterName, matched by the label the PodMonitor copies
+   * from the brokers' pods; nothing else of the dashboard changes.
+   */
+  @Test
+  void shouldScopeTheKafkaPanelsToTheReleasesCluster() throws IOException {
+    Manifests m =
+        Manifests.render(Chart.Install.of().with("kafka.strimzi.clusterName", "gpu-kafka"));
+    JsonNode board =
+        Manifests.YAML.readTree(
+            m.one(ConfigMap.class, "schedlens-dashboard-pipeline-health")
+                .getData()
+                .get("pipeline-health.json"));
+    JsonNode file =
+        Manifests.YAML.readTree(
+            Files.readString(Repository.path("grafana/dashboards/pipeline-health.json"))
+                .replace(
+                    "\"http://schedlens-streams.schedlens:9471\"", "\"http://localhost:9471\""));
+    for (JsonNode v : file.path("templating").path("list")) {
+      if (v.path("name").asText().equals("kafka_cluster")) {
+        ((ObjectNode) v).put("query", "gpu-kafka");
+        ((ObjectNode) v.path("current")).put("text", "gpu-kafka").put("value", "gpu-kafka");
+      }
+    }
+    assertThat(board).isEqualTo(file);
+    assertThat(board.toString()).contains("strimzi_io_cluster=\\\"$kafka_cluster\\\"");
+    GenericKubernetesResource monitor = m.custom("PodMonitor").get(0);
+    assertThat(KUBE.asJson(monitor))
+        .contains("__meta_kubernetes_pod_label_strimzi_io_cluster")
+        .contains("\"targetLabel\":\"strimzi_io_cluster\"");
   }
 
   /** The on-call dashboard's api_url and schedlens_url: their query, current text and value. */

@@ -173,6 +173,7 @@ final class ScrapedDemo implements AutoCloseable {
     v.put("arm", ".*");
     v.put("serving_kind", "Deployment|StatefulSet");
     v.put("batch_kind", "Job");
+    v.put("kafka_cluster", "schedlens");
     return v;
   }
 
