@@ -17,6 +17,7 @@ import io.fabric8.kubernetes.api.model.rbac.Subject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -61,41 +62,36 @@ class ChartPlacementTest {
 
   @Test
   void shouldPlaceEachComponentsPodsAsItsValuesSay(@TempDir Path scratch) throws IOException {
-    Path values = scratch.resolve("placement.yaml");
-    Files.writeString(
-        values,
-        """
-        collector:
-          priorityClassName: platform-critical
-          podLabels: {team: platform}
-          podAnnotations: {cost-centre: "4711"}
-          nodeSelector: {node-role.example.com/system: "true"}
-          tolerations:
-            - {key: dedicated, operator: Equal, value: system, effect: NoSchedule}
-        streams:
-          priorityClassName: platform-high
-          podAnnotations: {sidecar.istio.io/inject: "false"}
-          affinity:
-            podAntiAffinity: null
-            nodeAffinity:
-              requiredDuringSchedulingIgnoredDuringExecution:
-                nodeSelectorTerms:
-                  - matchExpressions:
-                      - {key: kubernetes.io/arch, operator: In, values: [amd64]}
-          topologySpreadConstraints: []
-        export:
-          priorityClassName: batch-low
-          podLabels: {team: data}
-          tolerations:
-            - {key: spot, operator: Exists, effect: NoSchedule}
-        """);
-    Manifests m =
-        Manifests.render(
-            new Chart.Install(
-                "schedlens",
-                "schedlens",
-                List.of(Chart.example("production"), Chart.example("export-parquet"), values),
-                Map.of()));
+    Chart.Install install =
+        withValues(
+            scratch,
+            """
+            collector:
+              priorityClassName: platform-critical
+              podLabels: {team: platform}
+              podAnnotations: {cost-centre: "4711"}
+              nodeSelector: {node-role.example.com/system: "true"}
+              tolerations:
+                - {key: dedicated, operator: Equal, value: system, effect: NoSchedule}
+            streams:
+              priorityClassName: platform-high
+              podAnnotations: {sidecar.istio.io/inject: "false"}
+              affinity:
+                podAntiAffinity: null
+                nodeAffinity:
+                  requiredDuringSchedulingIgnoredDuringExecution:
+                    nodeSelectorTerms:
+                      - matchExpressions:
+                          - {key: kubernetes.io/arch, operator: In, values: [amd64]}
+              topologySpreadConstraints: []
+            export:
+              priorityClassName: batch-low
+              podLabels: {team: data}
+              tolerations:
+                - {key: spot, operator: Exists, effect: NoSchedule}
+            """,
+            "export-parquet");
+    Manifests m = Manifests.render(install);
 
     PodTemplateSpec collector = collector(m);
     assertThat(collector.getSpec().getPriorityClassName()).isEqualTo("platform-critical");
@@ -149,24 +145,21 @@ class ChartPlacementTest {
   @Test
   void shouldTakeSecurityContextsAndExtraVolumesFromValues(@TempDir Path scratch)
       throws IOException {
-    Path values = scratch.resolve("openshift.yaml");
-    Files.writeString(
-        values,
-        """
-        collector:
-          podSecurityContext:
-            runAsNonRoot: true
-            seccompProfile: {type: RuntimeDefault}
-          extraVolumes:
-            - name: corp-ca
-              configMap: {name: corp-ca-bundle}
-          extraVolumeMounts:
-            - {name: corp-ca, mountPath: /etc/pki/corp, readOnly: true}
-        """);
-    Manifests m =
-        Manifests.render(
-            new Chart.Install(
-                "schedlens", "schedlens", List.of(Chart.example("production"), values), Map.of()));
+    Chart.Install install =
+        withValues(
+            scratch,
+            """
+            collector:
+              podSecurityContext:
+                runAsNonRoot: true
+                seccompProfile: {type: RuntimeDefault}
+              extraVolumes:
+                - name: corp-ca
+                  configMap: {name: corp-ca-bundle}
+              extraVolumeMounts:
+                - {name: corp-ca, mountPath: /etc/pki/corp, readOnly: true}
+            """);
+    Manifests m = Manifests.render(install);
     PodSpec collector = collector(m).getSpec();
     assertThat(collector.getSecurityContext().getRunAsUser()).isNull();
     assertThat(collector.getSecurityContext().getFsGroup()).isNull();
@@ -220,25 +213,18 @@ class ChartPlacementTest {
    */
   @Test
   void shouldPlaceTheKafkaBrokersWithRacks(@TempDir Path scratch) throws IOException {
-    Path values = scratch.resolve("kafka.yaml");
-    Files.writeString(
-        values,
-        """
-        kafka:
-          strimzi:
-            rack: {topologyKey: topology.kubernetes.io/zone}
-            priorityClassName: platform-high
-            tolerations:
-              - {key: dedicated, operator: Equal, value: kafka, effect: NoSchedule}
-        """);
-    List<JsonNode> docs =
-        Manifests.documents(
-            Chart.template(
-                new Chart.Install(
-                    "schedlens",
-                    "schedlens",
-                    List.of(Chart.example("production"), values),
-                    Map.of())));
+    Chart.Install install =
+        withValues(
+            scratch,
+            """
+            kafka:
+              strimzi:
+                rack: {topologyKey: topology.kubernetes.io/zone}
+                priorityClassName: platform-high
+                tolerations:
+                  - {key: dedicated, operator: Equal, value: kafka, effect: NoSchedule}
+            """);
+    List<JsonNode> docs = Manifests.documents(Chart.template(install));
     JsonNode kafka = kind(docs, "Kafka");
     assertThat(kafka.at("/spec/kafka/rack/topologyKey").asText())
         .isEqualTo("topology.kubernetes.io/zone");
@@ -267,20 +253,17 @@ class ChartPlacementTest {
    */
   @Test
   void shouldRunAsTheServiceAccountsTheValuesName(@TempDir Path scratch) throws IOException {
-    Path values = scratch.resolve("identity.yaml");
-    Files.writeString(
-        values,
-        """
-        collector:
-          serviceAccount: {create: false, name: gpu-observer}
-        streams:
-          serviceAccount:
-            annotations: {iam.gke.io/gcp-service-account: schedlens@example.iam.gserviceaccount.com}
-        """);
-    Manifests m =
-        Manifests.render(
-            new Chart.Install(
-                "schedlens", "schedlens", List.of(Chart.example("production"), values), Map.of()));
+    Chart.Install install =
+        withValues(
+            scratch,
+            """
+            collector:
+              serviceAccount: {create: false, name: gpu-observer}
+            streams:
+              serviceAccount:
+                annotations: {iam.gke.io/gcp-service-account: schedlens@example.iam.gserviceaccount.com}
+            """);
+    Manifests m = Manifests.render(install);
     assertThat(collector(m).getSpec().getServiceAccountName()).isEqualTo("gpu-observer");
     assertThat(m.all(ServiceAccount.class))
         .extracting(a -> a.getMetadata().getName())
@@ -330,6 +313,21 @@ class ChartPlacementTest {
                 .getServiceAccountName())
         .as("the namespace's default unless asked")
         .isNull();
+  }
+
+  /**
+   * The production example with {@code yaml} as one more values file, written to {@code scratch}.
+   */
+  private static Chart.Install withValues(Path scratch, String yaml, String... more)
+      throws IOException {
+    Path values = Files.writeString(Files.createTempFile(scratch, "values-", ".yaml"), yaml);
+    List<Path> files = new ArrayList<>();
+    files.add(Chart.example("production"));
+    for (String e : more) {
+      files.add(Chart.example(e));
+    }
+    files.add(values);
+    return new Chart.Install("schedlens", "schedlens", files, Map.of());
   }
 
   private static PodTemplateSpec collector(Manifests m) {
