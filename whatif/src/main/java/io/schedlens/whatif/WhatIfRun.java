@@ -107,7 +107,10 @@ public final class WhatIfRun {
       Policy policy,
       Map<String, RecordedCheckpoints.Interval> filledCheckpoints) {}
 
-  /** One further prediction, reduced to the predicted pods' facts and the unserved requests. */
+  /**
+   * One further prediction, reduced to the predicted pods' facts, the unserved requests and the
+   * gangs' wait.
+   */
   private record Again(
       List<PodFacts> facts, WhatIfAnswer.Unserved unserved, WhatIfAnswer.GangWait gangWait) {}
 
