@@ -18,6 +18,16 @@ import java.util.stream.Collectors;
 public enum DisruptionCause {
   /** The scheduler preempted the pod for a higher-priority one (PreemptionByScheduler). */
   PREEMPTION("preemption"),
+  /**
+   * Kueue preempted the pod's Workload (Evicted, reason Preempted): within its ClusterQueue, to
+   * reclaim quota in its cohort, or for fair sharing. Its Job is suspended and its pods deleted.
+   */
+  QUEUE_PREEMPTION("queue-preemption"),
+  /**
+   * Kueue evicted the pod's Workload for another reason: PodsReadyTimeout, AdmissionCheck, a
+   * stopped or deactivated queue or Workload, node failures.
+   */
+  QUEUE_EVICTION("queue-eviction"),
   /** The kubelet preempted it to admit a critical pod (status reason Preempting). */
   CRITICAL_POD_ADMISSION("critical-pod-admission"),
   /** The kubelet evicted it under node pressure (Evicted, TerminationByKubelet). */

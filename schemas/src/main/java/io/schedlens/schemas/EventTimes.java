@@ -4,6 +4,8 @@ import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.ContainerStatus;
 import io.schedlens.avro.PodCondition;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.QueueCondition;
+import io.schedlens.avro.QueueWorkload;
 
 /**
  * The event time of each wire record: when the fact it reports happened, as Kubernetes, DCGM or the
@@ -25,6 +27,20 @@ public final class EventTimes {
     t = max(t, e.getEventTime());
     t = max(t, e.getFirstTimestamp());
     return t > 0 ? t : e.getObservedAt();
+  }
+
+  /**
+   * The time of the latest fact a Kueue Workload's observation tells: its latest condition
+   * transition, else its creation.
+   */
+  public static long latestFact(QueueWorkload w) {
+    long t = w.getCreatedAt();
+    for (QueueCondition c : w.getConditions()) {
+      if (c.getLastTransitionTime() != null) {
+        t = Math.max(t, c.getLastTransitionTime());
+      }
+    }
+    return t;
   }
 
   /**

@@ -41,7 +41,8 @@ public final class OutputSchemas {
               "firstOkRequestAt",
               "terminatedAt",
               "preemptedAt",
-              "updatedAt"),
+              "updatedAt",
+              "admittedAt"),
           "Disruption",
           Set.of("at"),
           "PodPoint",
@@ -55,6 +56,10 @@ public final class OutputSchemas {
           "Recovery",
           Set.of("at", "scheduledAt", "readyAt", "firstOkAt"),
           "Preemption",
+          Set.of("at"),
+          "QueueAdmission",
+          Set.of("admittedAt", "waitSince"),
+          "QueueEviction",
           Set.of("at"));
 
   /** The output records, by name. */

@@ -2,8 +2,11 @@ package io.schedlens.timeline;
 
 import io.schedlens.avro.OwnerReference;
 import io.schedlens.avro.PodRef;
+import io.schedlens.avro.QueueAdmission;
+import io.schedlens.avro.QueueEviction;
 import io.schedlens.avro.TopController;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.avro.internal.WorkloadStatus;
 import io.schedlens.base.DisruptionCause;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -161,6 +164,16 @@ final class PodState {
 
   void scheduledByCondition(Long at) {
     s.getLifecycle().setScheduledConditionAt(min(s.getLifecycle().getScheduledConditionAt(), at));
+  }
+
+  /** The pod was held by scheduling gates from {@code at} (PodScheduled reason SchedulingGated). */
+  void gated(Long at) {
+    s.getLifecycle().setGatedAt(min(s.getLifecycle().getGatedAt(), at));
+  }
+
+  /** The PodScheduled condition moved on from its gates at {@code at}. */
+  void ungated(Long at) {
+    s.getLifecycle().setUngatedAt(min(s.getLifecycle().getUngatedAt(), at));
   }
 
   void scheduledByEvent(long at) {
@@ -356,6 +369,50 @@ final class PodState {
     w.setWorkloadCompletedAt(completed);
     w.setWorkloadPreemptions(all.size());
     w.setWorkloadCompleted(completed != null);
+    return true;
+  }
+
+  /** What the workload stage told: whether the pod's story changed. */
+  boolean workloadTold(WorkloadStatus w) {
+    boolean queue = queueTold(w.getQueueAdmissions(), w.getQueueEvictions());
+    if (w.getRolledOutAt() != null) {
+      return rolledOut(w.getRolledOutAt()) || queue;
+    }
+    // The workload stage sends its whole list each time, in order: the latest is the fullest.
+    List<Long> all = new ArrayList<>(w.getPreemptedAt());
+    all.sort(null);
+    if (all.isEmpty() && w.getPreemptions() > 0) {
+      // an older stage that told only a count: the count, at no particular time
+      for (int i = 0; i < w.getPreemptions(); i++) {
+        all.add(Long.MIN_VALUE);
+      }
+    }
+    Long completed = w.getCompletedAt();
+    if (completed == null && w.getCompleted()) {
+      completed = Long.MIN_VALUE; // an older stage that told no time: completed, long ago
+    }
+    return workloadFared(all, completed) || queue;
+  }
+
+  /**
+   * The workload stage told the Kueue admissions and evictions of the pod's workload: merged into
+   * what it told before, so that the order of its messages does not matter.
+   */
+  boolean queueTold(List<QueueAdmission> admissions, List<QueueEviction> evictions) {
+    var w = s.getWorkload();
+    List<QueueAdmission> a = w.getQueueAdmissions();
+    for (QueueAdmission x : admissions) {
+      a = QueueAdmissions.with(a, x);
+    }
+    List<QueueEviction> e = w.getQueueEvictions();
+    for (QueueEviction x : evictions) {
+      e = QueueAdmissions.with(e, x);
+    }
+    if (a.equals(w.getQueueAdmissions()) && e.equals(w.getQueueEvictions())) {
+      return false;
+    }
+    w.setQueueAdmissions(a);
+    w.setQueueEvictions(e);
     return true;
   }
 

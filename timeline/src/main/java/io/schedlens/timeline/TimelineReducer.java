@@ -44,6 +44,9 @@ public final class TimelineReducer {
   static final int BY_RELATED = 4;
   static final int BY_PREEMPTOR_ITSELF = 5;
 
+  /** The PodScheduled reason while scheduling gates hold a pod (KEP-3521). */
+  static final String GATED = "SchedulingGated";
+
   private final TimelineSettings settings;
 
   public TimelineReducer(TimelineSettings settings) {
@@ -141,6 +144,11 @@ public final class TimelineReducer {
       boolean isTrue = "True".equals(c.getStatus());
       switch (c.getType()) {
         case "PodScheduled" -> {
+          if (GATED.equals(c.getReason())) {
+            p.gated(t);
+          } else {
+            p.ungated(t);
+          }
           if (isTrue) {
             p.scheduledByCondition(t);
           } else if ("Unschedulable".equals(c.getReason()) && c.getMessage() != null && t != null) {
@@ -474,23 +482,7 @@ public final class TimelineReducer {
    * cause inferred there, kept apart from the pod's own evidence).
    */
   public Change apply(TimelineState s, WorkloadStatus w) {
-    if (w.getRolledOutAt() != null) {
-      return new PodState(s).rolledOut(w.getRolledOutAt()) ? Change.story(List.of()) : Change.NONE;
-    }
-    // The workload stage sends its whole list each time, in order: the latest is the fullest.
-    List<Long> all = new ArrayList<>(w.getPreemptedAt());
-    all.sort(null);
-    if (all.isEmpty() && w.getPreemptions() > 0) {
-      // an older stage that told only a count: the count, at no particular time
-      for (int i = 0; i < w.getPreemptions(); i++) {
-        all.add(Long.MIN_VALUE);
-      }
-    }
-    Long completed = w.getCompletedAt();
-    if (completed == null && w.getCompleted()) {
-      completed = Long.MIN_VALUE; // an older stage that told no time: completed, long ago
-    }
-    return new PodState(s).workloadFared(all, completed) ? Change.story(List.of()) : Change.NONE;
+    return new PodState(s).workloadTold(w) ? Change.story(List.of()) : Change.NONE;
   }
 
   // ---------------------------------------------------------------- helpers

@@ -45,7 +45,9 @@ record TimelineStory(
     PodRef preemptor,
     List<String> victims,
     String disruptionCause,
-    Long disruptionAt) {
+    Long disruptionAt,
+    Long gatedAt,
+    Long ungatedAt) {
 
   /** The story a state tells now. */
   static TimelineStory of(TimelineState s) {
@@ -88,7 +90,9 @@ record TimelineStory(
             : PodRef.newBuilder(disruption.getPreemptor()).build(),
         disruption.getVictims() == null ? null : new ArrayList<>(disruption.getVictims()),
         disruption.getDisruptionCause(),
-        disruption.getDisruptionAt());
+        disruption.getDisruptionAt(),
+        life.getGatedAt(),
+        life.getUngatedAt());
   }
 
   private static <V> Map<String, V> copy(Map<String, V> m) {

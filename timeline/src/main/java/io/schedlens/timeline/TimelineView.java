@@ -5,10 +5,13 @@ import io.schedlens.avro.Disruption;
 import io.schedlens.avro.PodRef;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.Preemption;
+import io.schedlens.avro.QueueAdmission;
+import io.schedlens.avro.QueueEviction;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
+import io.schedlens.schemas.KueueNames;
 import java.util.ArrayList;
 import java.util.TreeMap;
 
@@ -82,7 +85,7 @@ public final class TimelineView {
       return SUCCEEDED;
     }
     DisruptionCause cause = cause(s);
-    if (cause == DisruptionCause.PREEMPTION) {
+    if (cause == DisruptionCause.PREEMPTION || cause == DisruptionCause.QUEUE_PREEMPTION) {
       return PREEMPTED;
     }
     if (cause != null && cause != DisruptionCause.DELETION && cause != DisruptionCause.ROLLOUT) {
@@ -106,16 +109,52 @@ public final class TimelineView {
    * the workload stage found; the one that decides by {@link DisruptionCause#decidesOver}.
    */
   static DisruptionCause cause(TimelineState s) {
-    DisruptionCause own = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
+    DisruptionCause cause = DisruptionCause.ofNullable(s.getDisruption().getDisruptionCause());
+    Long at = s.getDisruption().getDisruptionAt();
     Long rolled = s.getDisruption().getRolledOutAt();
-    if (rolled == null) {
-      return own;
+    if (rolled != null
+        && (cause == null || DisruptionCause.ROLLOUT.decidesOver(rolled, cause, at))) {
+      cause = DisruptionCause.ROLLOUT;
+      at = rolled;
     }
-    if (own == null
-        || DisruptionCause.ROLLOUT.decidesOver(rolled, own, s.getDisruption().getDisruptionAt())) {
-      return DisruptionCause.ROLLOUT;
+    QueueEviction queue = queueEviction(s);
+    if (queue != null) {
+      DisruptionCause byQueue = QueueAdmissions.causeOf(queue);
+      if (cause == null || byQueue.decidesOver(queue.getAt(), cause, at)) {
+        cause = byQueue;
+      }
     }
-    return own;
+    return cause;
+  }
+
+  /** The Kueue eviction that found the pod running, as its workload stage told; or null. */
+  static QueueEviction queueEviction(TimelineState s) {
+    return QueueAdmissions.ofRunningPod(
+        s.getWorkload().getQueueEvictions(), s.getLifecycle().getRunningAt(), terminatedAt(s));
+  }
+
+  /** The Kueue admission that let the pod exist or run, as its workload stage told; or null. */
+  static QueueAdmission queueAdmission(TimelineState s) {
+    Long created = s.getLifecycle().getCreatedAt();
+    return created == null
+        ? null
+        : QueueAdmissions.ofPod(
+            s.getWorkload().getQueueAdmissions(), created, s.getLifecycle().getGatedAt() != null);
+  }
+
+  /**
+   * The part of Pending the pod spent behind scheduling gates: from its gated condition to the
+   * condition that replaced it, or to its end when it never left its gates; null for a pod never
+   * seen gated.
+   */
+  static Long gatedMs(TimelineState s, Long terminated) {
+    Long gated = s.getLifecycle().getGatedAt();
+    if (gated == null) {
+      return null;
+    }
+    Long ungated = s.getLifecycle().getUngatedAt();
+    Long end = ungated != null && ungated >= gated ? ungated : terminated;
+    return diff(gated, end);
   }
 
   private static boolean finishedOnItsOwn(TimelineState s) {
@@ -144,6 +183,12 @@ public final class TimelineView {
     }
     if (outcome.equals(FAILED) && cause == null) {
       return null;
+    }
+    if (cause == DisruptionCause.QUEUE_PREEMPTION || cause == DisruptionCause.QUEUE_EVICTION) {
+      QueueEviction e = queueEviction(s);
+      if (e != null) {
+        return new Disruption(cause.wire(), e.getAt(), QueueAdmissions.byOf(e));
+      }
     }
     if (cause == DisruptionCause.ROLLOUT && s.getDisruption().getRolledOutAt() != null) {
       return new Disruption(
@@ -182,7 +227,8 @@ public final class TimelineView {
         n++;
       }
     }
-    return n;
+    // Kueue preempts a workload, not a pod: each of its preemptions counts once.
+    return n + QueueAdmissions.preemptionsBy(s.getWorkload().getQueueEvictions(), until);
   }
 
   /** The pod's workload was preempted too often without completing, by {@code until}. */
@@ -216,6 +262,13 @@ public final class TimelineView {
     }
     String outcome = outcome(s);
     Disruption disruption = disruption(s);
+    QueueAdmission admission = queueAdmission(s);
+    Long preemptedAt = new PodState(s).preemptedAt();
+    if (preemptedAt == null
+        && disruption != null
+        && DisruptionCause.QUEUE_PREEMPTION.wire().equals(disruption.getCause())) {
+      preemptedAt = disruption.getAt();
+    }
 
     GpuSeconds gpu = gpuSeconds(s, workload, running, terminated, disruption, now);
     DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
@@ -254,7 +307,7 @@ public final class TimelineView {
         .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
         .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
         .setNominatedNode(s.getLatest().getNominatedNode())
-        .setPreemptedAt(new PodState(s).preemptedAt())
+        .setPreemptedAt(preemptedAt)
         .setPreemptor(s.getDisruption().getPreemptor())
         .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
         .setGpus(s.getIdentity().getGpus())
@@ -278,7 +331,17 @@ public final class TimelineView {
         .setUpdatedAt(s.getUpdatedAt())
         .setFinal$(isFinal)
         .setSeries(s.getSeries())
+        .setQueue(queueOf(s, admission))
+        .setAdmittedAt(admission == null ? null : admission.getAdmittedAt())
+        .setQueueWaitMs(admission == null ? null : admission.getQueueWaitMs())
+        .setGatedMs(gatedMs(s, terminated))
         .build();
+  }
+
+  /** The pod's LocalQueue: its own label, else its admission's. */
+  private static String queueOf(TimelineState s, QueueAdmission admission) {
+    String label = s.getIdentity().getLabels().get(KueueNames.QUEUE_LABEL);
+    return label != null ? label : admission == null ? null : admission.getQueue();
   }
 
   /** The first successful request at or after Ready, or null. */
@@ -372,7 +435,10 @@ public final class TimelineView {
         .setPreemptor(t.getPreemptor())
         .setNode(t.getNode())
         .setAt(t.getPreemptedAt())
-        .setSource(s.getDisruption().getPreemptedEventAt() != null ? "event" : "condition")
+        .setSource(
+            s.getDisruption().getPreemptedEventAt() != null
+                ? "event"
+                : new PodState(s).preemptedAt() != null ? "condition" : "kueue")
         .setVictimWorkload(t.getWorkload())
         .setVictimGpus(t.getGpus())
         .setWastedGpuSeconds(t.getWastedGpuSeconds())

@@ -22,6 +22,15 @@ public final class DeadLetters {
   public static final String UNKNOWN_TYPE = "unknown-type";
   public static final String WRONG_PARTITION = "wrong-partition";
 
+  /** A Kueue Workload's facts that contradict each other: admitted or evicted before it existed. */
+  public static final String QUEUE_OUT_OF_ORDER = "queue-out-of-order";
+
+  /**
+   * A Kueue Workload that admitted or evicted a workload none of whose pods ever came: it names
+   * pods (or a Job) the collector never saw, e.g. outside its namespaces or label selector.
+   */
+  public static final String QUEUE_WITHOUT_PODS = "queue-without-pods";
+
   static final int MAX_VALUE_BYTES = 64 * 1024;
 
   private DeadLetters() {}

@@ -2,6 +2,7 @@ package io.schedlens.topology;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.DeadLetter;
+import io.schedlens.avro.QueueWorkload;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.WorkloadTimeline;
@@ -12,19 +13,20 @@ import io.schedlens.avro.internal.WorkloadEvent;
 import io.schedlens.avro.internal.WorkloadMember;
 import io.schedlens.avro.internal.WorkloadState;
 import io.schedlens.avro.internal.WorkloadStatus;
+import io.schedlens.schemas.EventTimes;
 import io.schedlens.schemas.OutputHeaders;
 import io.schedlens.schemas.PodName;
 import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.timeline.OwningWorkload;
+import io.schedlens.timeline.QueueAdmissions;
 import io.schedlens.timeline.WorkloadContinuity;
 import io.schedlens.topology.metrics.StreamsMetrics;
 import io.schedlens.topology.metrics.WorkloadMetrics;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,8 +65,6 @@ final class WorkloadStage
   static final int MAX_DESIRED_STEPS = 500;
   static final int MAX_PREEMPTION_TIMES = 64;
 
-  private static final int TEMPLATE_HASHES_KEPT = 10_000;
-
   private final Duration emitInterval;
   private final long forgetAfterMs;
   private final int hot;
@@ -72,22 +72,7 @@ final class WorkloadStage
   private final Watermarks heard;
   private final Set<String> dirty = new LinkedHashSet<>();
 
-  /**
-   * Per Deployment, the pod-template hashes its members were seen with (a superset: members that
-   * left are not taken out). A rollout needs two, so a Deployment that never had a second is not
-   * scanned for one on each pod fact (with 200 members, the scan and its decoding were 10 % of the
-   * stream thread in StreamsLoad's sparse shape). Rebuilt from the members when missing (a new
-   * task, an evicted entry); holds nothing the store does not.
-   */
-  private final Map<String, Set<String>> templateHashes =
-      new LinkedHashMap<>(256, 0.75f, true) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Set<String>> eldest) {
-          return size() > TEMPLATE_HASHES_KEPT;
-        }
-      };
+  private final RolloutFinder rollouts = new RolloutFinder();
 
   private ProcessorContext<String, SpecificRecord> context;
 
@@ -213,7 +198,11 @@ final class WorkloadStage
               Math.max(
                   w.getUpdatedAt(),
                   Math.max(timestamp, WorkloadContinuity.latestFact(e.getPod()))));
-          if (joined && (!w.getPreemptedTimes().isEmpty() || w.getCompletedAt() != null)) {
+          if (joined
+              && (!w.getPreemptedTimes().isEmpty()
+                  || w.getCompletedAt() != null
+                  || !w.getQueueAdmissions().isEmpty()
+                  || !w.getQueueEvictions().isEmpty())) {
             tell(key, e.getPod(), status(w, null));
           }
           tellRollouts(key, w, e.getPod());
@@ -272,6 +261,8 @@ final class WorkloadStage
         .setRolledOutAt(rolledOutAt)
         .setPreemptedAt(times)
         .setCompletedAt(w.getCompletedAt())
+        .setQueueAdmissions(w.getQueueAdmissions())
+        .setQueueEvictions(w.getQueueEvictions())
         .build();
   }
 
@@ -303,43 +294,10 @@ final class WorkloadStage
    * marks nothing on such a pod, so this stage infers it from its pods' facts.
    */
   private void tellRollouts(String key, WorkloadState w, WorkloadMember joined) {
-    if (!key.contains("/Deployment/")) {
-      return;
+    for (RolloutFinder.RolledOut r :
+        rollouts.newlyRolledOut(key, w, joined, () -> stores.members(key))) {
+      tell(key, r.pod(), status(w, r.at()));
     }
-    Set<String> hashes = templateHashes.get(key);
-    List<WorkloadMember> members = null;
-    if (hashes == null) {
-      members = stores.members(key);
-      hashes = new HashSet<>();
-      for (WorkloadMember m : members) {
-        if (m.getTemplateHash() != null) {
-          hashes.add(m.getTemplateHash());
-        }
-      }
-      templateHashes.put(key, hashes);
-    }
-    if (joined.getTemplateHash() != null) {
-      hashes.add(joined.getTemplateHash());
-    }
-    if (hashes.size() < 2) {
-      return; // one ReplicaSet's pods only: no rollout to find
-    }
-    if (members == null) {
-      members = stores.members(key);
-    }
-    Map<String, Long> rolled = WorkloadContinuity.rolledOut(members);
-    if (rolled.isEmpty()) {
-      return;
-    }
-    List<String> told = new ArrayList<>(w.getRolloutTold());
-    for (WorkloadMember p : members) {
-      Long at = rolled.get(p.getUid());
-      if (at != null && !told.contains(p.getUid())) {
-        told.add(p.getUid());
-        tell(key, p, status(w, at));
-      }
-    }
-    w.setRolloutTold(told);
   }
 
   /**
@@ -351,6 +309,10 @@ final class WorkloadStage
     String key =
         OwningWorkload.key(o.getNamespace(), new WorkloadRef(o.getKind(), o.getName()), o.getUid());
     WorkloadState w = stores.state(key);
+    if (o.getQueueWorkload() != null) {
+      queued(key, w, o);
+      return;
+    }
     int desired = o.getChangeType() == ChangeType.DELETED ? 0 : o.getDesired();
     // Event time: when what decides it was written (managedFields); the read time only without
     // it, and for a deletion (the object keeps no time of that).
@@ -390,6 +352,38 @@ final class WorkloadStage
     scheduleForget(key, w, at, true);
     stores.workloads.put(key, w);
     dirty.add(key);
+  }
+
+  /**
+   * A Kueue Workload that admits this workload: its admission and eviction, told to the workload's
+   * pods when they are new. A Workload deleted before its object was ever observed (a JobSet's,
+   * which the collector does not observe, deleted while it waited) lets the state go as a deleted
+   * object's does.
+   */
+  private void queued(String key, WorkloadState w, WorkloadObservation o) {
+    QueueWorkload q = o.getQueueWorkload();
+    String contradiction = QueueAdmissions.contradiction(q);
+    if (contradiction != null) {
+      deadLetter(
+          meta, DeadLetters.QUEUE_OUT_OF_ORDER, "Workload " + q.getName() + ": " + contradiction);
+      return;
+    }
+    QueueAdmissions.Known known =
+        QueueAdmissions.observed(w.getQueueAdmissions(), w.getQueueEvictions(), q);
+    long at = EventTimes.latestFact(q);
+    if (o.getChangeType() == ChangeType.DELETED && w.getDesiredSteps().isEmpty()) {
+      w.setDeletedAt(w.getDeletedAt() == null ? o.getObservedAt() : w.getDeletedAt());
+      scheduleForget(key, w, at, true);
+    }
+    if (!known.admissions().equals(w.getQueueAdmissions())
+        || !known.evictions().equals(w.getQueueEvictions())) {
+      w.setQueueAdmissions(known.admissions());
+      w.setQueueEvictions(known.evictions());
+      w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));
+      tellAll(key, w);
+      dirty.add(key);
+    }
+    stores.workloads.put(key, w);
   }
 
   /**
@@ -438,8 +432,12 @@ final class WorkloadStage
         if (dirty.remove(key)) {
           emit(key, w);
         }
+        if ((!w.getQueueAdmissions().isEmpty() || !w.getQueueEvictions().isEmpty())
+            && stores.members(key).isEmpty()) {
+          queueWithoutPods(key, first.getKey());
+        }
         stores.forget(key);
-        templateHashes.remove(key);
+        rollouts.forget(key);
         metrics.workloadsFreed.inc();
       }
     }
@@ -471,6 +469,7 @@ final class WorkloadStage
             stores.counts(key, "e"),
             stores.counts(key, "b"),
             w.getUpdatedAt());
+    t.setAdmissions(QueueAdmissions.story(w.getQueueAdmissions(), w.getQueueEvictions()));
     context.forward(
         new Record<>(id.identity(), t, Math.max(0, w.getUpdatedAt()), HEADERS.headers(false)),
         TopologyNames.WORKLOAD_TIMELINES_SINK);
@@ -480,6 +479,27 @@ final class WorkloadStage
   /** Everything sent so far has its answers out: as far as every pod-stage task was heard. */
   private void broadcast(long wallNow) {
     answered.send(context, heard.firstOrder(), wallNow);
+  }
+
+  /**
+   * A workload Kueue admitted or evicted, freed without a pod ever read: said as a dead letter of
+   * the workload itself (no one input record is to blame), at the event time it was freed.
+   */
+  private void queueWithoutPods(String key, long freedAt) {
+    DeadLetter d =
+        DeadLetters.build(
+            "schedlens-streams",
+            null,
+            null,
+            key.getBytes(StandardCharsets.UTF_8),
+            null,
+            DeadLetters.QUEUE_WITHOUT_PODS,
+            key + ": Kueue admitted or evicted it, and none of its pods was ever read",
+            freedAt,
+            context.currentSystemTimeMs());
+    metrics.deadLetters.labelValues(DeadLetters.QUEUE_WITHOUT_PODS).inc();
+    context.forward(
+        new Record<>(d.getSource(), d, Math.max(0, freedAt)), TopologyNames.WORKLOADS_DLQ_SINK);
   }
 
   private void deadLetter(RecordMetadata meta, String reason, String detail) {

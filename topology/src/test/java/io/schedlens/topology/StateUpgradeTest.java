@@ -367,6 +367,13 @@ class StateUpgradeTest {
       if (now == null) {
         continue; // a field the current release no longer has
       }
+      if (f.schema().getType() == Schema.Type.RECORD
+          && o.get(now.pos()) instanceof SpecificRecordBase nestedOriginal
+          && r.get(now.pos()) instanceof SpecificRecordBase nestedRead) {
+        // A nested record may have grown since: what that version has of it, field by field.
+        sameInEveryFieldOf(f.schema(), nestedOriginal, nestedRead);
+        continue;
+      }
       assertThat(String.valueOf(r.get(now.pos())))
           .as("%s.%s read from %s", version.getName(), f.name(), version.getFullName())
           .isEqualTo(String.valueOf(o.get(now.pos())));

@@ -15,6 +15,7 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -34,11 +35,14 @@ public final class PodProjection {
   private final Set<String> annotationKeys;
 
   /**
-   * @param labelKeys labels to carry (experiment, arm, repeat and any configured extras)
+   * @param labelKeys labels to carry (experiment, arm, repeat and any configured extras); Kueue's
+   *     queue label ({@link QueueWorkloadProjection#QUEUE_LABEL}) is always carried
    * @param annotationKeys annotations to carry (e.g. schedlens.io/last-checkpoint)
    */
   public PodProjection(Collection<String> labelKeys, Collection<String> annotationKeys) {
-    this.labelKeys = Set.copyOf(labelKeys);
+    Set<String> keys = new HashSet<>(labelKeys);
+    keys.add(QueueWorkloadProjection.QUEUE_LABEL);
+    this.labelKeys = Set.copyOf(keys);
     this.annotationKeys = Set.copyOf(annotationKeys);
   }
 

@@ -9,24 +9,27 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.projections.k8s.OwnerChain;
+import io.schedlens.projections.k8s.QueueWorkloadProjection;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Reads Pods, Events and the objects pods' controller chains run through (any other kind with a
- * name and a UID: ReplicaSets, Jobs, JobSets…), recorded from a cluster, in every form kubectl and
- * watch recorders write them: a stream of JSON values (one per line or pretty-printed one after
- * another), or YAML documents separated by {@code ---}; each value a Pod, an Event (core/v1 or
- * events.k8s.io/v1), a watch envelope {@code {"type": ..., "object": ...}} as {@code kubectl get
- * --watch --output-watch-events -o json} prints, or a List of those as {@code kubectl get -o json}
- * prints. What cannot be used is counted by reason with an example, never fatal for the rest; a
- * syntax error ends the file at that point (a stream cannot be resynchronised reliably).
+ * Reads Pods, Events, Kueue Workloads and the objects pods' controller chains run through (any
+ * other kind with a name and a UID: ReplicaSets, Jobs, JobSets…), recorded from a cluster, in every
+ * form kubectl and watch recorders write them: a stream of JSON values (one per line or
+ * pretty-printed one after another), or YAML documents separated by {@code ---}; each value a Pod,
+ * an Event (core/v1 or events.k8s.io/v1), a watch envelope {@code {"type": ..., "object": ...}} as
+ * {@code kubectl get --watch --output-watch-events -o json} prints, or a List of those as {@code
+ * kubectl get -o json} prints. What cannot be used is counted by reason with an example, never
+ * fatal for the rest; a syntax error ends the file at that point (a stream cannot be resynchronised
+ * reliably).
  */
 public final class RecordedObjects {
 
@@ -34,7 +37,8 @@ public final class RecordedObjects {
    * One usable object, with the change it was recorded as and the line of the file its value (or
    * the List holding it) starts on.
    */
-  public sealed interface Item permits PodItem, CoreEventItem, EventsV1Item, OwnerItem {
+  public sealed interface Item
+      permits PodItem, CoreEventItem, EventsV1Item, QueueWorkloadItem, OwnerItem {
     ChangeType change();
 
     int line();
@@ -46,6 +50,13 @@ public final class RecordedObjects {
 
   public record EventsV1Item(
       io.fabric8.kubernetes.api.model.events.v1.Event event, ChangeType change, int line)
+      implements Item {}
+
+  /**
+   * A Kueue Workload ({@code kubectl get workloads.kueue.x-k8s.io -A -o json}, or its watch), read
+   * as it came: {@link io.schedlens.projections.k8s.QueueWorkloadProjection} reads it.
+   */
+  public record QueueWorkloadItem(GenericKubernetesResource workload, ChangeType change, int line)
       implements Item {}
 
   /**
@@ -166,6 +177,11 @@ public final class RecordedObjects {
                     node.toString(), io.fabric8.kubernetes.api.model.events.v1.Event.class),
                 c,
                 line));
+      } else if (kind.equals("Workload")
+          && apiVersion.startsWith(QueueWorkloadProjection.GROUP + "/")) {
+        items.add(
+            new QueueWorkloadItem(
+                KUBE.unmarshal(node.toString(), GenericKubernetesResource.class), c, line));
       } else if (kind.isEmpty()) {
         unusable.add(NOT_AN_OBJECT, "no kind: " + abbreviate(node.toString()));
       } else if (node.path("metadata").path("uid").isTextual()

@@ -3,11 +3,13 @@ package io.schedlens.runs.replay;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.ClusterEvent;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.projections.InputBounds;
 import io.schedlens.projections.k8s.EventProjection;
 import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
+import io.schedlens.projections.k8s.QueueWorkloadProjection;
 import io.schedlens.projections.recorded.RecordedObjects;
 import io.schedlens.projections.recorded.RecordedScrapes;
 import io.schedlens.projections.recorded.Unusable;
@@ -90,12 +92,18 @@ public final class RecordedInputs {
     objectFiles.addAll(config.getList(ReplayConfig.OBJECTS));
     Map<String, List<RecordedObjects.Item>> read = new LinkedHashMap<>();
     Map<String, OwnerChain.Owner> owners = new HashMap<>();
+    Map<String, String> admittedBy = new HashMap<>();
     for (String file : new LinkedHashSet<>(objectFiles)) {
       List<RecordedObjects.Item> items = RecordedObjects.read(readFile(file), unusable);
       read.put(file, items);
       for (RecordedObjects.Item item : items) {
         if (item instanceof RecordedObjects.OwnerItem o) {
           owners.putIfAbsent(o.owner().uid(), o.owner());
+        } else if (item instanceof RecordedObjects.QueueWorkloadItem w
+            && w.workload().getMetadata() != null
+            && QueueWorkloadProjection.admits(w.workload()) != null) {
+          admittedBy.putIfAbsent(
+              w.workload().getMetadata().getUid(), QueueWorkloadProjection.admits(w.workload()));
         } else if (item instanceof RecordedObjects.PodItem p && p.pod().getMetadata() != null) {
           owners.putIfAbsent(p.pod().getMetadata().getUid(), OwnerChain.Owner.of(p.pod()));
         }
@@ -115,6 +123,13 @@ public final class RecordedInputs {
                 event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
               } else if (item instanceof RecordedObjects.EventsV1Item e) {
                 event(EventProjection.project(e.event(), e.change(), 0), events, unusable, file);
+              } else if (item instanceof RecordedObjects.QueueWorkloadItem w) {
+                // A recorded Workload stands at its latest fact, as a listed pod does.
+                for (WorkloadObservation o :
+                    QueueWorkloadProjection.project(w.workload(), w.change(), 0, admittedBy::get)) {
+                  o.setObservedAt(EventTimes.latestFact(o.getQueueWorkload()));
+                  inputs.add(records.workload(o));
+                }
               }
             } catch (RuntimeException e) {
               // the projection refuses objects without the fields every real one has (uid, name)
