@@ -15,6 +15,7 @@ import io.schedlens.collector.k8s.ExperimentSource;
 import io.schedlens.collector.k8s.OwnerKind;
 import io.schedlens.collector.k8s.OwnerSource;
 import io.schedlens.collector.k8s.PodSource;
+import io.schedlens.collector.k8s.QueueWorkloadSource;
 import io.schedlens.collector.k8s.ReportedPods;
 import io.schedlens.collector.k8s.WorkloadSource;
 import io.schedlens.collector.kafka.KafkaSink;
@@ -76,6 +77,7 @@ public final class Collector implements AutoCloseable {
   private volatile PodSource pods;
   private volatile EventSource events;
   private volatile WorkloadSource workloads;
+  private volatile QueueWorkloadSource queues;
 
   /** Set while the Kubernetes sources wait for the read-back (Kafka away at start). */
   private volatile String starting;
@@ -174,7 +176,12 @@ public final class Collector implements AutoCloseable {
                 : MarkLimit.NONE);
     marked.put(
         topics.workloads.name(),
-        () -> workloads != null && workloads.hasSynced() ? MarkLimit.UNLIMITED : MarkLimit.NONE);
+        () ->
+            (workloads != null || queues != null)
+                    && (workloads == null || workloads.hasSynced())
+                    && (queues == null || queues.hasSynced())
+                ? MarkLimit.UNLIMITED
+                : MarkLimit.NONE);
     marked.put(topics.requests.name(), requestMarks);
     return marked;
   }
@@ -365,6 +372,20 @@ public final class Collector implements AutoCloseable {
       w.start();
       workloads = w;
     }
+    if (config.getBoolean(CollectorConfig.QUEUES_WATCH)) {
+      QueueWorkloadSource q =
+          new QueueWorkloadSource(
+              client,
+              namespaces,
+              sink,
+              records,
+              clock,
+              metrics,
+              config.getDuration(CollectorConfig.QUEUES_DISCOVERY_INTERVAL));
+      resources.add(q);
+      q.start();
+      queues = q;
+    }
     if (config.getBoolean(CollectorConfig.EXPERIMENTS_WATCH)) {
       ExperimentSource experiments =
           new ExperimentSource(
@@ -458,6 +479,9 @@ public final class Collector implements AutoCloseable {
     if (workloads != null && !workloads.hasSynced()) {
       // until then a workload changed now would be seen only as its state after the list
       waiting.add("workload informers not synced");
+    }
+    if (queues != null && !queues.hasSynced()) {
+      waiting.add("Kueue Workload informers not synced");
     }
     if (!sink.kafkaReachable()) {
       waiting.add("Kafka unreachable");

@@ -32,6 +32,8 @@ public final class CollectorConfig extends AppConfig {
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
   public static final String OWNERS_KINDS = "owners.kinds";
+  public static final String QUEUES_WATCH = "queues.watch";
+  public static final String QUEUES_DISCOVERY_INTERVAL = "queues.discovery.interval";
   public static final String EXPERIMENTS_WATCH = "experiments.watch";
   public static final String EXPERIMENTS_NAMESPACES = "experiments.namespaces";
   public static final String DCGM_TARGETS = "dcgm.targets";
@@ -153,6 +155,19 @@ public final class CollectorConfig extends AppConfig {
               OwnerKind.LIST,
               Importance.MEDIUM,
               "Kinds a pod's controller chain is followed through to its workload, the object no controller owns (group/version/Kind; v1/Kind for the core group), watched read-only with only their metadata kept. The default reaches Deployments and Argo Rollouts (through ReplicaSets), KServe InferenceServices in raw deployment mode (through Deployments), LeaderWorkerSets (through StatefulSets and leader pods), JobSets and Kubeflow TrainJobs (through Jobs and JobSets) and RayJobs (through RayClusters); a CronJob's Jobs stay workloads of their own. A kind the cluster does not serve is skipped. Empty: a pod's workload is its own controller (a ReplicaSet named by its pods' template hash is its Deployment or Rollout).")
+          .define(
+              QUEUES_WATCH,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Also watch (read-only) Kueue's Workloads (workloads.kueue.x-k8s.io, v1beta2 or v1beta1 as the cluster serves), for each Job's queue wait, admissions and Kueue's preemptions (schedlens.workloads). A cluster without Kueue is asked again every queues.discovery.interval; nothing is watched until it serves the API.")
+          .define(
+              QUEUES_DISCOVERY_INTERVAL,
+              Type.STRING,
+              "1m",
+              DurationSetting.atLeast(Duration.ofSeconds(1)),
+              Importance.LOW,
+              "How often a cluster that does not serve Kueue's Workload API is asked again, so that the watch starts once Kueue is installed.")
           .define(
               EXPERIMENTS_WATCH,
               Type.BOOLEAN,

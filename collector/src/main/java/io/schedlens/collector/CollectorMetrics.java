@@ -34,6 +34,7 @@ public final class CollectorMetrics {
   public final Counter eventsIgnored;
   public final Gauge informerSynced;
   public final Gauge ownerKindsWatched;
+  public final Gauge queueWorkloadsWatched;
   public final Counter ownerReads;
   public final Gauge kafkaUp;
   public final Gauge scrapeUp;
@@ -128,6 +129,12 @@ public final class CollectorMetrics {
             .name("schedlens_collector_owner_kinds_watched")
             .help(
                 "Owner kinds (owners.kinds) the cluster serves and the collector may list: the kinds pods' controller chains are followed through.")
+            .register(registry);
+    queueWorkloadsWatched =
+        Gauge.builder()
+            .name("schedlens_collector_kueue_workloads_watched")
+            .help(
+                "1 while Kueue's Workloads are watched (the cluster serves workloads.kueue.x-k8s.io and the collector may list them), else 0.")
             .register(registry);
     ownerReads =
         Counter.builder()

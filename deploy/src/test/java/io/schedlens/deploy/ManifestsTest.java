@@ -111,6 +111,20 @@ class ManifestsTest {
               assertThat(r.getVerbs()).isSubsetOf("get", "list", "watch");
               assertThat(r.getResources()).doesNotContain("secrets", "*", "configmaps");
             });
+    assertThat(role.getRules())
+        .as("Kueue's Workloads, read (collector.queues, on by default)")
+        .anySatisfy(
+            r -> {
+              assertThat(r.getApiGroups()).containsExactly("kueue.x-k8s.io");
+              assertThat(r.getResources()).containsExactly("workloads");
+            });
+    assertThat(Manifests.env(m.container("schedlens-collector")))
+        .containsEntry("SCHEDLENS_QUEUES_WATCH", "true");
+    ClusterRole without =
+        Manifests.render(Chart.Install.of("production").with("collector.queues", "false"))
+            .one(ClusterRole.class, "schedlens-collector");
+    assertThat(without.getRules())
+        .noneSatisfy(r -> assertThat(r.getApiGroups()).contains("kueue.x-k8s.io"));
     // EndpointSlices and experiment ConfigMaps: read-only, each in the namespaces the collector is
     // told to look in, bound to its ServiceAccount.
     Map<String, String> env = Manifests.env(m.container("schedlens-collector"));

@@ -13,6 +13,7 @@ import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
 import io.schedlens.schemas.KueueNames;
 import java.util.ArrayList;
+import java.util.Map;
 import java.util.TreeMap;
 
 /**
@@ -262,86 +263,93 @@ public final class TimelineView {
     }
     String outcome = outcome(s);
     Disruption disruption = disruption(s);
-    QueueAdmission admission = queueAdmission(s);
-    Long preemptedAt = new PodState(s).preemptedAt();
-    if (preemptedAt == null
-        && disruption != null
-        && DisruptionCause.QUEUE_PREEMPTION.wire().equals(disruption.getCause())) {
-      preemptedAt = disruption.getAt();
-    }
 
     GpuSeconds gpu = gpuSeconds(s, workload, running, terminated, disruption, now);
     DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
-    int restarts =
-        s.getLifecycle().getRestarts().values().stream().mapToInt(Integer::intValue).sum();
-    int failedScheduling =
-        s.getScheduling().getFailedScheduling().values().stream().mapToInt(Integer::intValue).sum();
     boolean pendingTooLong = pendingTooLong(s, pendingMs, created, scheduled, now, isFinal);
     long until = terminated != null ? terminated : Long.MAX_VALUE;
 
-    return PodTimeline.newBuilder()
-        .setUid(s.getUid())
-        .setNamespace(s.getIdentity().getNamespace())
-        .setName(s.getIdentity().getName())
-        .setNode(s.getLatest().getNode())
-        .setPriorityClass(s.getIdentity().getPriorityClass())
-        .setPriority(s.getIdentity().getPriority())
-        .setWorkload(workload)
-        .setExperiment(s.getIdentity().getLabels().get(settings.experimentKey()))
-        .setArm(s.getIdentity().getLabels().get(settings.armKey()))
-        .setApplication(application(s, workload))
-        .setRepeat(s.getIdentity().getLabels().get(settings.repeatKey()))
-        .setCreatedAt(created)
-        .setScheduledAt(scheduled)
-        .setRunningAt(running)
-        .setReadyAt(ready)
-        .setFirstOkRequestAt(firstOk)
-        .setTerminatedAt(terminated)
-        .setPendingMs(pendingMs)
-        .setNeverScheduled(neverScheduled)
-        .setStartupMs(diff(scheduled, running))
-        .setModelLoadMs(diff(running, ready))
-        .setTimeToReadyMs(diff(created, ready))
-        .setTimeToFirstOkMs(diff(created, firstOk))
-        .setFailedSchedulingCount(failedScheduling)
-        .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
-        .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
-        .setNominatedNode(s.getLatest().getNominatedNode())
-        .setPreemptedAt(preemptedAt)
-        .setPreemptor(s.getDisruption().getPreemptor())
-        .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
-        .setGpus(s.getIdentity().getGpus())
-        .setAllocatedGpuSeconds(gpu.allocated())
-        .setBusyGpuSeconds(gpu.busy())
-        .setIdleAllocatedGpuSeconds(gpu.idle())
-        .setUnsampledGpuSeconds(gpu.unsampled())
-        .setWastedGpuSeconds(gpu.wasted())
-        .setWastedBusyGpuSeconds(gpu.wastedBusy())
-        .setRequests(s.getServing().getRequests())
-        .setErrors(s.getServing().getErrors())
-        .setSloBreaches(s.getServing().getSloBreaches())
-        .setLatencyP50Ms(LatencySketch.quantile(sketch, 0.50))
-        .setLatencyP95Ms(LatencySketch.quantile(sketch, 0.95))
-        .setLatencyP99Ms(LatencySketch.quantile(sketch, 0.99))
-        .setRestarts(restarts)
-        .setOutcome(outcome)
-        .setDisruption(disruption)
-        .setPreemptionsOfWorkload(workloadPreemptions(s, until))
-        .setStarving(pendingTooLong || workloadStarving(s, until))
-        .setUpdatedAt(s.getUpdatedAt())
-        .setFinal$(isFinal)
-        .setSeries(s.getSeries())
-        .setQueue(queueOf(s, admission))
-        .setAdmittedAt(admission == null ? null : admission.getAdmittedAt())
-        .setQueueWaitMs(admission == null ? null : admission.getQueueWaitMs())
-        .setGatedMs(gatedMs(s, terminated))
-        .build();
+    PodTimeline t =
+        PodTimeline.newBuilder()
+            .setUid(s.getUid())
+            .setNamespace(s.getIdentity().getNamespace())
+            .setName(s.getIdentity().getName())
+            .setNode(s.getLatest().getNode())
+            .setPriorityClass(s.getIdentity().getPriorityClass())
+            .setPriority(s.getIdentity().getPriority())
+            .setWorkload(workload)
+            .setExperiment(s.getIdentity().getLabels().get(settings.experimentKey()))
+            .setArm(s.getIdentity().getLabels().get(settings.armKey()))
+            .setApplication(application(s, workload))
+            .setRepeat(s.getIdentity().getLabels().get(settings.repeatKey()))
+            .setCreatedAt(created)
+            .setScheduledAt(scheduled)
+            .setRunningAt(running)
+            .setReadyAt(ready)
+            .setFirstOkRequestAt(firstOk)
+            .setTerminatedAt(terminated)
+            .setPendingMs(pendingMs)
+            .setNeverScheduled(neverScheduled)
+            .setStartupMs(diff(scheduled, running))
+            .setModelLoadMs(diff(running, ready))
+            .setTimeToReadyMs(diff(created, ready))
+            .setTimeToFirstOkMs(diff(created, firstOk))
+            .setFailedSchedulingCount(sum(s.getScheduling().getFailedScheduling()))
+            .setPendingReasons(new TreeMap<>(s.getScheduling().getPendingReasons()))
+            .setPreemptionAttempted(s.getScheduling().getPreemptionAttempted())
+            .setNominatedNode(s.getLatest().getNominatedNode())
+            .setPreemptedAt(preemptedAt(s, disruption))
+            .setPreemptor(s.getDisruption().getPreemptor())
+            .setVictims(new ArrayList<>(s.getDisruption().getVictims()))
+            .setGpus(s.getIdentity().getGpus())
+            .setAllocatedGpuSeconds(gpu.allocated())
+            .setBusyGpuSeconds(gpu.busy())
+            .setIdleAllocatedGpuSeconds(gpu.idle())
+            .setUnsampledGpuSeconds(gpu.unsampled())
+            .setWastedGpuSeconds(gpu.wasted())
+            .setWastedBusyGpuSeconds(gpu.wastedBusy())
+            .setRequests(s.getServing().getRequests())
+            .setErrors(s.getServing().getErrors())
+            .setSloBreaches(s.getServing().getSloBreaches())
+            .setLatencyP50Ms(LatencySketch.quantile(sketch, 0.50))
+            .setLatencyP95Ms(LatencySketch.quantile(sketch, 0.95))
+            .setLatencyP99Ms(LatencySketch.quantile(sketch, 0.99))
+            .setRestarts(sum(s.getLifecycle().getRestarts()))
+            .setOutcome(outcome)
+            .setDisruption(disruption)
+            .setPreemptionsOfWorkload(workloadPreemptions(s, until))
+            .setStarving(pendingTooLong || workloadStarving(s, until))
+            .setUpdatedAt(s.getUpdatedAt())
+            .setFinal$(isFinal)
+            .setSeries(s.getSeries())
+            .build();
+    queued(t, s, terminated);
+    return t;
   }
 
-  /** The pod's LocalQueue: its own label, else its admission's. */
-  private static String queueOf(TimelineState s, QueueAdmission admission) {
+  /** The queue's fields: the pod's LocalQueue and the Kueue admission that let it exist or run. */
+  private static void queued(PodTimeline t, TimelineState s, Long terminated) {
+    QueueAdmission admission = queueAdmission(s);
     String label = s.getIdentity().getLabels().get(KueueNames.QUEUE_LABEL);
-    return label != null ? label : admission == null ? null : admission.getQueue();
+    t.setQueue(label != null ? label : admission == null ? null : admission.getQueue());
+    t.setAdmittedAt(admission == null ? null : admission.getAdmittedAt());
+    t.setQueueWaitMs(admission == null ? null : admission.getQueueWaitMs());
+    t.setGatedMs(gatedMs(s, terminated));
+  }
+
+  private static int sum(Map<String, Integer> counts) {
+    return counts.values().stream().mapToInt(Integer::intValue).sum();
+  }
+
+  /** The pod's own preemption; else, for a pod Kueue preempted, the eviction's time. */
+  private static Long preemptedAt(TimelineState s, Disruption disruption) {
+    Long own = new PodState(s).preemptedAt();
+    if (own == null
+        && disruption != null
+        && DisruptionCause.QUEUE_PREEMPTION.wire().equals(disruption.getCause())) {
+      return disruption.getAt();
+    }
+    return own;
   }
 
   /** The first successful request at or after Ready, or null. */

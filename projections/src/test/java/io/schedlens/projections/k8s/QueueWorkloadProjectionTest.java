@@ -214,7 +214,8 @@ class QueueWorkloadProjectionTest {
   private static void fieldsIn(JsonNode schema, JsonNode value, String path, List<String> unknown) {
     if (value.isObject()) {
       JsonNode props = schema.path("properties");
-      if (props.isMissingNode() || schema.path("x-schedlens-pruned").asBoolean()) {
+      if (props.isMissingNode()
+          || schema.path("x-kubernetes-preserve-unknown-fields").asBoolean()) {
         return; // a map (additionalProperties) or a subtree cut from the vendored copy
       }
       for (Map.Entry<String, JsonNode> f : value.properties()) {
