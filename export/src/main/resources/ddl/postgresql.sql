@@ -89,6 +89,13 @@ ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS unsampled_gpu_seconds double 
 -- ended on (its numbers stop at its latest recorded input).
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS ended_by text;
 
+-- Added with PodTimeline v8: Kueue's queue (the LocalQueue, the admission that let the pod exist
+-- or run, the wait for it) and the part of Pending behind scheduling gates.
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue text;
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS admitted_at timestamptz;
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue_wait_ms bigint;
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gated_ms bigint;
+
 -- Added with the preemptions from the victim's workload and the wasted busy part.
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_kind text;
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_name text;

@@ -119,7 +119,11 @@ public final class WarehouseTables {
           Column.of("preemptionsOfWorkload", "/preemptionsOfWorkload", INT),
           Column.of("starving", "/starving", BOOLEAN),
           Column.of("updatedAt", "/updatedAt", TIMESTAMP),
-          Column.of("endedBy", "/endedBy", TEXT));
+          Column.of("endedBy", "/endedBy", TEXT),
+          Column.of("queue", "/queue", TEXT),
+          Column.of("admittedAt", "/admittedAt", TIMESTAMP),
+          Column.of("queueWaitMs", "/queueWaitMs", BIGINT),
+          Column.of("gatedMs", "/gatedMs", BIGINT));
 
   /** preemptions: one row per victim, from the victim's final timeline. */
   public static final FlatTable PREEMPTION_TABLE =

@@ -20,6 +20,7 @@ import io.schedlens.schemas.WorkloadKey;
 import io.schedlens.timeline.OwningWorkload;
 import io.schedlens.timeline.QueueAdmissions;
 import io.schedlens.timeline.WorkloadContinuity;
+import io.schedlens.topology.metrics.QueueMetrics;
 import io.schedlens.topology.metrics.StreamsMetrics;
 import io.schedlens.topology.metrics.WorkloadMetrics;
 import java.nio.charset.StandardCharsets;
@@ -377,6 +378,13 @@ final class WorkloadStage
     }
     if (!known.admissions().equals(w.getQueueAdmissions())
         || !known.evictions().equals(w.getQueueEvictions())) {
+      QueueMetrics.count(
+          metrics,
+          o.getNamespace(),
+          o.getKind(),
+          q,
+          new QueueAdmissions.Known(w.getQueueAdmissions(), w.getQueueEvictions()),
+          known);
       w.setQueueAdmissions(known.admissions());
       w.setQueueEvictions(known.evictions());
       w.setUpdatedAt(Math.max(w.getUpdatedAt(), at));

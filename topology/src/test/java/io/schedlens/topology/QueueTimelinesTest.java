@@ -195,6 +195,22 @@ class QueueTimelinesTest {
     assertThat(admissions.get(1).getWaitSince()).isEqualTo(at(4530));
     assertThat(admissions.get(1).getEviction()).isNull();
     assertThat(driver.dlq.isEmpty()).isTrue();
+
+    var wait =
+        driver
+            .metrics
+            .queueWait
+            .labelValues(NS, "team-b-queue", "team-b-cq", "asr-batch", "Job")
+            .collect();
+    assertThat(wait.getCount()).as("one wait per admission").isEqualTo(2);
+    assertThat(wait.getSum()).isEqualTo(2530.0 + 2972.0);
+    assertThat(
+            driver
+                .metrics
+                .queueEvictions
+                .labelValues(NS, "team-b-queue", "queue-preemption", "Preempted", "InClusterQueue")
+                .get())
+        .isEqualTo(1.0);
   }
 
   /**
@@ -224,6 +240,15 @@ class QueueTimelinesTest {
     Map<String, PodTimeline> actual = finals(run(inOrder(late)));
 
     assertThat(actual).isEqualTo(expected);
+    assertThat(
+            driver
+                .metrics
+                .queueWait
+                .labelValues(NS, "team-b-queue", "team-b-cq", "asr-batch", "Job")
+                .collect()
+                .getCount())
+        .as("each admission counted once, read twice")
+        .isEqualTo(2);
   }
 
   private static Map<String, PodTimeline> finals(Map<String, PodTimeline> latest) {

@@ -51,6 +51,8 @@ public final class StreamsMetrics {
   public final Counter workloadDegradedSeconds;
   public final Histogram workloadRecovery;
   public final Counter gangWaitGpuSeconds;
+  public final Histogram queueWait;
+  public final Counter queueEvictions;
 
   /**
    * The labels of a pod's or workload's figures, their experiment values bounded ({@link
@@ -179,6 +181,26 @@ public final class StreamsMetrics {
                 "Seconds workloads ran with some but fewer Ready replicas than wanted, counted"
                     + " when the interval ends.")
             .labelNames(WORKLOAD_LABELS)
+            .register(registry);
+    queueWait =
+        Histogram.builder()
+            .name("schedlens_queue_wait_seconds")
+            .help(
+                "Time a workload waited in a Kueue queue for each admission: from the Workload's"
+                    + " creation or its re-queueing after an eviction to its Admitted transition.")
+            .unit(Unit.SECONDS)
+            .labelNames("namespace", "queue", "cluster_queue", "priority_class", "workload_kind")
+            .classicUpperBounds(DURATION_BUCKETS)
+            .classicOnly()
+            .register(registry);
+    queueEvictions =
+        Counter.builder()
+            .name("schedlens_queue_evictions_total")
+            .help(
+                "Workloads Kueue evicted, by cause (queue-preemption, queue-eviction), Kueue's"
+                    + " reason (Preempted, PodsReadyTimeout, …) and, for a preemption, why"
+                    + " (InClusterQueue, InCohortReclamation, …).")
+            .labelNames("namespace", "queue", "cause", "reason", "preemption_reason")
             .register(registry);
     gangWaitGpuSeconds =
         Counter.builder()
