@@ -2,7 +2,9 @@ package io.schedlens.topology;
 
 import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.prometheus.metrics.model.snapshots.HistogramSnapshot;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
@@ -19,12 +21,14 @@ import io.schedlens.schemas.EventTimes;
 import io.schedlens.testsupport.Fixtures;
 import io.schedlens.testsupport.Inputs;
 import io.schedlens.topology.metrics.StreamsMetrics;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -196,12 +200,7 @@ class QueueTimelinesTest {
     assertThat(admissions.get(1).getEviction()).isNull();
     assertThat(driver.dlq.isEmpty()).isTrue();
 
-    var wait =
-        driver
-            .metrics
-            .queueWait
-            .labelValues(NS, "team-b-queue", "team-b-cq", "asr-batch", "Job")
-            .collect();
+    var wait = waitOf(driver.metrics);
     assertThat(wait.getCount()).as("one wait per admission").isEqualTo(2);
     assertThat(wait.getSum()).isEqualTo(2530.0 + 2972.0);
     assertThat(
@@ -235,24 +234,28 @@ class QueueTimelinesTest {
       late.add(WorkloadObservation.newBuilder(later).build()); // read twice (a relist)
     }
     Path other = stateDir.resolve("late");
-    java.nio.file.Files.createDirectories(other);
+    Files.createDirectories(other);
     stateDir = other;
     Map<String, PodTimeline> actual = finals(run(inOrder(late)));
 
     assertThat(actual).isEqualTo(expected);
-    assertThat(
-            driver
-                .metrics
-                .queueWait
-                .labelValues(NS, "team-b-queue", "team-b-cq", "asr-batch", "Job")
-                .collect()
-                .getCount())
+    assertThat(waitOf(driver.metrics).getCount())
         .as("each admission counted once, read twice")
         .isEqualTo(2);
   }
 
+  /** The admission waits counted for team-b's queue. */
+  static HistogramSnapshot.HistogramDataPointSnapshot waitOf(StreamsMetrics m) {
+    return m.queueWait.collect().getDataPoints().stream()
+        .filter(d -> "team-b-queue".equals(d.getLabels().get("queue")))
+        .filter(d -> "team-b-cq".equals(d.getLabels().get("cluster_queue")))
+        .filter(d -> "asr-batch".equals(d.getLabels().get("priority_class")))
+        .findFirst()
+        .orElseThrow();
+  }
+
   private static Map<String, PodTimeline> finals(Map<String, PodTimeline> latest) {
-    Map<String, PodTimeline> out = new java.util.TreeMap<>();
+    Map<String, PodTimeline> out = new TreeMap<>();
     latest.forEach(
         (uid, t) -> {
           assertThat(t.getFinal$()).as("%s final", uid).isTrue();
@@ -343,8 +346,8 @@ class QueueTimelinesTest {
     assertThat(driver.dlq.readValuesToList())
         .extracting(d -> d.getReason(), d -> new String(d.getKey().array()))
         .containsExactlyInAnyOrder(
-            org.assertj.core.groups.Tuple.tuple("queue-without-pods", "team-a/Pod/embed-group-0"),
-            org.assertj.core.groups.Tuple.tuple("queue-without-pods", "team-a/Pod/embed-group-1"));
+            tuple("queue-without-pods", "team-a/Pod/embed-group-0"),
+            tuple("queue-without-pods", "team-a/Pod/embed-group-1"));
   }
 
   /** An admission before the Workload existed: not Kueue's writing; a dead letter, not a wait. */

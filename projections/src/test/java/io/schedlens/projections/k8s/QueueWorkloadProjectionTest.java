@@ -1,6 +1,7 @@
 package io.schedlens.projections.k8s;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -68,9 +69,7 @@ class QueueWorkloadProjectionTest {
     assertThat(q.getCreatedAt()).isEqualTo(Rfc3339.toEpochMilli("2024-03-19T20:31:02Z"));
     assertThat(q.getConditions())
         .extracting(QueueCondition::getType, QueueCondition::getStatus)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("Admitted", "True"),
-            org.assertj.core.groups.Tuple.tuple("QuotaReserved", "True"));
+        .containsExactly(tuple("Admitted", "True"), tuple("QuotaReserved", "True"));
     assertThat(q.getConditions().get(0).getLastTransitionTime())
         .isEqualTo(Rfc3339.toEpochMilli("2024-03-19T20:49:17Z"));
     assertThat(q.getPreemptorUid()).isNull();
@@ -163,9 +162,7 @@ class QueueWorkloadProjectionTest {
             first("workload-pod-group.v1beta1.json"), ChangeType.ADDED, 5L, uid -> null);
     assertThat(out)
         .extracting(WorkloadObservation::getKind, WorkloadObservation::getName)
-        .containsExactly(
-            org.assertj.core.groups.Tuple.tuple("Pod", "embed-group-0"),
-            org.assertj.core.groups.Tuple.tuple("Pod", "embed-group-1"));
+        .containsExactly(tuple("Pod", "embed-group-0"), tuple("Pod", "embed-group-1"));
     assertThat(out.get(0).getQueueWorkload().getLocalQueue()).isEqualTo("team-a-queue");
   }
 
