@@ -95,6 +95,9 @@ ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue text;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS admitted_at timestamptz;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue_wait_ms bigint;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gated_ms bigint;
+-- A victim of the scheduler ('preemption') or of Kueue ('queue-preemption', no preemptor pod).
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS cause text;
+ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS queue text;
 
 -- Added with the preemptions from the victim's workload and the wasted busy part.
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS victim_workload_kind text;

@@ -129,7 +129,8 @@ public final class WarehouseTables {
   public static final FlatTable PREEMPTION_TABLE =
       FlatTable.of(
           PREEMPTIONS,
-          "One pod preempted by the scheduler, from the victim's final timeline.",
+          "One pod preempted by the scheduler or by Kueue (cause), from the victim's final"
+              + " timeline.",
           List.of(
               Column.of("victimUid", "/uid", TEXT),
               Column.of("victimNamespace", "/namespace", TEXT),
@@ -149,6 +150,8 @@ public final class WarehouseTables {
               Column.of("preemptedAt", "/preemptedAt", TIMESTAMP),
               Column.of("wastedGpuSeconds", "/wastedGpuSeconds", DOUBLE),
               Column.of("wastedBusyGpuSeconds", "/wastedBusyGpuSeconds", DOUBLE),
+              Column.of("cause", "/disruption/cause", TEXT),
+              Column.of("queue", "/queue", TEXT),
               Column.of("application", "/application", TEXT),
               Column.of("experiment", "/experiment", TEXT),
               Column.of("arm", "/arm", TEXT),

@@ -247,6 +247,44 @@ class ReplayIT {
         .isEqualTo("network-jobset");
   }
 
+  /**
+   * A recorded Kueue Workload (its watch recording: admitted, preempted, re-queued, admitted again)
+   * beside its Job's pods: each pod carries the wait of the admission that created it, and the
+   * preemption's victims say so.
+   */
+  @Test
+  void shouldReplayRecordedWorkloadsWithEachAdmissionsWaitAndKueuesPreemption() throws Exception {
+    Replay.Result r =
+        replay(
+            List.of(
+                "--pods",
+                Fixtures.path("../kueue/pods-asr-batch-7.watch.json").toString(),
+                "--objects",
+                Fixtures.path("../kueue/workloads-requeued.watch.json").toString(),
+                "--out",
+                dir.resolve("kueue").toString()));
+    assertThat(r.unusable().counts()).as("every object used").isEmpty();
+    Map<String, PodTimeline> byName = new java.util.TreeMap<>();
+    r.timelines().values().forEach(t -> byName.put(t.getName(), t));
+    PodTimeline victim = byName.get("asr-batch-7-x2k9p");
+    assertThat(victim.getQueue()).isEqualTo("team-b-queue");
+    assertThat(victim.getQueueWaitMs()).as("09:00:00 to 09:42:10").isEqualTo(2_530_000L);
+    assertThat(victim.getOutcome()).isEqualTo("Preempted");
+    assertThat(victim.getDisruption().getCause()).isEqualTo("queue-preemption");
+    assertThat(victim.getDisruption().getBy())
+        .as("the preemptor's Workload was not recorded: its UID")
+        .isEqualTo("7d2b9e10-4a3c-4f1e-8f5d-6b1c0a9e2d44");
+    assertThat(victim.getWastedGpuSeconds()).as("09:42:30 to 10:15:40").isEqualTo(1990.0);
+    assertThat(byName.get("asr-batch-7-r7w4m").getDisruption().getCause())
+        .isEqualTo("queue-preemption");
+    PodTimeline second = byName.get("asr-batch-7-m3q8z");
+    assertThat(second.getQueueWaitMs())
+        .as("re-queued 10:15:30, admitted 11:05:02")
+        .isEqualTo(2_972_000L);
+    assertThat(second.getOutcome()).isEqualTo("Succeeded");
+    assertThat(second.getPreemptionsOfWorkload()).isEqualTo(1);
+  }
+
   @Test
   void shouldReplayEveryRealRecordingAndFindWhyThePendingPodWaits() throws Exception {
     List<String> args = new ArrayList<>();
