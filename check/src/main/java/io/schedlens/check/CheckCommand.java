@@ -225,6 +225,14 @@ public final class CheckCommand {
               + facts.disruptionBudgets().size()
               + " PodDisruptionBudgets from "
               + facts.source());
+      if (facts.kueue()) {
+        err.println(
+            "check: Kueue is served there: "
+                + facts.localQueues().size()
+                + " LocalQueues, "
+                + facts.workloadPriorityClasses().size()
+                + " WorkloadPriorityClasses");
+      }
       return facts;
     } catch (ClusterReader.Unreachable e) {
       err.println("check: " + e.getMessage());

@@ -3,6 +3,7 @@ package io.schedlens.check;
 import io.fabric8.kubernetes.api.model.Service;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.api.model.scheduling.v1.PriorityClass;
+import io.schedlens.base.KueueNames;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
@@ -23,6 +24,9 @@ final class Inventory {
   final List<Manifest> disruptionBudgets = new ArrayList<>();
   final List<Manifest> services = new ArrayList<>();
 
+  /** Kueue's objects among the manifests: LocalQueues, WorkloadPriorityClasses, … */
+  final List<Manifest> kueueObjects = new ArrayList<>();
+
   Inventory(List<Manifest> manifests, CheckSettings settings, Optional<ClusterFacts> cluster) {
     this.settings = settings;
     this.cluster = cluster;
@@ -33,6 +37,9 @@ final class Inventory {
         disruptionBudgets.add(m);
       } else if (m.object() instanceof Service) {
         services.add(m);
+      } else if (m.object().getApiVersion() != null
+          && m.object().getApiVersion().startsWith(KueueNames.GROUP + "/")) {
+        kueueObjects.add(m);
       } else {
         Workload.of(m).ifPresent(workloads::add);
       }

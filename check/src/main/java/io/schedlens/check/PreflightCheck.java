@@ -29,6 +29,7 @@ public final class PreflightCheck {
     ServingRules.check(inv, out);
     BudgetRules.check(inv, out);
     CheckpointRules.check(inv, out);
+    KueueRules.check(inv, out);
     ClusterRules.check(inv, out);
     out.sort(
         Comparator.comparing(Finding::severity)

@@ -37,6 +37,18 @@ public enum Rule {
       "checkpoint",
       "GPU jobs declare their checkpoint interval and leave time for a final checkpoint",
       "GPU Jobs declare schedlens.io/checkpoint-interval; terminationGracePeriodSeconds leaves time for a final checkpoint (at least 10 s) and is not longer than the interval."),
+  KUEUE_LOCAL_QUEUE(
+      "kueue-local-queue",
+      "Kueue LocalQueues exist",
+      "A workload labelled kueue.x-k8s.io/queue-name must name a LocalQueue of its namespace (in the manifests or the cluster): Kueue keeps a Job naming a missing one suspended, Inadmissible, for ever."),
+  KUEUE_PRIORITY_CLASS(
+      "kueue-priority-class",
+      "Kueue WorkloadPriorityClasses exist",
+      "A workload labelled kueue.x-k8s.io/priority-class must name a WorkloadPriorityClass that the manifests or the cluster define: Kueue does not create the Workload of one that names a missing class."),
+  KUEUE_QUEUE_MISSING(
+      "kueue-queue-missing",
+      "GPU Jobs go through the queue their namespace uses",
+      "A GPU Job without kueue.x-k8s.io/queue-name in a namespace whose other GPU Jobs all have one bypasses the queue's quota: usually a forgotten label."),
   CLUSTER_GPU(
       "cluster-gpu",
       "Some node has the GPUs a pod asks for (--cluster)",

@@ -11,7 +11,7 @@ import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
-import io.schedlens.schemas.KueueNames;
+import io.schedlens.base.KueueNames;
 import java.util.ArrayList;
 import java.util.Map;
 import java.util.TreeMap;

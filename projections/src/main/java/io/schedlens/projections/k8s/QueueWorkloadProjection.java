@@ -7,7 +7,7 @@ import io.schedlens.avro.QueueCondition;
 import io.schedlens.avro.QueueWorkload;
 import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.base.KubeTime;
-import io.schedlens.schemas.KueueNames;
+import io.schedlens.base.KueueNames;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

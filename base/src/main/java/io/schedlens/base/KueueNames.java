@@ -1,4 +1,4 @@
-package io.schedlens.schemas;
+package io.schedlens.base;
 
 /** Kueue's names that more than one part of schedlens reads. */
 public final class KueueNames {
@@ -8,6 +8,9 @@ public final class KueueNames {
 
   /** The label that names a Job's or pod's LocalQueue. */
   public static final String QUEUE_LABEL = "kueue.x-k8s.io/queue-name";
+
+  /** The label that names a workload's WorkloadPriorityClass. */
+  public static final String PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class";
 
   private KueueNames() {}
 }
