@@ -61,7 +61,20 @@ public final class ExperimentReport {
       Stat wastedGpuSeconds,
       Stat requests,
       Stat sloBreaches,
-      Stat starvingPods) {}
+      Stat starvingPods,
+      Stat queueWaitP50Ms,
+      Stat queueWaitP95Ms) {
+
+    /** Whether some pod of the row waited in a Kueue queue. */
+    public boolean queued() {
+      return queueWaitP95Ms != null;
+    }
+  }
+
+  /** Whether some pod of the report waited in a Kueue queue: its tables show the queue wait. */
+  public boolean queued() {
+    return rows.stream().anyMatch(Row::queued);
+  }
 
   private final String experiment;
   private final String control;
@@ -221,7 +234,9 @@ public final class ExperimentReport {
                 per(byRepeat, l -> l.stream().mapToDouble(PodFacts::wastedGpuSeconds).sum()),
                 per(byRepeat, l -> (double) l.stream().mapToLong(PodFacts::requests).sum()),
                 per(byRepeat, l -> (double) l.stream().mapToLong(PodFacts::sloBreaches).sum()),
-                per(byRepeat, l -> (double) l.stream().filter(PodFacts::starving).count())));
+                per(byRepeat, l -> (double) l.stream().filter(PodFacts::starving).count()),
+                per(byRepeat, l -> quantile(values(l, PodFacts::queueWaitMs), 0.50)),
+                per(byRepeat, l -> quantile(values(l, PodFacts::queueWaitMs), 0.95))));
       }
     }
     ExperimentReport draft =

@@ -8,6 +8,8 @@ import io.schedlens.avro.PodTimeline;
  *
  * @param pendingMs time from creation to scheduling; for a pod never scheduled, creation to its end
  *     (it waited all its life)
+ * @param queueWaitMs the wait in a Kueue queue for the admission that let the pod exist; null for a
+ *     pod outside Kueue
  */
 public record PodFacts(
     String arm,
@@ -25,7 +27,8 @@ public record PodFacts(
     long sloBreaches,
     boolean starving,
     String outcome,
-    int restarts) {
+    int restarts,
+    Long queueWaitMs) {
 
   /**
    * The row a pod's timeline belongs to: its application (the {@code app.kubernetes.io/name}
@@ -59,6 +62,7 @@ public record PodFacts(
         t.getSloBreaches(),
         t.getStarving(),
         t.getOutcome(),
-        t.getRestarts());
+        t.getRestarts(),
+        t.getQueueWaitMs());
   }
 }

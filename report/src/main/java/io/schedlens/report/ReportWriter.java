@@ -41,6 +41,23 @@ public final class ReportWriter {
           new Column("SLO breaches", Row::sloBreaches, false, ""),
           new Column("starving", Row::starvingPods, false, ""));
 
+  /** Shown where some pod waited in a Kueue queue (its Job suspended, no pod yet). */
+  private static final List<Column> QUEUE_COLUMNS =
+      List.of(
+          new Column("queue wait p50", Row::queueWaitP50Ms, true, ""),
+          new Column("queue wait p95", Row::queueWaitP95Ms, true, ""));
+
+  /** The pod table's columns for this report. */
+  private static List<Column> columns(ExperimentReport r) {
+    if (!r.queued()) {
+      return COLUMNS;
+    }
+    List<Column> all = new ArrayList<>(COLUMNS.subList(0, 1));
+    all.addAll(QUEUE_COLUMNS);
+    all.addAll(COLUMNS.subList(1, COLUMNS.size()));
+    return all;
+  }
+
   private record ServiceColumn(
       String title, Function<ServiceContinuity.Row, Stat> stat, boolean seconds) {}
 
@@ -108,12 +125,13 @@ public final class ReportWriter {
   public static String table(ExperimentReport r) {
     List<String[]> lines = new ArrayList<>();
     List<String> head = new ArrayList<>(List.of("arm", "application", "kind", "class"));
-    COLUMNS.forEach(c -> head.add(c.title()));
+    List<Column> columns = columns(r);
+    columns.forEach(c -> head.add(c.title()));
     lines.add(head.toArray(String[]::new));
     for (Row row : r.rows()) {
       List<String> cells =
           new ArrayList<>(List.of(row.arm(), row.workload(), row.workloadKind(), classes(row)));
-      for (Column c : COLUMNS) {
+      for (Column c : columns) {
         cells.add(cell(c.stat().apply(row), c.duration()));
       }
       lines.add(cells.toArray(String[]::new));
@@ -206,9 +224,10 @@ public final class ReportWriter {
   private static void tables(StringBuilder b, ExperimentReport r) {
     b.append("\n## Per arm and application\n\n");
     b.append("| arm | application | kind | priority class |");
-    COLUMNS.forEach(c -> b.append(' ').append(c.title()).append(" |"));
+    List<Column> columns = columns(r);
+    columns.forEach(c -> b.append(' ').append(c.title()).append(" |"));
     b.append('\n').append("|---|---|---|---|");
-    COLUMNS.forEach(c -> b.append("---:|"));
+    columns.forEach(c -> b.append("---:|"));
     b.append('\n');
     for (Row row : r.rows()) {
       b.append("| ")
@@ -220,7 +239,7 @@ public final class ReportWriter {
           .append(" | ")
           .append(classes(row))
           .append(" |");
-      for (Column c : COLUMNS) {
+      for (Column c : columns) {
         b.append(' ').append(cell(c.stat().apply(row), c.duration())).append(" |");
       }
       b.append('\n');
@@ -359,6 +378,10 @@ public final class ReportWriter {
       stat(o, "requests", row.requests());
       stat(o, "sloBreaches", row.sloBreaches());
       stat(o, "starvingPods", row.starvingPods());
+      if (r.queued()) {
+        stat(o, "queueWaitP50Ms", row.queueWaitP50Ms());
+        stat(o, "queueWaitP95Ms", row.queueWaitP95Ms());
+      }
     }
     ArrayNode continuity = root.putArray("continuity");
     for (ServiceContinuity.Row row : r.continuity()) {

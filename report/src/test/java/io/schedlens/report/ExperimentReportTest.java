@@ -29,7 +29,8 @@ class ExperimentReportTest {
         breaches,
         false,
         "Deleted",
-        0);
+        0,
+        null);
   }
 
   static PodFacts job(
@@ -55,7 +56,8 @@ class ExperimentReportTest {
         0,
         starving,
         preempted ? "Preempted" : "Succeeded",
-        0);
+        0,
+        null);
   }
 
   static List<PodFacts> experiment() {
@@ -99,6 +101,44 @@ class ExperimentReportTest {
         .containsEntry("1", 120.0)
         .containsEntry("2", 60.0);
     assertThat(asr.starvingPods().byRepeat()).containsEntry("1", 1.0).containsEntry("2", 0.0);
+  }
+
+  /** Batch Jobs under Kueue: the queue wait (no pod exists while it lasts) per arm. */
+  @Test
+  void shouldCompareTheQueueWaitBetweenArmsWhereKueueAdmittedThePods() {
+    List<PodFacts> pods = new ArrayList<>(experiment());
+    pods.replaceAll(
+        p ->
+            p.workload().equals("asr")
+                ? new PodFacts(
+                    p.arm(),
+                    p.repeat(),
+                    p.workload(),
+                    p.workloadKind(),
+                    p.priorityClass(),
+                    p.pendingMs(),
+                    p.neverScheduled(),
+                    p.timeToReadyMs(),
+                    p.timeToFirstOkMs(),
+                    p.preempted(),
+                    p.wastedGpuSeconds(),
+                    p.requests(),
+                    p.sloBreaches(),
+                    p.starving(),
+                    p.outcome(),
+                    p.restarts(),
+                    p.arm().equals("control") ? 3_600_000L : 600_000L)
+                : p);
+    ExperimentReport r = ExperimentReport.of("kueue", pods, 600_000);
+
+    assertThat(r.queued()).isTrue();
+    assertThat(r.row("control", "asr").queueWaitP95Ms().mean()).isEqualTo(3_600_000.0);
+    assertThat(r.row("treatment", "asr").queueWaitP95Ms().mean()).isEqualTo(600_000.0);
+    assertThat(r.row("treatment", "chat").queued()).as("outside Kueue").isFalse();
+    assertThat(ReportWriter.table(r)).contains("queue wait p95");
+    assertThat(ReportWriter.table(ExperimentReport.of("day08", experiment(), 600_000)))
+        .as("no queue, no queue columns")
+        .doesNotContain("queue wait");
   }
 
   @Test

@@ -260,7 +260,8 @@ public final class WhatIf {
         f.sloBreaches(),
         f.starving(),
         f.outcome(),
-        f.restarts());
+        f.restarts(),
+        f.queueWaitMs());
   }
 
   static Path tempDir(Path in) {
