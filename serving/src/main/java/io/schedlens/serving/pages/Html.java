@@ -29,7 +29,7 @@ final class Html {
       abbr{text-decoration:underline dotted;cursor:help}.muted{color:#57606a}.bad{color:#cf222e;font-weight:600}
       .tag{display:inline-block;border:1px solid #d0d7de;border-radius:10px;padding:0 8px;margin:1px}
       svg{display:block;max-width:100%;height:auto}svg text{font:12px system-ui,sans-serif;fill:#1f2328}
-      .band-pending{fill:#f4a261}.band-starting{fill:#e9c46a}.band-loading{fill:#8ecae6}.band-ready{fill:#90be6d}.band-serving{fill:#2a9d8f}
+      .band-queued{fill:#b5838d}.band-gated{fill:#e5989b}.band-pending{fill:#f4a261}.band-starting{fill:#e9c46a}.band-loading{fill:#8ecae6}.band-ready{fill:#90be6d}.band-serving{fill:#2a9d8f}
       .alloc{fill:#d0d7de}.busy{fill:none;stroke:#0550ae;stroke-width:2}.wasted{fill:#cf222e;fill-opacity:.25}
       .rate{fill:none;stroke:#0550ae;stroke-width:2}.err{fill:none;stroke:#cf222e;stroke-width:2}
       .p50{fill:none;stroke:#2a9d8f;stroke-width:2}.p99{fill:none;stroke:#6f42c1;stroke-width:2}

@@ -49,6 +49,21 @@ final class PodPage {
       t.getRequests() > 0 ? "Ready, no OK request yet" : "Ready",
       "Serving (first OK request onwards)"
     };
+    queued(t, out);
+    Long gated = t.getGatedMs();
+    if (gated != null && gated > 0) {
+      // Kueue's pod integration, or another gate: the first part of Pending.
+      long until = Math.min(created + gated, Math.max(created, end));
+      if (until > created) {
+        out.add(
+            new Phase(
+                "gated",
+                "Pending behind scheduling gates (e.g. Kueue's admission)",
+                created,
+                until));
+      }
+      starts[0] = until;
+    }
     for (int i = 0; i < starts.length; i++) {
       if (starts[i] == null) {
         break;
@@ -69,6 +84,37 @@ final class PodPage {
     return out;
   }
 
+  /**
+   * The wait in a Kueue queue before the pod existed (a suspended Job has no pods): from the
+   * workload's last start of waiting to the admission that created the pod. A gated pod's wait is
+   * its gated part of Pending instead.
+   */
+  private static void queued(PodTimeline t, List<Phase> out) {
+    Long admitted = t.getAdmittedAt();
+    Long wait = t.getQueueWaitMs();
+    if (admitted == null || wait == null || wait <= 0 || admitted > t.getCreatedAt() + 2_000) {
+      return;
+    }
+    out.add(
+        new Phase(
+            "queued",
+            "Waiting in Kueue queue "
+                + (t.getQueue() == null ? "" : t.getQueue() + " ")
+                + "(suspended, no pod yet)",
+            admitted - wait,
+            Math.min(admitted, t.getCreatedAt())));
+  }
+
+  /** Where the page's time axis starts for this pod: its queue wait, else its creation. */
+  static long start(PodTimeline t) {
+    long created = t.getCreatedAt() == null ? t.getUpdatedAt() : t.getCreatedAt();
+    List<Phase> queue = new ArrayList<>();
+    if (t.getCreatedAt() != null) {
+      queued(t, queue);
+    }
+    return queue.isEmpty() ? created : Math.min(created, queue.get(0).from());
+  }
+
   /** Where the page's time axis ends for this pod. */
   static long end(PodTimeline t, long now) {
     if (t.getTerminatedAt() != null) {
@@ -85,7 +131,7 @@ final class PodPage {
   static String render(PodTimeline t, Map<String, PodTimeline> related, long now) {
     long created = t.getCreatedAt() == null ? t.getUpdatedAt() : t.getCreatedAt();
     long end = end(t, now);
-    TimeAxis axis = TimeAxis.of(created, end);
+    TimeAxis axis = TimeAxis.of(start(t), end);
     String title = t.getNamespace() + "/" + t.getName();
     StringBuilder b = new StringBuilder();
     b.append("<h1>Pod ")
@@ -145,6 +191,18 @@ final class PodPage {
       b.append(" and never scheduled");
     }
     b.append(".</li>");
+    if (t.getAdmittedAt() != null) {
+      b.append("<li id=\"queue\">Admitted by Kueue from queue ")
+          .append(esc(orDash(t.getQueue())))
+          .append(" at ")
+          .append(Html.time(t.getAdmittedAt()))
+          .append(" after waiting ")
+          .append(Html.duration(t.getQueueWaitMs()));
+      if (t.getGatedMs() != null) {
+        b.append("; gated ").append(Html.duration(t.getGatedMs())).append(" of its Pending");
+      }
+      b.append(".</li>");
+    }
     if (t.getFailedSchedulingCount() > 0 || !t.getPendingReasons().isEmpty()) {
       b.append("<li id=\"reasons\">FailedScheduling × ").append(t.getFailedSchedulingCount());
       if (!t.getPendingReasons().isEmpty()) {
@@ -297,13 +355,18 @@ final class PodPage {
     b.append("</svg><p class=\"legend\" aria-hidden=\"true\">");
     for (String[] l :
         new String[][] {
+          {"queued", "in Kueue's queue"},
+          {"gated", "gated"},
           {"pending", "pending"},
           {"starting", "starting"},
           {"loading", "running, not Ready"},
           {"ready", "Ready"},
           {"serving", "serving"}
         }) {
-      b.append(Html.swatch("band-" + l[0], l[1]));
+      boolean kueue = l[0].equals("queued") || l[0].equals("gated");
+      if (!kueue || phases.stream().anyMatch(p -> p.name().equals(l[0]))) {
+        b.append(Html.swatch("band-" + l[0], l[1]));
+      }
     }
     return b.append("</p>").toString();
   }

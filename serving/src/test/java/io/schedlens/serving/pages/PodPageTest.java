@@ -1,6 +1,7 @@
 package io.schedlens.serving.pages;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.schedlens.avro.Disruption;
 import io.schedlens.avro.LatencyBin;
@@ -58,6 +59,39 @@ class PodPageTest {
             new PodPage.Phase(
                 "starting", "Scheduled, containers starting", T + 120_000, T + 140_000),
             new PodPage.Phase("ready", "Ready", T + 140_000, T + 770_000));
+  }
+
+  /**
+   * A Job's pod Kueue admitted after 40 minutes in its queue: the wait before the pod existed is
+   * drawn before its creation; a gated pod's gated part of Pending is drawn apart.
+   */
+  @Test
+  void shouldDrawTheQueueWaitBeforeThePodAndTheGatedPartOfPending() {
+    PodTimeline t = victim();
+    t.setQueue("team-b-queue");
+    t.setAdmittedAt(T - 1_000);
+    t.setQueueWaitMs(2_400_000L);
+
+    assertThat(PodPage.phases(t, t.getTerminatedAt()))
+        .extracting(PodPage.Phase::name, PodPage.Phase::from, PodPage.Phase::to)
+        .startsWith(tuple("queued", T - 2_401_000, T - 1_000), tuple("pending", T, T + 120_000));
+    assertThat(PodPage.start(t)).isEqualTo(T - 2_401_000);
+    String html = PodPage.render(t, Map.of(), T + 800_000);
+    assertThat(html)
+        .contains("data-phase=\"queued\"")
+        .contains("Admitted by Kueue from queue team-b-queue")
+        .contains("band-queued");
+
+    PodTimeline gated = victim();
+    gated.setGatedMs(30_000L);
+    gated.setAdmittedAt(T + 30_000);
+    gated.setQueueWaitMs(30_000L);
+    assertThat(PodPage.phases(gated, gated.getTerminatedAt()))
+        .extracting(PodPage.Phase::name, PodPage.Phase::from, PodPage.Phase::to)
+        .startsWith(tuple("gated", T, T + 30_000), tuple("pending", T + 30_000, T + 120_000));
+    assertThat(PodPage.render(victim(), Map.of(), T + 800_000))
+        .as("no queue, no queue in the legend")
+        .doesNotContain("band-queued\"");
   }
 
   @Test
