@@ -52,7 +52,7 @@ public final class QueueWorkloadSource implements AutoCloseable {
   private final CollectorMetrics metrics;
   private final Duration discoveryInterval;
   private final ChangeFilter<WorkloadObservation> sent =
-      new ChangeFilter<>(QueueWorkloadSource::normalise);
+      new ChangeFilter<>(WorkloadSource::normalise);
 
   /** What each Workload admits (namespace/kind/name), by its UID: a preemption's preemptor. */
   private final Map<String, String> admits = new ConcurrentHashMap<>();
@@ -279,14 +279,6 @@ public final class QueueWorkloadSource implements AutoCloseable {
       props.put("status", kept);
     }
     return w;
-  }
-
-  private static WorkloadObservation normalise(WorkloadObservation o) {
-    return WorkloadObservation.newBuilder(o)
-        .setResourceVersion(null)
-        .setObservedAt(0L)
-        .setChangeType(ChangeType.MODIFIED)
-        .build();
   }
 
   @Override

@@ -115,7 +115,8 @@ public final class WorkloadSource implements AutoCloseable {
     }
   }
 
-  private static WorkloadObservation normalise(WorkloadObservation o) {
+  /** What tells one observation of a workload object from another: not its version or read time. */
+  static WorkloadObservation normalise(WorkloadObservation o) {
     return WorkloadObservation.newBuilder(o)
         .setResourceVersion(null)
         .setObservedAt(0L)
