@@ -57,7 +57,8 @@ public final class TruthFacts {
               t.sloBreaches(),
               starving,
               t.outcome(),
-              0)); // the simulator restarts no container
+              0, // the simulator restarts no container
+              null)); // nor does it queue Jobs as Kueue does
     }
     return out;
   }
