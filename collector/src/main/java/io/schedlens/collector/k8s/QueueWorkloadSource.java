@@ -97,11 +97,6 @@ public final class QueueWorkloadSource implements AutoCloseable {
     return i == null || i.hasSynced();
   }
 
-  /** Whether Kueue's Workloads are being watched. */
-  public boolean watching() {
-    return informers != null;
-  }
-
   private void discover() {
     try {
       String version = servedVersion();
