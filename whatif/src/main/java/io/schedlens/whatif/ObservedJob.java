@@ -83,7 +83,9 @@ final class ObservedJob {
         true,
         Duration.ofSeconds(60),
         work,
-        gang);
+        gang,
+        null,
+        null);
   }
 
   /**

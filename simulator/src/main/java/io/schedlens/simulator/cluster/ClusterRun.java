@@ -66,6 +66,7 @@ public final class ClusterRun {
   private final Kubelet kubelet;
   private final NodeLifecycle nodeLifecycle;
   private final TrafficGenerator traffic;
+  private final KueueController kueue;
 
   /** What the workload controllers see of this run ({@link ControllerContext}). */
   private final ControllerContext controllers =
@@ -180,6 +181,7 @@ public final class ClusterRun {
     this.nodeLifecycle =
         new NodeLifecycle(state, kubelet, scheduler::nodeFreed, this::notifyOwner, gpus::publish);
     this.traffic = new TrafficGenerator(state, requests);
+    this.kueue = new KueueController(state);
   }
 
   /** How the scheduler writes failed attempts (before {@link #schedule}). */
@@ -246,7 +248,8 @@ public final class ClusterRun {
             state.queue.at(
                 at,
                 () -> {
-                  JobController j = new JobController(controllers, w, job, name, jitter.split());
+                  JobController j =
+                      new JobController(controllers, w, job, name, jitter.split(), kueue);
                   jobs.add(j);
                   jobsByUid.put(j.uid, j);
                 });
@@ -372,7 +375,10 @@ public final class ClusterRun {
               t.errors,
               t.sloBreaches,
               t.outcome,
-              t.cause));
+              t.cause,
+              t.queue,
+              t.admittedAt,
+              t.queueWaitMs));
     }
     return out;
   }
@@ -473,13 +479,10 @@ public final class ClusterRun {
     // The run's harness deletes the Jobs still there (the next run applies them again).
     for (JobController j : jobs) {
       if (!j.finished) {
-        j.finished = true;
-        state.api.deleteObject(j.object(null));
-        if (j.jobSetName != null) {
-          state.api.deleteObject(j.jobSetObject(null));
-        }
+        j.delete();
       }
     }
+    kueue.end();
     gpus.publish();
   }
 }

@@ -2,6 +2,7 @@ package io.schedlens.simulator.cluster;
 
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.batch.v1.Job;
+import io.schedlens.base.KueueNames;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayDeque;
@@ -20,6 +21,11 @@ import java.util.SplittableRandom;
  * DisruptionTarget); {@code ttlSecondsAfterFinished} after the last success its pods and object go.
  * A JobSet's Job ({@link JobSpec#jobSet()}) is its one replicated Job, {@code NAME-workers-0},
  * owned by the JobSet {@code NAME}, its pods labelled as the JobSet controller labels them.
+ *
+ * <p>A Job that names a Kueue LocalQueue ({@link JobSpec#queue()}) is created suspended: it creates
+ * no pod until Kueue admits its Workload ({@link #resume}); when Kueue evicts the Workload it is
+ * suspended again ({@link #suspend}), its pods are deleted without counting as failures, and Kueue
+ * is told once none is active.
  */
 final class JobController {
 
@@ -49,8 +55,22 @@ final class JobController {
   long notBefore;
   boolean finished;
 
+  /** spec.suspend: the Job creates no pod (Kueue has not admitted it, or evicted it). */
+  private boolean suspended;
+
+  /** Kueue, when the Job waits for it; else null. */
+  private final KueueController kueue;
+
+  /** Its Kueue Workload, or null. */
+  private QueuedWorkload queued;
+
   JobController(
-      ControllerContext cluster, Workload w, JobSpec spec, String name, SplittableRandom r) {
+      ControllerContext cluster,
+      Workload w,
+      JobSpec spec,
+      String name,
+      SplittableRandom r,
+      KueueController kueue) {
     this.cluster = cluster;
     this.jobSetUid = spec.jobSet() ? cluster.newUid() : null;
     this.uid = cluster.newUid();
@@ -68,8 +88,44 @@ final class JobController {
       }
       units.add(new long[] {work, 0});
     }
+    this.kueue = kueue != null && kueue.queues(spec) ? kueue : null;
+    this.suspended = this.kueue != null;
+    write(null);
+    if (this.kueue != null) {
+      queued = this.kueue.submit(this, w, spec);
+    }
+    reconcile();
+  }
+
+  int parallelism() {
+    return spec.parallelism();
+  }
+
+  /** Kueue admitted the Workload: it un-suspends the Job, whose controller creates its pods. */
+  void resume() {
+    suspended = false;
     write(null);
     reconcile();
+  }
+
+  /**
+   * Kueue evicted the Workload: it suspends the Job, whose controller deletes its active pods (they
+   * are not failures); Kueue is told when none is active.
+   */
+  void suspend() {
+    suspended = true;
+    write(null);
+    for (SimPod p : List.copyOf(running.keySet())) {
+      cluster.delete(p);
+    }
+    stoppedCheck();
+  }
+
+  /** A suspended Job with no active pod left: Kueue may release its quota. */
+  private void stoppedCheck() {
+    if (suspended && queued != null && created.stream().allMatch(p -> p.gone || p.terminal())) {
+      kueue.stopped(queued);
+    }
   }
 
   void write(Long completedAt) {
@@ -110,11 +166,24 @@ final class JobController {
         completedAt,
         cluster.experimentLabels(),
         cluster.queue().now(),
-        jobSetName == null ? null : WorkloadObjects.controlledBy(jobSetObject(completedAt)));
+        jobSetName == null ? null : WorkloadObjects.controlledBy(jobSetObject(completedAt)),
+        suspended,
+        spec.queue() == null ? Map.of() : queueLabels());
+  }
+
+  /** The Kueue labels its user gives the Job: its LocalQueue and WorkloadPriorityClass. */
+  private Map<String, String> queueLabels() {
+    Map<String, String> labels = new LinkedHashMap<>();
+    labels.put(KueueNames.QUEUE_LABEL, spec.queue());
+    String wpc = kueue == null ? null : kueue.workloadPriorityClassOf(spec);
+    if (wpc != null) {
+      labels.put(KueueNames.PRIORITY_CLASS_LABEL, wpc);
+    }
+    return labels;
   }
 
   void reconcile() {
-    if (cluster.ended() || finished) {
+    if (cluster.ended() || finished || suspended) {
       return;
     }
     long now = cluster.queue().now();
@@ -141,6 +210,9 @@ final class JobController {
       p.checkpointedProgress = unit[1];
       running.put(p, unit);
       created.add(p);
+      if (queued != null) {
+        kueue.podCreated(queued, p);
+      }
       cluster.create(p);
     }
   }
@@ -148,6 +220,7 @@ final class JobController {
   void podChanged(SimPod p) {
     long[] unit = running.get(p);
     if (unit == null) {
+      stoppedCheck();
       return;
     }
     if ("Succeeded".equals(p.phase) && p.deletionRequestedAt == null) {
@@ -156,6 +229,9 @@ final class JobController {
       if (succeeded == spec.completions()) {
         finished = true;
         write(cluster.queue().now());
+        if (queued != null) {
+          kueue.finished(queued, true);
+        }
         cluster.queue().after(spec.ttlAfterFinished().toMillis(), this::cleanUp);
       } else {
         write(null);
@@ -174,18 +250,23 @@ final class JobController {
     running.remove(p);
     unit[1] = Math.max(unit[1], p.checkpointedProgress);
     units.addFirst(unit);
-    boolean counted = !(spec.ignoreDisruptions() && p.preempted);
+    // A suspended Job's pods are deleted by its controller: not failures.
+    boolean counted = !(spec.ignoreDisruptions() && p.preempted) && !suspended;
     if (counted) {
       failures++;
       if (failures > spec.backoffLimit()) {
         finished = true; // BackoffLimitExceeded: the Job fails, its active pods go
         running.keySet().forEach(cluster::delete);
+        if (queued != null) {
+          kueue.finished(queued, false);
+        }
         return;
       }
       long delay = Math.min(BACKOFF_MAX_MS, BACKOFF_MS << Math.min(10, failures - 1));
       notBefore = cluster.queue().now() + delay;
     }
     reconcile();
+    stoppedCheck();
   }
 
   void cleanUp() {
@@ -197,6 +278,21 @@ final class JobController {
     cluster.api().deleteObject(object(null));
     if (jobSetName != null) {
       cluster.api().deleteObject(jobSetObject(null));
+    }
+    if (queued != null) {
+      kueue.deleted(queued);
+    }
+  }
+
+  /** The run's harness deletes the Job (the garbage collector its Workload). */
+  void delete() {
+    finished = true;
+    cluster.api().deleteObject(object(null));
+    if (jobSetName != null) {
+      cluster.api().deleteObject(jobSetObject(null));
+    }
+    if (queued != null) {
+      kueue.deleted(queued);
     }
   }
 }

@@ -15,6 +15,18 @@ final class LiveTruth {
   Long deletedAt;
   String outcome;
 
-  /** What ended it early (preemption, eviction-api, taint-manager, rollout), if anything. */
+  /** Its Job's LocalQueue, when Kueue admitted the Job. */
+  String queue;
+
+  /** When Kueue admitted the Workload whose admission let the pod be created. */
+  Long admittedAt;
+
+  /** How long that admission waited, as Kueue counts it. */
+  Long queueWaitMs;
+
+  /**
+   * What ended it early (preemption, queue-preemption, eviction-api, taint-manager, rollout), if
+   * anything.
+   */
   String cause;
 }

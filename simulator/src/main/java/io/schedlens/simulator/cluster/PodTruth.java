@@ -9,11 +9,15 @@ import java.util.List;
  * @param outcome an {@link io.schedlens.base.Outcome}'s wire name: Succeeded, Preempted, Evicted,
  *     Deleted or Failed
  * @param cause what ended it early, a {@link io.schedlens.base.DisruptionCause}'s wire name:
- *     preemption, eviction-api, taint-manager, rollout; null when nothing did (it completed, or was
- *     deleted by a scale-down or the end of the run)
+ *     preemption, queue-preemption, eviction-api, taint-manager, rollout; null when nothing did (it
+ *     completed, or was deleted by a scale-down or the end of the run)
  * @param deletionRequestedAt when its deletion was asked for (it left its Service's endpoints)
  * @param wastedGpuSeconds for a Job pod stopped before it completed: GPUs × time from its last
  *     checkpoint (else its container start) to its container's end; null otherwise
+ * @param queue its Job's Kueue LocalQueue, or null
+ * @param admittedAt when Kueue admitted the Workload whose admission let it be created, or null
+ * @param queueWaitMs how long that admission waited (since the Workload's creation or its
+ *     re-queueing), or null
  */
 public record PodTruth(
     String uid,
@@ -45,7 +49,10 @@ public record PodTruth(
     long errors,
     long sloBreaches,
     String outcome,
-    String cause) {
+    String cause,
+    String queue,
+    Long admittedAt,
+    Long queueWaitMs) {
 
   public Long pendingMs() {
     return scheduledAt == null ? null : scheduledAt - createdAt;

@@ -122,7 +122,11 @@ final class WorkloadObjects {
       Long completedAt,
       Map<String, String> labels,
       long at,
-      OwnerReference owner) {
+      OwnerReference owner,
+      boolean suspended,
+      Map<String, String> queueLabels) {
+    Map<String, String> all = new LinkedHashMap<>(labels);
+    all.putAll(queueLabels);
     JobBuilder b =
         new JobBuilder()
             .withApiVersion("batch/v1")
@@ -131,13 +135,14 @@ final class WorkloadObjects {
             .withNamespace(namespace)
             .withName(name)
             .withUid(uid)
-            .withLabels(labels)
+            .withLabels(all)
             .withOwnerReferences(owner == null ? List.of() : List.of(owner))
             .withManagedFields(written("kube-controller-manager", "status", at))
             .endMetadata()
             .withNewSpec()
             .withParallelism(parallelism)
             .withCompletions(completions)
+            .withSuspend(suspended)
             .endSpec()
             .withNewStatus()
             .withSucceeded(succeeded)

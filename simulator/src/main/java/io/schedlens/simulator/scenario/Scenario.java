@@ -47,7 +47,46 @@ public record Scenario(
     Map<String, Double> slos,
     List<Action> actions,
     Map<String, String> conditions,
-    Duration scrapeInterval) {
+    Duration scrapeInterval,
+    Kueue kueue) {
+
+  /** A scenario without Kueue. */
+  public Scenario(
+      String name,
+      String description,
+      long seed,
+      String namespace,
+      String experiment,
+      int repeats,
+      Duration duration,
+      Duration gap,
+      List<NodePool> nodes,
+      List<PriorityClassSpec> priorityClasses,
+      List<Arm> arms,
+      List<Workload> workloads,
+      Map<String, Double> slos,
+      List<Action> actions,
+      Map<String, String> conditions,
+      Duration scrapeInterval) {
+    this(
+        name,
+        description,
+        seed,
+        namespace,
+        experiment,
+        repeats,
+        duration,
+        gap,
+        nodes,
+        priorityClasses,
+        arms,
+        workloads,
+        slos,
+        actions,
+        conditions,
+        scrapeInterval,
+        Kueue.NONE);
+  }
 
   /**
    * Something done during every run, at {@code at} into it: to a node, {@code drain} (cordon it,
@@ -279,6 +318,10 @@ public record Scenario(
    * @param jobSet the Job runs under a JobSet of the same name (kind JobSet: one replicated Job
    *     {@code workers} whose {@code parallelism} pods are one gang, created together, bound one by
    *     one by the scheduler); else a plain Job
+   * @param queue the LocalQueue its {@code kueue.x-k8s.io/queue-name} label names, or null: with
+   *     Kueue installed, the Job is created suspended and runs once Kueue admits it
+   * @param workloadPriorityClass its {@code kueue.x-k8s.io/priority-class} label (in arms with
+   *     {@code priorityClasses: true}), or null
    */
   public record JobSpec(
       Arrival arrival,
@@ -292,7 +335,9 @@ public record Scenario(
       boolean ignoreDisruptions,
       Duration ttlAfterFinished,
       List<Duration> unitWork,
-      boolean jobSet)
+      boolean jobSet,
+      String queue,
+      String workloadPriorityClass)
       implements Spec {
 
     public JobSpec {
@@ -323,7 +368,9 @@ public record Scenario(
           ignoreDisruptions,
           ttlAfterFinished,
           List.of(),
-          false);
+          false,
+          null,
+          null);
     }
 
     @Override
@@ -356,7 +403,8 @@ public record Scenario(
         slos,
         actions,
         conditions,
-        scrapeInterval);
+        scrapeInterval,
+        kueue);
   }
 
   /** The same scenario with another number of repeats. */
@@ -377,7 +425,8 @@ public record Scenario(
         slos,
         actions,
         conditions,
-        scrapeInterval);
+        scrapeInterval,
+        kueue);
   }
 
   public PriorityClassSpec priorityClass(String name) {

@@ -39,7 +39,7 @@ public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
   public static final List<String> BUNDLED =
-      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense", "gangs");
+      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense", "gangs", "kueue");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
   private static final Set<String> EFFECTS = Set.of("NoSchedule", "PreferNoSchedule", "NoExecute");
@@ -114,7 +114,8 @@ public final class ScenarioLoader {
         "slos",
         "actions",
         "conditions",
-        "scrapeInterval");
+        "scrapeInterval",
+        "kueue");
     String name = fields.dnsName(n, "", "name", null);
     List<NodePool> nodes = new ArrayList<>();
     fields.forEach(n, "nodes", true, (x, p) -> nodes.add(nodePool(x, p)));
@@ -124,6 +125,7 @@ public final class ScenarioLoader {
     fields.forEach(n, "arms", true, (x, p) -> arms.add(arm(x, p)));
     List<Workload> workloads = new ArrayList<>();
     fields.forEach(n, "workloads", true, (x, p) -> workloads.add(workload(x, p)));
+    KueueLoader kueue = new KueueLoader(fields);
     Scenario s =
         new Scenario(
             name,
@@ -141,11 +143,13 @@ public final class ScenarioLoader {
             slos(n),
             actions(n),
             conditions(n),
-            fields.duration(n, "", "scrapeInterval", Duration.ofSeconds(15)));
+            fields.duration(n, "", "scrapeInterval", Duration.ofSeconds(15)),
+            kueue.kueue(n));
     if (s.scrapeInterval().toMillis() < 10) {
       throw fields.fail("scrapeInterval", "must be at least 10ms, got " + s.scrapeInterval());
     }
     new ScenarioCrossCheck(fields).check(s);
+    kueue.checkJobs(s.kueue(), s.workloads());
     return s;
   }
 
@@ -331,7 +335,9 @@ public final class ScenarioLoader {
                 "checkpointInterval",
                 "backoffLimit",
                 "ignoreDisruptions",
-                "ttlAfterFinished");
+                "ttlAfterFinished",
+                "queue",
+                "workloadPriorityClass");
     List<String> all = new ArrayList<>(common);
     all.addAll(own);
     fields.known(n, p, all.toArray(String[]::new));
@@ -440,7 +446,11 @@ public final class ScenarioLoader {
         fields.bool(n, p, "ignoreDisruptions", false),
         fields.duration(n, p, "ttlAfterFinished", Duration.ofSeconds(60)),
         List.of(),
-        jobSet);
+        jobSet,
+        n.hasNonNull("queue") ? fields.dnsName(n, p, "queue", null) : null,
+        n.hasNonNull("workloadPriorityClass")
+            ? fields.dnsName(n, p, "workloadPriorityClass", null)
+            : null);
   }
 
   /**

@@ -80,6 +80,60 @@ class ScenarioLoaderTest {
         .hasMessageStartingWith("t.yaml: not valid YAML");
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
         .hasMessageContaining(
-            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense, gangs] nor a readable file");
+            "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense, gangs,"
+                + " kueue] nor a readable file");
+  }
+
+  static final String QUEUED =
+      """
+      name: tiny
+      duration: 10m
+      nodes: [{name: n, gpus: 4}]
+      arms: [{name: control, priorityClasses: false}]
+      kueue:
+        clusterQueues:
+          - {name: cq-a, cohort: batch, nominalGpus: 2, reclaimWithinCohort: Any}
+          - {name: cq-b, cohort: batch, nominalGpus: 2}
+        localQueues: [{name: a, clusterQueue: cq-a}]
+        workloadPriorityClasses: [{name: high, value: 10}]
+      workloads:
+        - {name: job, kind: Job, work: 1m, queue: a, workloadPriorityClass: high, parallelism: 2}
+      """;
+
+  @Test
+  void shouldReadKueueAndRefuseWhatKueueWouldNeverAdmit() {
+    Kueue k = ScenarioLoader.parse("q.yaml", QUEUED).kueue();
+    assertThat(k.installed()).isTrue();
+    assertThat(k.clusterQueueOf("a").name()).isEqualTo("cq-a");
+    assertThat(k.clusterQueues().get(1).withinClusterQueue())
+        .as("Kueue's default")
+        .isEqualTo("Never");
+    assertThat(k.clusterQueues().get(1).reclaimWithinCohort()).isEqualTo("Never");
+    assertThat(ScenarioLoader.parse("t.yaml", MINIMAL).kueue().installed()).isFalse();
+    assertThatThrownBy(
+            () -> ScenarioLoader.parse("q.yaml", QUEUED.replace("queue: a,", "queue: b,")))
+        .hasMessage("q.yaml: workloads[0].queue: 'b' is not one of kueue.localQueues [a]");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse("q.yaml", QUEUED.replace("parallelism: 2", "parallelism: 5")))
+        .hasMessageContaining(
+            "workloads[0].parallelism: 5 GPUs at once never fit ClusterQueue cq-a (at most 4");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "q.yaml", QUEUED.replace("clusterQueue: cq-a", "clusterQueue: x")))
+        .hasMessageContaining("kueue.localQueues[0].clusterQueue: 'x' is not one of clusterQueues");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "q.yaml",
+                    QUEUED.replace("reclaimWithinCohort: Any", "reclaimWithinCohort: All")))
+        .hasMessageContaining("kueue.clusterQueues[0].reclaimWithinCohort: must be one of");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "q.yaml",
+                    QUEUED.replace("workloadPriorityClass: high", "workloadPriorityClass: low")))
+        .hasMessageContaining("workloads[0].workloadPriorityClass: 'low' is not one of");
   }
 }
