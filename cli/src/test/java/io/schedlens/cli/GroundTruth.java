@@ -93,6 +93,32 @@ public final class GroundTruth {
       } else {
         soft.assertThat(t.getPreemptor()).as(pod + " preemptor").isNull();
       }
+      // Kueue: the LocalQueue, the admission that let the pod be created, and its wait. The
+      // Workload's creation and conditions are whole seconds.
+      soft.assertThat(t.getQueue()).as(pod + " queue").isEqualTo(truth.queue());
+      if (truth.admittedAt() == null) {
+        soft.assertThat(t.getAdmittedAt()).as(pod + " admittedAt").isNull();
+        soft.assertThat(t.getQueueWaitMs()).as(pod + " queueWaitMs").isNull();
+      } else {
+        soft.assertThat(t.getAdmittedAt()).as(pod + " admittedAt").isNotNull();
+        soft.assertThat(t.getQueueWaitMs()).as(pod + " queueWaitMs").isNotNull();
+        if (t.getAdmittedAt() != null && t.getQueueWaitMs() != null) {
+          soft.assertThat(t.getAdmittedAt() - truth.admittedAt())
+              .as(pod + " admittedAt")
+              .isBetween(-SECOND, 0L);
+          soft.assertThat(t.getQueueWaitMs() - truth.queueWaitMs())
+              .as(pod + " queueWaitMs")
+              .isBetween(-SECOND, SECOND);
+        }
+      }
+      if ("queue-preemption".equals(truth.cause())) {
+        soft.assertThat(t.getPreemptedAt()).as(pod + " preemptedAt").isNotNull();
+        if (t.getPreemptedAt() != null) {
+          soft.assertThat(t.getPreemptedAt() - truth.preemptedAt())
+              .as(pod + " preemptedAt (Kueue's Evicted condition, whole seconds)")
+              .isBetween(-SECOND, 0L);
+        }
+      }
       soft.assertThat(Set.copyOf(t.getVictims()))
           .as(pod + " victims")
           .isEqualTo(Set.copyOf(truth.victims()));

@@ -63,7 +63,9 @@ public final class ExperimentReport {
       Stat sloBreaches,
       Stat starvingPods,
       Stat queueWaitP50Ms,
-      Stat queueWaitP95Ms) {
+      Stat queueWaitP95Ms,
+      Stat queuePreemptions,
+      Stat queueWastedGpuSeconds) {
 
     /** Whether some pod of the row waited in a Kueue queue. */
     public boolean queued() {
@@ -236,7 +238,15 @@ public final class ExperimentReport {
                 per(byRepeat, l -> (double) l.stream().mapToLong(PodFacts::sloBreaches).sum()),
                 per(byRepeat, l -> (double) l.stream().filter(PodFacts::starving).count()),
                 per(byRepeat, l -> quantile(values(l, PodFacts::queueWaitMs), 0.50)),
-                per(byRepeat, l -> quantile(values(l, PodFacts::queueWaitMs), 0.95))));
+                per(byRepeat, l -> quantile(values(l, PodFacts::queueWaitMs), 0.95)),
+                per(byRepeat, l -> (double) l.stream().filter(PodFacts::queuePreempted).count()),
+                per(
+                    byRepeat,
+                    l ->
+                        l.stream()
+                            .filter(PodFacts::queuePreempted)
+                            .mapToDouble(PodFacts::wastedGpuSeconds)
+                            .sum())));
       }
     }
     ExperimentReport draft =

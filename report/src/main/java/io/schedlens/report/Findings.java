@@ -10,7 +10,7 @@ import java.util.function.Function;
 /**
  * What the numbers say, in sentences: for every arm against the control, whether each service got
  * faster (Pending and time to the first OK request, repeat by repeat), what the batch workloads
- * paid (preemptions, wasted GPU time) and who starves.
+ * paid (preemptions, wasted GPU time), whose running pods Kueue preempted, and who starves.
  */
 final class Findings {
 
@@ -70,6 +70,22 @@ final class Findings {
                   gpuTime(mean(a.wastedGpuSeconds())),
                   gpuTime(mean(c.wastedGpuSeconds())),
                   control));
+        }
+      }
+    }
+    for (String arm : r.arms()) {
+      for (String w : workloads) {
+        Row row = r.row(arm, w);
+        double victims = row == null ? 0 : mean(row.queuePreemptions());
+        if (victims > 0) {
+          out.add(
+              String.format(
+                  "%s: Kueue preempted %s running pods per repeat%s (each its Workload's, evicted"
+                      + " to give quota to another); work lost: %s per repeat.",
+                  w,
+                  number(victims),
+                  Format.inArm(arm),
+                  gpuTime(mean(row.queueWastedGpuSeconds()))));
         }
       }
     }

@@ -1,6 +1,7 @@
 package io.schedlens.report;
 
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.base.DisruptionCause;
 
 /**
  * What the experiment report needs of one pod: the arm, repeat and application (or workload) it
@@ -10,6 +11,8 @@ import io.schedlens.avro.PodTimeline;
  *     (it waited all its life)
  * @param queueWaitMs the wait in a Kueue queue for the admission that let the pod exist; null for a
  *     pod outside Kueue
+ * @param queuePreempted Kueue preempted the pod's workload while the pod ran (disruption cause
+ *     {@code queue-preemption})
  */
 public record PodFacts(
     String arm,
@@ -28,7 +31,8 @@ public record PodFacts(
     boolean starving,
     String outcome,
     int restarts,
-    Long queueWaitMs) {
+    Long queueWaitMs,
+    boolean queuePreempted) {
 
   /**
    * The row a pod's timeline belongs to: its application (the {@code app.kubernetes.io/name}
@@ -63,6 +67,8 @@ public record PodFacts(
         t.getStarving(),
         t.getOutcome(),
         t.getRestarts(),
-        t.getQueueWaitMs());
+        t.getQueueWaitMs(),
+        t.getDisruption() != null
+            && DisruptionCause.QUEUE_PREEMPTION.wire().equals(t.getDisruption().getCause()));
   }
 }

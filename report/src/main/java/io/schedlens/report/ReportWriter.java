@@ -381,6 +381,8 @@ public final class ReportWriter {
       if (r.queued()) {
         stat(o, "queueWaitP50Ms", row.queueWaitP50Ms());
         stat(o, "queueWaitP95Ms", row.queueWaitP95Ms());
+        stat(o, "queuePreemptions", row.queuePreemptions());
+        stat(o, "queueWastedGpuSeconds", row.queueWastedGpuSeconds());
       }
     }
     ArrayNode continuity = root.putArray("continuity");

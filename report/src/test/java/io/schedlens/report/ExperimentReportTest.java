@@ -30,7 +30,8 @@ class ExperimentReportTest {
         false,
         "Deleted",
         0,
-        null);
+        null,
+        false);
   }
 
   static PodFacts job(
@@ -57,7 +58,8 @@ class ExperimentReportTest {
         starving,
         preempted ? "Preempted" : "Succeeded",
         0,
-        null);
+        null,
+        false);
   }
 
   static List<PodFacts> experiment() {
@@ -127,7 +129,8 @@ class ExperimentReportTest {
                     p.starving(),
                     p.outcome(),
                     p.restarts(),
-                    p.arm().equals("control") ? 3_600_000L : 600_000L)
+                    p.arm().equals("control") ? 3_600_000L : 600_000L,
+                    p.preempted())
                 : p);
     ExperimentReport r = ExperimentReport.of("kueue", pods, 600_000);
 
@@ -139,6 +142,12 @@ class ExperimentReportTest {
     assertThat(ReportWriter.table(ExperimentReport.of("day08", experiment(), 600_000)))
         .as("no queue, no queue columns")
         .doesNotContain("queue wait");
+    // The asr pods preempted in treatment were Kueue's victims here.
+    assertThat(r.findings())
+        .contains(
+            "asr: Kueue preempted 1 running pods per repeat in treatment (each its Workload's,"
+                + " evicted to give quota to another); work lost: 0.03 GPU-hours per repeat.")
+        .noneMatch(f -> f.contains("Kueue preempted") && f.contains("in control"));
   }
 
   @Test

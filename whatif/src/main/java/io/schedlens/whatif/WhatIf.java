@@ -261,7 +261,8 @@ public final class WhatIf {
         f.starving(),
         f.outcome(),
         f.restarts(),
-        f.queueWaitMs());
+        f.queueWaitMs(),
+        f.queuePreempted());
   }
 
   static Path tempDir(Path in) {

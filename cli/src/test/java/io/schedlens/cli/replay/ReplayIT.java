@@ -123,6 +123,44 @@ class ReplayIT {
         .contains("| control | training | JobSet |");
   }
 
+  /**
+   * Kueue in front of the scheduler: Jobs wait suspended, without pods, until admitted; a team's
+   * Jobs reclaim the quota the other borrowed, and Kueue's preemptions end running pods. Every
+   * pod's queue, admission and wait, and every victim's cause, time and waste, as the simulator
+   * lived them; the report compares queue waits between arms and names the queue preemptions.
+   */
+  @Test
+  void shouldReplayKueuesAdmissionsAndPreemptionsToTheSimulatorsGroundTruth() throws Exception {
+    Recorded rec = recordAndReplay("kueue");
+    Replay.Result r = rec.result();
+    assertThat(r.unusable().counts()).as("a clean recording").isEmpty();
+    assertThat(r.deadLetters()).as("dead letters").isEmpty();
+    GroundTruth.assertMatches(rec.truth(), r.timelines());
+    assertThat(rec.truth()).as("the simulator queued Jobs").anyMatch(t -> t.queueWaitMs() != null);
+    assertThat(rec.truth())
+        .as("and Kueue preempted running pods")
+        .anyMatch(t -> "queue-preemption".equals(t.cause()));
+    List<PodTimeline> victims =
+        r.timelines().values().stream()
+            .filter(t -> t.getDisruption() != null)
+            .filter(t -> t.getDisruption().getCause().equals("queue-preemption"))
+            .toList();
+    assertThat(victims).isNotEmpty();
+    assertThat(victims)
+        .allSatisfy(
+            t -> {
+              assertThat(t.getDisruption().getBy()).as(t.getName()).isNotBlank();
+              assertThat(t.getWastedGpuSeconds()).as(t.getName()).isNotNull();
+            });
+    assertThat(r.workloads().values())
+        .as("each Job's workload timeline tells its admissions")
+        .filteredOn(w -> w.getName().startsWith("embedding-routine-"))
+        .anyMatch(w -> w.getAdmissions().size() >= 2);
+    String report = Files.readString(rec.out().resolve("report.md"));
+    assertThat(report).contains("queue wait p50").contains("| treatment | asr-batch |");
+    assertThat(report).contains("Kueue preempted");
+  }
+
   @Test
   void shouldReplayADrainAndReJoinWithEvictionsAndCordonedWaits() throws Exception {
     Recorded rec = recordAndReplay("day08-disruptions");

@@ -187,7 +187,7 @@ public final class Demo {
         Topics.defaults().newTopics(config.getInt(DemoConfig.PARTITIONS), (short) 1));
     say("Kafka broker (KRaft, embedded) on %s", broker.bootstrapServers());
     Map<String, String> kafkaEnv = Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers());
-    SimulatedApiServer api = SimulatedApiServer.start();
+    SimulatedApiServer api = SimulatedApiServer.start(scenario.kueue().installed());
     open.add(api);
     Simulator simulator = new Simulator(scenario, origin);
     DcgmExporterServer exporter = DcgmExporterServer.start(simulator.gpus(), simulator.nodes());

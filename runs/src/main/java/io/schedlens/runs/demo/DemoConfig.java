@@ -33,12 +33,7 @@ public final class DemoConfig extends AppConfig {
       RunExport.define(
           PagesServer.define(
               new ConfigDef()
-                  .define(
-                      SCENARIO,
-                      Type.STRING,
-                      "day08",
-                      Importance.HIGH,
-                      "A bundled scenario (day08, day08-disruptions, node-failure, pool, dense, gangs) or a scenario YAML file.")
+                  .define(SCENARIO, Type.STRING, "day08", Importance.HIGH, ScenarioSetting.doc())
                   .define(
                       OUT,
                       Type.STRING,

@@ -2,6 +2,8 @@ package io.schedlens.simulator.live;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -12,6 +14,7 @@ import io.fabric8.mockwebserver.crud.AttributeSet;
 import io.fabric8.mockwebserver.http.Buffer;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.schedlens.base.KueueNames;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -57,6 +60,22 @@ public final class SimulatedApiServer implements AutoCloseable {
 
   /** Starts on 127.0.0.1 and a free port. */
   public static SimulatedApiServer start() {
+    return start(false);
+  }
+
+  /**
+   * Starts on 127.0.0.1 and a free port; with {@code kueue}, it serves Kueue's Workload API ({@link
+   * #installKueue}) from the start, as a cluster with Kueue does.
+   */
+  public static SimulatedApiServer start(boolean kueue) {
+    SimulatedApiServer api = startServer();
+    if (kueue) {
+      api.installKueue();
+    }
+    return api;
+  }
+
+  private static SimulatedApiServer startServer() {
     KubernetesMockServer server =
         new KubernetesMockServer(
             new Context(), new MockWebServer(), new HashMap<>(), new SimulatedCrud(), false);
@@ -66,6 +85,43 @@ public final class SimulatedApiServer implements AutoCloseable {
       throw new UncheckedIOException("cannot start the simulated Kubernetes API on loopback", e);
     }
     return new SimulatedApiServer(server);
+  }
+
+  /**
+   * Installs the CustomResourceDefinition of Kueue's Workloads ({@code kueue.x-k8s.io}, version
+   * v1beta2 served and stored, as Kueue v0.16+ has it): the API then serves and lists the group, so
+   * that the collector's discovery finds Kueue. Its schema keeps every field (the simulator writes
+   * the objects as Kueue does; the API server does not validate them here).
+   */
+  public void installKueue() {
+    CustomResourceDefinition crd =
+        new CustomResourceDefinitionBuilder()
+            .withNewMetadata()
+            .withName("workloads." + KueueNames.GROUP)
+            .endMetadata()
+            .withNewSpec()
+            .withGroup(KueueNames.GROUP)
+            .withScope("Namespaced")
+            .withNewNames()
+            .withKind("Workload")
+            .withListKind("WorkloadList")
+            .withPlural("workloads")
+            .withSingular("workload")
+            .endNames()
+            .addNewVersion()
+            .withName("v1beta2")
+            .withServed(true)
+            .withStorage(true)
+            .withNewSchema()
+            .withNewOpenAPIV3Schema()
+            .withType("object")
+            .withXKubernetesPreserveUnknownFields(true)
+            .endOpenAPIV3Schema()
+            .endSchema()
+            .endVersion()
+            .endSpec()
+            .build();
+    client.apiextensions().v1().customResourceDefinitions().resource(crd).create();
   }
 
   /** The API's URL, e.g. {@code http://127.0.0.1:38211/} (the collector's kubernetes.master). */
