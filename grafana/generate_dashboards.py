@@ -269,6 +269,25 @@ def oncall():
                                          "?namespace=${__field.labels.namespace}",
                                          WORKLOADS_API + "?namespace=${__field.labels.namespace}"
                                          "&kind=${__field.labels.workload_kind}")))
+    b.add(timeseries("Kueue admission wait p95 by queue and class",
+                     "How long workloads waited in a Kueue LocalQueue for each admission (from the "
+                     "Workload's creation or its re-queueing to Admitted). Kueue keeps a queued Job "
+                     "suspended, without pods: pod Pending does not show this wait. Class: the "
+                     "WorkloadPriorityClass.",
+                     [target("histogram_quantile(0.95, sum by (namespace, queue, priority_class, le) "
+                             "(rate(schedlens_queue_wait_seconds_bucket{namespace=~\"$namespace\", "
+                             "priority_class=~\"$priority_class\"}[$__rate_interval])))",
+                             "{{namespace}}/{{queue}} {{priority_class}}")], unit="s"), w=12)
+    b.add(timeseries("Kueue preemptions and evictions by reason",
+                     "Workloads Kueue evicted: preempted (InClusterQueue: for a higher priority in "
+                     "the same ClusterQueue; InCohortReclamation: a cohort member took back the "
+                     "quota this one borrowed) or evicted for another reason (PodsReadyTimeout, "
+                     "AdmissionCheck, …). Each ended its running pods: see their wasted GPU work.",
+                     [target("sum by (namespace, queue, reason, preemption_reason) "
+                             "(increase(schedlens_queue_evictions_total{namespace=~\"$namespace\"}"
+                             "[$__rate_interval]))",
+                             "{{namespace}}/{{queue}} {{reason}} {{preemption_reason}}")],
+                     stack=True), w=12)
     b.row("What users feel")
     b.add(timeseries("Request SLO-breach ratio by class",
                      "Share of requests slower than the SLO of their service or class.",

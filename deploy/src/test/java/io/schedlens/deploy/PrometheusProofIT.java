@@ -27,7 +27,13 @@ class PrometheusProofIT {
    * adding one would move every day08 figure.
    */
   static final Map<String, String> PROVEN_ELSEWHERE =
-      Map.of(GangPanelProofIT.PANEL, GangPanelProofIT.class.getSimpleName());
+      Map.of(
+          GangPanelProofIT.PANEL,
+          GangPanelProofIT.class.getSimpleName(),
+          QueuePanelsProofIT.WAIT_PANEL,
+          QueuePanelsProofIT.class.getSimpleName(),
+          QueuePanelsProofIT.EVICTIONS_PANEL,
+          QueuePanelsProofIT.class.getSimpleName());
 
   @TempDir static Path work;
   static ScrapedDemo run;

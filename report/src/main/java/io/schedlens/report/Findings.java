@@ -73,22 +73,7 @@ final class Findings {
         }
       }
     }
-    for (String arm : r.arms()) {
-      for (String w : workloads) {
-        Row row = r.row(arm, w);
-        double victims = row == null ? 0 : mean(row.queuePreemptions());
-        if (victims > 0) {
-          out.add(
-              String.format(
-                  "%s: Kueue preempted %s running pods per repeat%s (each its Workload's, evicted"
-                      + " to give quota to another); work lost: %s per repeat.",
-                  w,
-                  number(victims),
-                  Format.inArm(arm),
-                  gpuTime(mean(row.queueWastedGpuSeconds()))));
-        }
-      }
-    }
+    queuePreemptions(r, workloads, out);
     for (String arm : r.arms()) {
       List<String> starving = new ArrayList<>();
       for (String w : workloads) {
@@ -107,6 +92,27 @@ final class Findings {
       }
     }
     return out;
+  }
+
+  /** Kueue's preemptions in each arm: their running victims and the work they lost. */
+  private static void queuePreemptions(
+      ExperimentReport r, List<String> workloads, List<String> out) {
+    for (String arm : r.arms()) {
+      for (String w : workloads) {
+        Row row = r.row(arm, w);
+        double victims = row == null ? 0 : mean(row.queuePreemptions());
+        if (victims > 0) {
+          out.add(
+              String.format(
+                  "%s: Kueue preempted %s running pods per repeat%s (each its Workload's, evicted"
+                      + " to give quota to another); work lost: %s per repeat.",
+                  w,
+                  number(victims),
+                  Format.inArm(arm),
+                  gpuTime(mean(row.queueWastedGpuSeconds()))));
+        }
+      }
+    }
   }
 
   private static void compare(
