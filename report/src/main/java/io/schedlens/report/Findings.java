@@ -42,6 +42,9 @@ final class Findings {
               c,
               Row::timeToFirstOkP50Ms);
         }
+        if (a.queued() && c.queued()) {
+          compare(out, w, "queue wait p50", arm, control, a, c, Row::queueWaitP50Ms);
+        }
         compare(out, w, "Pending p50", arm, control, a, c, Row::pendingP50Ms);
         if (service) {
           compare(out, w, "Pending max", arm, control, a, c, Row::pendingMaxMs);

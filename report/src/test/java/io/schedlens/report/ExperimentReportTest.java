@@ -142,6 +142,10 @@ class ExperimentReportTest {
     assertThat(ReportWriter.table(ExperimentReport.of("day08", experiment(), 600_000)))
         .as("no queue, no queue columns")
         .doesNotContain("queue wait");
+    assertThat(r.findings())
+        .contains(
+            "asr: queue wait p50 10 min 00 s in treatment against 1 h 00 min in control (mean over"
+                + " repeats: lower); lower in 2 of 2 repeats.");
     // The asr pods preempted in treatment were Kueue's victims here.
     assertThat(r.findings())
         .contains(

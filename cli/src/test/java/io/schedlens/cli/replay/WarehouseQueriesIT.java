@@ -148,6 +148,68 @@ class WarehouseQueriesIT {
     }
   }
 
+  /**
+   * Kueue's numbers: a replay of the {@code kueue} scenario with {@code --export}, the queue-wait
+   * and queue-preemption blocks of docs/operators/warehouse.md against the report of the same run.
+   */
+  @Test
+  void shouldGiveTheReportsQueueWaitAndKueuePreemptionsFromSql() throws Exception {
+    Scenario scenario = ScenarioLoader.load("kueue");
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording-kueue"));
+    Path warehouse = dir.resolve("warehouse-kueue");
+    List<String> args =
+        new ArrayList<>(Recordings.replayArgs(rec.dir(), dir.resolve("out-kueue"), scenario));
+    args.addAll(List.of("--export", warehouse.toString()));
+    Replay.Result replay =
+        new Replay(
+                ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+            .run();
+    ExperimentReport report = replay.report();
+    Map<String, String> queries =
+        queries(Files.readString(Path.of("../docs/operators/warehouse.md")));
+    try (Connection db = DriverManager.getConnection("jdbc:duckdb:");
+        Statement s = db.createStatement()) {
+      for (String view : queries.get("views").split(";")) {
+        // No service was interrupted: workload_intervals has no file, and DuckDB refuses a view
+        // over a directory without one (as docs/operators/warehouse.md says).
+        if (!view.strip().isEmpty() && !view.contains("workload_intervals/")) {
+          s.execute(view.replace("'warehouse/", "'" + warehouse + "/"));
+        }
+      }
+      try (var files = Files.walk(warehouse)) {
+        assertThat(files.map(Path::toString))
+            .noneMatch(f -> f.contains("workload_intervals/") && f.endsWith(".parquet"));
+      }
+      List<Map<String, Object>> waits = rows(s, queries.get("queue-wait"));
+      List<ExperimentReport.Row> queued =
+          report.rows().stream().filter(ExperimentReport.Row::queued).toList();
+      assertThat(waits).as("rows whose pods waited in a queue").hasSize(queued.size()).isNotEmpty();
+      for (Map<String, Object> r : waits) {
+        ExperimentReport.Row row = report.row((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(num(r, "queue_wait_p50_ms"))
+            .as("queue wait p50 of %s", r)
+            .isCloseTo(row.queueWaitP50Ms().mean(), within(1e-6));
+        assertThat(num(r, "queue_wait_p95_ms"))
+            .as("queue wait p95 of %s", r)
+            .isCloseTo(row.queueWaitP95Ms().mean(), within(1e-6));
+      }
+      List<Map<String, Object>> preempted = rows(s, queries.get("queue-preemptions"));
+      List<ExperimentReport.Row> victims =
+          report.rows().stream()
+              .filter(r -> r.queuePreemptions() != null && r.queuePreemptions().mean() > 0)
+              .toList();
+      assertThat(preempted).as("rows Kueue preempted").hasSize(victims.size()).isNotEmpty();
+      for (Map<String, Object> r : preempted) {
+        ExperimentReport.Row row = report.row((String) r.get("arm"), (String) r.get("workload"));
+        assertThat(num(r, "preempted_pods")).isCloseTo(row.queuePreemptions().mean(), within(1e-9));
+        assertThat(num(r, "wasted_gpu_hours"))
+            .as("work Kueue's preemptions lost in %s", r)
+            .isCloseTo(row.queueWastedGpuSeconds().mean() / 3600, within(1e-9));
+      }
+    }
+  }
+
   /** The named SQL blocks of the document: {@code -- name: X} as their first line. */
   static Map<String, String> queries(String markdown) {
     Map<String, String> out = new LinkedHashMap<>();
