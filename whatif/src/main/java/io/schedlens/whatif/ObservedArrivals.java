@@ -4,11 +4,8 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.report.PodFacts;
-import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
-import io.schedlens.simulator.scenario.Scenario.GpuQuota;
-import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
 import io.schedlens.simulator.scenario.Scenario.PodTemplate;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
@@ -148,76 +145,6 @@ public final class ObservedArrivals {
     return pools;
   }
 
-  /**
-   * A policy's quotas as Kueue enforces them: each a ClusterQueue of its nominal GPUs (no cohort)
-   * with a LocalQueue of the same name. The Jobs a quota covers wait suspended in it, as Kueue's
-   * Job integration holds them; other pods it covers wait at the scheduling gate, as its pod
-   * integration holds them, on the same quota.
-   */
-  private static Kueue kueue(Policy policy, String namespace) {
-    if (policy.quotas().isEmpty()) {
-      return Kueue.NONE;
-    }
-    List<Kueue.ClusterQueue> cqs = new ArrayList<>();
-    List<Kueue.LocalQueue> lqs = new ArrayList<>();
-    for (GpuQuota q : policy.quotas()) {
-      cqs.add(new Kueue.ClusterQueue(q.name(), null, q.nominalGpus(), null, "Never", "Never"));
-      lqs.add(new Kueue.LocalQueue(q.name(), q.name()));
-    }
-    return new Kueue(cqs, lqs, List.of());
-  }
-
-  /** The scenario with each Job a quota covers in that quota's queue (the first that covers it). */
-  private static Scenario queued(Scenario s, String namespace, List<String> assumptions) {
-    if (!s.kueue().installed()) {
-      return s;
-    }
-    List<Workload> out = new ArrayList<>();
-    List<String> queued = new ArrayList<>();
-    for (Workload w : s.workloads()) {
-      GpuQuota q =
-          s.arms().get(0).quotas().stream()
-              .filter(x -> x.covers(w.priorityClass(), namespace))
-              .findFirst()
-              .orElse(null);
-      if (q != null && w.spec() instanceof JobSpec job && !job.jobSet()) {
-        out.add(
-            new Workload(
-                w.name(),
-                w.priorityClass(),
-                w.template(),
-                w.minAvailable(),
-                job.inQueue(q.name())));
-        queued.add(w.name() + " in " + q.name());
-      } else {
-        out.add(w);
-      }
-    }
-    if (!queued.isEmpty()) {
-      assumptions.add(
-          "Jobs wait suspended in their quota's Kueue queue until admitted (no pods meanwhile): "
-              + String.join(", ", queued));
-    }
-    return new Scenario(
-        s.name(),
-        s.description(),
-        s.seed(),
-        s.namespace(),
-        s.experiment(),
-        s.repeats(),
-        s.duration(),
-        s.gap(),
-        s.nodes(),
-        s.priorityClasses(),
-        s.arms(),
-        out,
-        s.slos(),
-        s.actions(),
-        s.conditions(),
-        s.scrapeInterval(),
-        s.kueue());
-  }
-
   private static String prefix(String node) {
     int dash = node.lastIndexOf('-');
     if (dash > 0 && node.substring(dash + 1).chars().allMatch(Character::isDigit)) {
@@ -279,10 +206,8 @@ public final class ObservedArrivals {
             slos,
             List.of(),
             Map.of(),
-            Duration.ofDays(365),
-            kueue(policy, namespace));
-    return new RunScenario(
-        queued(scenario, namespace, assumptions), applications, rates, assumptions, skipped);
+            Duration.ofDays(365));
+    return new RunScenario(scenario, applications, rates, assumptions, skipped);
   }
 
   /**

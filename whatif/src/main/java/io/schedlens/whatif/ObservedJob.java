@@ -37,9 +37,7 @@ final class ObservedJob {
       String application,
       boolean gang) {
     long setup = rule.setup().toMillis();
-    // A Job Kueue held suspended arrived when its Workload was created (its first admission's
-    // start of wait), not when its first pod was.
-    long arrival = pods.stream().mapToLong(ObservedJob::submittedAt).min().orElse(run.start());
+    long arrival = pods.stream().mapToLong(PodTimeline::getCreatedAt).min().orElse(run.start());
     List<long[]> cut = new ArrayList<>();
     List<long[]> units = units(run, pods, setup, cut);
     List<Long> finished = new ArrayList<>();
@@ -88,17 +86,6 @@ final class ObservedJob {
         gang,
         null,
         null);
-  }
-
-  /**
-   * When the pod's Job was submitted, as far as the pod tells: its queue wait's start, else its
-   * creation.
-   */
-  static long submittedAt(PodTimeline t) {
-    if (t.getAdmittedAt() != null && t.getQueueWaitMs() != null) {
-      return Math.min(t.getCreatedAt(), t.getAdmittedAt() - t.getQueueWaitMs());
-    }
-    return t.getCreatedAt();
   }
 
   /**

@@ -58,16 +58,6 @@ final class ClusterState {
   /** A node's failures so far: a pending eviction of an earlier failure is void after a re-join. */
   final Map<String, Integer> failures = new HashMap<>();
 
-  /**
-   * Kueue's ledger, kept by {@link KueueController} and read by the scheduling queue's quota gate,
-   * so that a GPU quota (an arm's {@link Scenario.GpuQuota}, which is also a ClusterQueue of the
-   * same name) counts its Jobs' admissions and its gated pods once: the GPUs each ClusterQueue's
-   * admitted Workloads hold, and the UIDs of the Jobs Kueue queues (their pods pass the gate).
-   */
-  final Map<String, Integer> kueueAdmittedGpus = new HashMap<>();
-
-  final Set<String> kueueJobs = new HashSet<>();
-
   /** The run's end came: controllers want nothing more. */
   boolean ended;
 

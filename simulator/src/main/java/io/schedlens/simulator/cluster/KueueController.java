@@ -7,13 +7,11 @@ import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Kueue.ClusterQueue;
 import io.schedlens.simulator.scenario.Kueue.WorkloadPriorityClass;
 import io.schedlens.simulator.scenario.Scenario.ClassOverride;
-import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -75,7 +73,6 @@ final class KueueController {
             spec.parallelism() * w.template().gpus(),
             state.queue.now());
     workloads.add(q);
-    state.kueueJobs.add(job.uid);
     write(q);
     cycleSoon();
     return q;
@@ -152,7 +149,6 @@ final class KueueController {
   /** The Workload's Job was deleted: the garbage collector deletes the Workload it owns. */
   void deleted(QueuedWorkload q) {
     if (workloads.remove(q)) {
-      ledger();
       state.api.deleteObject(q.object(state.scenario.namespace()));
       cycleSoon();
     }
@@ -192,9 +188,9 @@ final class KueueController {
       if (q.stand != Stand.PENDING || blockedQueues.contains(cq.name())) {
         continue;
       }
-      Map<String, Integer> usage = usage();
+      Map<String, Integer> usage = KueuePreemption.usage(workloads);
       if (!preemption.fits(q, usage)) {
-        List<Victim> victims = preemption.victims(q, workloads, outside());
+        List<Victim> victims = preemption.victims(q, workloads);
         if (victims != null) {
           victims.stream()
               .filter(v -> v.workload().stand == Stand.ADMITTED)
@@ -213,46 +209,13 @@ final class KueueController {
       if (q.stand != Stand.PENDING || blockedQueues.contains(cq.name())) {
         continue;
       }
-      Map<String, Integer> usage = usage();
+      Map<String, Integer> usage = KueuePreemption.usage(workloads);
       if (!preemption.fits(q, usage)) {
         pendingMessage(q, usage);
       } else if (!blockedCohorts.contains(cq.cohort())) {
         admit(q);
       }
     }
-  }
-
-  /** GPUs each ClusterQueue holds: its Workloads' and what the pods its quota gates hold. */
-  private Map<String, Integer> usage() {
-    return KueuePreemption.usage(workloads, outside());
-  }
-
-  /**
-   * What the pods an arm's quota gates (its ClusterQueue of the same name) hold: a quota covers the
-   * Jobs Kueue queues and the other pods of its classes alike.
-   */
-  private Map<String, Integer> outside() {
-    if (state.arm.quotas().isEmpty()) {
-      return Map.of();
-    }
-    Map<String, Integer> out = new HashMap<>();
-    for (GpuQuota q : state.arm.quotas()) {
-      out.put(q.name(), SchedulingQueue.gatedUse(state, q));
-    }
-    return out;
-  }
-
-  /** A pod left its node: what a quota's gated pods hold changed. */
-  void podLeft() {
-    if (!state.arm.quotas().isEmpty()) {
-      cycleSoon();
-    }
-  }
-
-  /** The ledger the scheduling queue's quota gate reads (see {@link ClusterState}). */
-  private void ledger() {
-    state.kueueAdmittedGpus.clear();
-    state.kueueAdmittedGpus.putAll(KueuePreemption.usage(workloads));
   }
 
   private void admit(QueuedWorkload q) {
@@ -336,7 +299,6 @@ final class KueueController {
   }
 
   private void write(QueuedWorkload q) {
-    ledger();
     state.api.applyObject(q.object(state.scenario.namespace()));
   }
 

@@ -42,16 +42,7 @@ final class KueuePreemption {
 
   /** GPUs each ClusterQueue holds (admitted and evicting Workloads), by name. */
   static Map<String, Integer> usage(Collection<QueuedWorkload> workloads) {
-    return usage(workloads, Map.of());
-  }
-
-  /**
-   * GPUs each ClusterQueue holds: its admitted and evicting Workloads', and {@code outside} (what
-   * pods its quota gates hold, which Kueue cannot preempt here).
-   */
-  static Map<String, Integer> usage(
-      Collection<QueuedWorkload> workloads, Map<String, Integer> outside) {
-    Map<String, Integer> usage = new HashMap<>(outside);
+    Map<String, Integer> usage = new HashMap<>();
     for (QueuedWorkload w : workloads) {
       if (w.holdsQuota()) {
         usage.merge(w.clusterQueue.name(), w.gpus, Integer::sum);
@@ -95,10 +86,9 @@ final class KueuePreemption {
    * The Workloads {@code w} preempts to fit (some may be evicting already), or null when no set of
    * candidates makes it fit.
    */
-  List<Victim> victims(
-      QueuedWorkload w, Collection<QueuedWorkload> all, Map<String, Integer> outside) {
+  List<Victim> victims(QueuedWorkload w, Collection<QueuedWorkload> all) {
     ClusterQueue cq = w.clusterQueue;
-    Map<String, Integer> usage = usage(all, outside);
+    Map<String, Integer> usage = usage(all);
     boolean reclaim =
         cq.cohort() != null
             && !cq.reclaimWithinCohort().equals("Never")

@@ -141,9 +141,6 @@ final class SchedulingQueue {
    * the quota that hold a node or a nomination count (Kueue counts admitted workloads).
    */
   private boolean overQuota(SimPod p) {
-    if (p.ownerUid != null && c.kueueJobs.contains(p.ownerUid)) {
-      return false; // its Job's Workload was admitted by Kueue, which counted its GPUs
-    }
     for (Scenario.GpuQuota q : c.arm.quotas()) {
       if (!q.covers(p.priorityClassName, p.namespace)) {
         continue;
@@ -160,19 +157,9 @@ final class SchedulingQueue {
   }
 
   private int used(Scenario.GpuQuota q) {
-    return gatedUse(c, q) + c.kueueAdmittedGpus.getOrDefault(q.name(), 0);
-  }
-
-  /**
-   * The GPUs a quota's gated pods hold (pods of Jobs Kueue queues are counted by their admission
-   * instead).
-   */
-  static int gatedUse(ClusterState c, Scenario.GpuQuota q) {
     int used = 0;
     for (SimPod o : c.live.values()) {
-      if (counts(o)
-          && q.covers(o.priorityClassName, o.namespace)
-          && (o.ownerUid == null || !c.kueueJobs.contains(o.ownerUid))) {
+      if (counts(o) && q.covers(o.priorityClassName, o.namespace)) {
         used += o.gpus;
       }
     }

@@ -377,25 +377,6 @@ public record Scenario(
     public String kind() {
       return jobSet ? "JobSet" : "Job";
     }
-
-    /** The same Job waiting in Kueue's LocalQueue {@code localQueue}. */
-    public JobSpec inQueue(String localQueue) {
-      return new JobSpec(
-          arrival,
-          parallelism,
-          completions,
-          work,
-          workJitter,
-          setup,
-          checkpointInterval,
-          backoffLimit,
-          ignoreDisruptions,
-          ttlAfterFinished,
-          unitWork,
-          jobSet,
-          localQueue,
-          workloadPriorityClass);
-    }
   }
 
   /** The arm order of a repeat (1-based): rotated each repeat, so that no arm always runs first. */
