@@ -66,7 +66,7 @@ public final class ClusterRun {
   private final Kubelet kubelet;
   private final NodeLifecycle nodeLifecycle;
   private final TrafficGenerator traffic;
-  private final KueueController kueue;
+  private final KueueManager kueue;
 
   /** What the workload controllers see of this run ({@link ControllerContext}). */
   private final ControllerContext controllers =
@@ -181,7 +181,7 @@ public final class ClusterRun {
     this.nodeLifecycle =
         new NodeLifecycle(state, kubelet, scheduler::nodeFreed, this::notifyOwner, gpus::publish);
     this.traffic = new TrafficGenerator(state, requests);
-    this.kueue = new KueueController(state);
+    this.kueue = new KueueManager(state);
   }
 
   /** How the scheduler writes failed attempts (before {@link #schedule}). */

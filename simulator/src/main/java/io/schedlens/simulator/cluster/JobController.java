@@ -59,7 +59,7 @@ final class JobController {
   private boolean suspended;
 
   /** Kueue, when the Job waits for it; else null. */
-  private final KueueController kueue;
+  private final KueueManager kueue;
 
   /** Its Kueue Workload, or null. */
   private QueuedWorkload queued;
@@ -70,7 +70,7 @@ final class JobController {
       JobSpec spec,
       String name,
       SplittableRandom r,
-      KueueController kueue) {
+      KueueManager kueue) {
     this.cluster = cluster;
     this.jobSetUid = spec.jobSet() ? cluster.newUid() : null;
     this.uid = cluster.newUid();

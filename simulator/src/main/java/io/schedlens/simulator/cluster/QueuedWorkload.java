@@ -157,7 +157,7 @@ final class QueuedWorkload {
       Map<String, Object> assignment = new LinkedHashMap<>();
       assignment.put("name", "main");
       assignment.put("count", job.parallelism());
-      assignment.put("flavors", Map.of("nvidia.com/gpu", KueueController.FLAVOR));
+      assignment.put("flavors", Map.of("nvidia.com/gpu", KueueManager.FLAVOR));
       assignment.put("resourceUsage", Map.of("nvidia.com/gpu", Integer.toString(gpus)));
       Map<String, Object> admission = new LinkedHashMap<>();
       admission.put("clusterQueue", clusterQueue.name());

@@ -19,19 +19,21 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Kueue's controller manager in the simulated cluster: its Job integration (a Job that names a
- * LocalQueue is created suspended; Kueue creates its Workload, un-suspends the Job once the
- * Workload is admitted, suspends it again when the Workload is evicted, and releases the quota once
- * its pods have stopped) and its scheduler (admission in priority order, then creation, best-effort
- * FIFO; preemption by {@link KueuePreemption}). Each Workload is written as Kueue writes it, with
- * the conditions and reasons of Kueue v0.14+ ({@code QuotaReserved}, {@code Admitted}, {@code
- * Evicted}, {@code Preempted}, {@code Requeued}, {@code Finished}).
+ * Kueue's controller manager (kueue-controller-manager) in the simulated cluster, beside
+ * kube-scheduler: like the scheduling queue it acts on the shared {@link ClusterState}, not through
+ * a workload controller's context: its Job integration (a Job that names a LocalQueue is created
+ * suspended; Kueue creates its Workload, un-suspends the Job once the Workload is admitted,
+ * suspends it again when the Workload is evicted, and releases the quota once its pods have
+ * stopped) and its scheduler (admission in priority order, then creation, best-effort FIFO;
+ * preemption by {@link KueuePreemption}). Each Workload is written as Kueue writes it, with the
+ * conditions and reasons of Kueue v0.14+ ({@code QuotaReserved}, {@code Admitted}, {@code Evicted},
+ * {@code Preempted}, {@code Requeued}, {@code Finished}).
  *
  * <p>Not simulated: admission checks, PodsReady timeouts (and the {@code PodsReady} condition),
  * fair sharing, several resource flavors, LocalQueue and ClusterQueue objects themselves (their
  * names are on each Workload).
  */
-final class KueueController {
+final class KueueManager {
 
   /** The one ResourceFlavor of the simulated ClusterQueues. */
   static final String FLAVOR = "default-flavor";
@@ -47,7 +49,7 @@ final class KueueController {
   private final List<QueuedWorkload> workloads = new ArrayList<>();
   private boolean cycleDue;
 
-  KueueController(ClusterState state) {
+  KueueManager(ClusterState state) {
     this.state = state;
     this.kueue = state.scenario.kueue();
     this.preemption = new KueuePreemption(kueue);
