@@ -4,9 +4,7 @@ import io.schedlens.base.DisruptionCause;
 import io.schedlens.base.Outcome;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
-import io.schedlens.simulator.scenario.Scenario.ClassOverride;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
-import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
@@ -401,21 +399,7 @@ public final class ClusterRun {
       String ownerUid,
       String generateName,
       String name) {
-    PriorityClassSpec pc =
-        arm.priorityClasses() && w.priorityClass() != null
-            ? scenario.priorityClass(w.priorityClass())
-            : null;
-    int priority = 0;
-    String policy = "PreemptLowerPriority";
-    if (pc != null) {
-      priority = pc.value();
-      policy = pc.preemptionPolicy();
-      ClassOverride o = arm.overrides().get(pc.name());
-      if (o != null) {
-        priority = o.value() != null ? o.value() : priority;
-        policy = o.preemptionPolicy() != null ? o.preemptionPolicy() : policy;
-      }
-    }
+    ClusterState.PodClass pc = state.podClass(w);
     SimPod p =
         new SimPod(
             state.names.uid(),
@@ -426,9 +410,9 @@ public final class ClusterRun {
             ownerKind,
             ownerName,
             ownerUid,
-            pc == null ? null : pc.name(),
-            priority,
-            policy,
+            pc.name(),
+            pc.priority(),
+            pc.preemptionPolicy(),
             state.queue.now());
     p.labels.put("app.kubernetes.io/name", w.name());
     p.labels.put("schedlens.io/experiment", scenario.experiment());

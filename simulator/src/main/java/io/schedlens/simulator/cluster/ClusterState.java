@@ -83,6 +83,27 @@ final class ClusterState {
     nodes.forEach(n -> nodesByName.put(n.name(), n));
   }
 
+  /**
+   * The PriorityClass a workload's pods get in this arm, with the arm's override: its name (null
+   * without one: priority 0, PreemptLowerPriority), value and preemptionPolicy.
+   */
+  record PodClass(String name, int priority, String preemptionPolicy) {}
+
+  PodClass podClass(Scenario.Workload w) {
+    Scenario.PriorityClassSpec pc =
+        arm.priorityClasses() && w.priorityClass() != null
+            ? scenario.priorityClass(w.priorityClass())
+            : null;
+    if (pc == null) {
+      return new PodClass(null, 0, "PreemptLowerPriority");
+    }
+    Scenario.ClassOverride o = arm.overrides().get(pc.name());
+    return new PodClass(
+        pc.name(),
+        o != null && o.value() != null ? o.value() : pc.value(),
+        o != null && o.preemptionPolicy() != null ? o.preemptionPolicy() : pc.preemptionPolicy());
+  }
+
   /** {@code at} ± up to {@code jitter}, never below 0. */
   static long jittered(SplittableRandom r, long at, long jitter) {
     if (jitter <= 0) {

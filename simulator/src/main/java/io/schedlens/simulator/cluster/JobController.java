@@ -275,18 +275,17 @@ final class JobController {
         cluster.delete(p);
       }
     }
-    cluster.api().deleteObject(object(null));
-    if (jobSetName != null) {
-      cluster.api().deleteObject(jobSetObject(null));
-    }
-    if (queued != null) {
-      kueue.deleted(queued);
-    }
+    deleteObjects();
   }
 
   /** The run's harness deletes the Job (the garbage collector its Workload). */
   void delete() {
     finished = true;
+    deleteObjects();
+  }
+
+  /** The Job, its JobSet and its Workload leave the API. */
+  private void deleteObjects() {
     cluster.api().deleteObject(object(null));
     if (jobSetName != null) {
       cluster.api().deleteObject(jobSetObject(null));

@@ -6,9 +6,7 @@ import io.schedlens.simulator.cluster.QueuedWorkload.Stand;
 import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Kueue.ClusterQueue;
 import io.schedlens.simulator.scenario.Kueue.WorkloadPriorityClass;
-import io.schedlens.simulator.scenario.Scenario.ClassOverride;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
-import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -94,12 +92,7 @@ final class KueueManager {
       WorkloadPriorityClass c = kueue.workloadPriorityClass(wpc);
       return c == null ? 0 : c.value();
     }
-    if (!state.arm.priorityClasses() || w.priorityClass() == null) {
-      return 0;
-    }
-    PriorityClassSpec pc = state.scenario.priorityClass(w.priorityClass());
-    ClassOverride o = state.arm.overrides().get(pc.name());
-    return o != null && o.value() != null ? o.value() : pc.value();
+    return state.podClass(w).priority();
   }
 
   /** A pod of an admitted Workload's Job: the ground truth keeps the admission it came from. */
@@ -185,12 +178,12 @@ final class KueueManager {
     pending.sort(QUEUE_ORDER);
     Set<String> blockedQueues = new HashSet<>();
     Set<String> blockedCohorts = new HashSet<>();
+    Map<String, Integer> usage = KueuePreemption.usage(workloads);
     for (QueuedWorkload q : pending) {
       ClusterQueue cq = q.clusterQueue;
       if (q.stand != Stand.PENDING || blockedQueues.contains(cq.name())) {
         continue;
       }
-      Map<String, Integer> usage = KueuePreemption.usage(workloads);
       if (!preemption.fits(q, usage)) {
         List<Victim> victims = preemption.victims(q, workloads);
         if (victims != null) {
@@ -201,9 +194,11 @@ final class KueueManager {
           if (cq.cohort() != null) {
             blockedCohorts.add(cq.cohort());
           }
+          // a victim with no active pod releases its quota at once
+          usage = KueuePreemption.usage(workloads);
         }
       } else if (!preemption.borrows(q, usage)) {
-        admit(q);
+        admit(q, usage);
       }
     }
     for (QueuedWorkload q : pending) {
@@ -211,16 +206,17 @@ final class KueueManager {
       if (q.stand != Stand.PENDING || blockedQueues.contains(cq.name())) {
         continue;
       }
-      Map<String, Integer> usage = KueuePreemption.usage(workloads);
       if (!preemption.fits(q, usage)) {
         pendingMessage(q, usage);
       } else if (!blockedCohorts.contains(cq.cohort())) {
-        admit(q);
+        admit(q, usage);
       }
     }
   }
 
-  private void admit(QueuedWorkload q) {
+  /** Admits {@code q}, adding its GPUs to {@code usage}. */
+  private void admit(QueuedWorkload q, Map<String, Integer> usage) {
+    usage.merge(q.clusterQueue.name(), q.gpus, Integer::sum);
     long now = state.queue.now();
     q.stand = Stand.ADMITTED;
     q.admittedAt = now;
@@ -261,12 +257,7 @@ final class KueueManager {
     q.condition("Preempted", true, v.reason(), message, now);
     write(q);
     for (SimPod p : q.job.pods()) {
-      boolean running =
-          p.containerStartedAt != null
-              && p.containerFinishedAt == null
-              && p.deletionRequestedAt == null
-              && !p.gone;
-      if (running) {
+      if (p.active() && p.containerStartedAt != null) { // running: a victim
         LiveTruth t = state.truth(p.uid);
         t.preemptedAt = now;
         t.cause = DisruptionCause.QUEUE_PREEMPTION.wire();
