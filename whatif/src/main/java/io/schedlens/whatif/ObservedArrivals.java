@@ -4,6 +4,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.report.PodFacts;
+import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
@@ -206,7 +207,8 @@ public final class ObservedArrivals {
             slos,
             List.of(),
             Map.of(),
-            Duration.ofDays(365));
+            Duration.ofDays(365),
+            Kueue.NONE);
     return new RunScenario(scenario, applications, rates, assumptions, skipped);
   }
 

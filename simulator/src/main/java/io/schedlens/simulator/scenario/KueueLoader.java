@@ -60,11 +60,12 @@ final class KueueLoader {
                   fields.dnsName(x, q, "name", null),
                   fields.intValue(x, q, "value", null, -2_147_483_648, 1_000_000_000)));
         });
-    unique(cqs.stream().map(ClusterQueue::name).toList(), "kueue.clusterQueues");
-    unique(lqs.stream().map(LocalQueue::name).toList(), "kueue.localQueues");
-    unique(
+    fields.unique(cqs.stream().map(ClusterQueue::name).toList(), "kueue.clusterQueues", "name");
+    fields.unique(lqs.stream().map(LocalQueue::name).toList(), "kueue.localQueues", "name");
+    fields.unique(
         classes.stream().map(WorkloadPriorityClass::name).toList(),
-        "kueue.workloadPriorityClasses");
+        "kueue.workloadPriorityClasses",
+        "name");
     Set<String> cqNames = new HashSet<>(cqs.stream().map(ClusterQueue::name).toList());
     for (int i = 0; i < lqs.size(); i++) {
       if (!cqNames.contains(lqs.get(i).clusterQueue())) {
@@ -178,14 +179,5 @@ final class KueueLoader {
     return cq.borrowingLimitGpus() == null
         ? cohort
         : Math.min(cohort, cq.nominalGpus() + cq.borrowingLimitGpus());
-  }
-
-  private void unique(List<String> names, String list) {
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < names.size(); i++) {
-      if (!seen.add(names.get(i))) {
-        throw fields.fail(list + "[" + i + "].name", "'" + names.get(i) + "' appears twice");
-      }
-    }
   }
 }

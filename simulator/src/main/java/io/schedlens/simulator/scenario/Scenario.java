@@ -50,44 +50,6 @@ public record Scenario(
     Duration scrapeInterval,
     Kueue kueue) {
 
-  /** A scenario without Kueue. */
-  public Scenario(
-      String name,
-      String description,
-      long seed,
-      String namespace,
-      String experiment,
-      int repeats,
-      Duration duration,
-      Duration gap,
-      List<NodePool> nodes,
-      List<PriorityClassSpec> priorityClasses,
-      List<Arm> arms,
-      List<Workload> workloads,
-      Map<String, Double> slos,
-      List<Action> actions,
-      Map<String, String> conditions,
-      Duration scrapeInterval) {
-    this(
-        name,
-        description,
-        seed,
-        namespace,
-        experiment,
-        repeats,
-        duration,
-        gap,
-        nodes,
-        priorityClasses,
-        arms,
-        workloads,
-        slos,
-        actions,
-        conditions,
-        scrapeInterval,
-        Kueue.NONE);
-  }
-
   /**
    * Something done during every run, at {@code at} into it: to a node, {@code drain} (cordon it,
    * then evict its pods through the Eviction API, as {@code kubectl drain} does), {@code uncordon}

@@ -5,7 +5,6 @@ import io.schedlens.simulator.scenario.Scenario.NodePool;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,7 +23,7 @@ final class ScenarioCrossCheck {
   }
 
   void check(Scenario s) {
-    unique(s.nodes().stream().map(NodePool::name).toList(), "nodes", "name");
+    fields.unique(s.nodes().stream().map(NodePool::name).toList(), "nodes", "name");
     Set<String> nodeNames = new TreeSet<>();
     s.nodes()
         .forEach(
@@ -34,12 +33,12 @@ final class ScenarioCrossCheck {
               }
             });
     actions(s, nodeNames);
-    unique(
+    fields.unique(
         s.priorityClasses().stream().map(PriorityClassSpec::name).toList(),
         "priorityClasses",
         "name");
-    unique(s.arms().stream().map(Arm::name).toList(), "arms", "name");
-    unique(s.workloads().stream().map(Workload::name).toList(), "workloads", "name");
+    fields.unique(s.arms().stream().map(Arm::name).toList(), "arms", "name");
+    fields.unique(s.workloads().stream().map(Workload::name).toList(), "workloads", "name");
     for (int i = 0; i < s.workloads().size(); i++) {
       Workload w = s.workloads().get(i);
       if (w.priorityClass() != null && s.priorityClass(w.priorityClass()) == null) {
@@ -122,14 +121,5 @@ final class ScenarioCrossCheck {
 
   private static List<String> names(Scenario s) {
     return s.priorityClasses().stream().map(PriorityClassSpec::name).toList();
-  }
-
-  private void unique(List<String> values, String list, String field) {
-    Set<String> seen = new HashSet<>();
-    for (int i = 0; i < values.size(); i++) {
-      if (!seen.add(values.get(i))) {
-        throw fields.fail(list + "[" + i + "]." + field, "'" + values.get(i) + "' appears twice");
-      }
-    }
   }
 }

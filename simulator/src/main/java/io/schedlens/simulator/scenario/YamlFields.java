@@ -3,8 +3,10 @@ package io.schedlens.simulator.scenario;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.schedlens.base.Durations;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -190,6 +192,16 @@ final class YamlFields {
     }
     x.fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().asText()));
     return m;
+  }
+
+  /** Refuses a name that appears twice in {@code list}: at {@code list[i].field}. */
+  void unique(List<String> values, String list, String field) {
+    Set<String> seen = new HashSet<>();
+    for (int i = 0; i < values.size(); i++) {
+      if (!seen.add(values.get(i))) {
+        throw fail(list + "[" + i + "]." + field, "'" + values.get(i) + "' appears twice");
+      }
+    }
   }
 
   static String join(String p, String field) {
