@@ -41,19 +41,8 @@ class WarehouseQueriesIT {
 
   @Test
   void shouldGiveTheReportsNumbersFromSqlOverTheExportedParquetFiles() throws Exception {
-    Scenario scenario = ScenarioLoader.load("day08-disruptions");
-    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording"));
-    Path warehouse = dir.resolve("warehouse");
-    // No Kafka of one's own: the replay writes the tables itself (--export), with the same exporter
-    // as ./schedlens export.
-    List<String> args =
-        new ArrayList<>(Recordings.replayArgs(rec.dir(), dir.resolve("out"), scenario));
-    args.addAll(List.of("--export", warehouse.toString()));
-    Replay.Result replay =
-        new Replay(
-                ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-            .run();
+    Path warehouse = dir.resolve("warehouse-day08-disruptions");
+    Replay.Result replay = replayWithExport("day08-disruptions", warehouse);
     assertThat(replay.timelines().values()).allMatch(t -> t.getFinal$());
     ExperimentReport report = replay.report();
 
@@ -154,17 +143,8 @@ class WarehouseQueriesIT {
    */
   @Test
   void shouldGiveTheReportsQueueWaitAndKueuePreemptionsFromSql() throws Exception {
-    Scenario scenario = ScenarioLoader.load("kueue");
-    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording-kueue"));
     Path warehouse = dir.resolve("warehouse-kueue");
-    List<String> args =
-        new ArrayList<>(Recordings.replayArgs(rec.dir(), dir.resolve("out-kueue"), scenario));
-    args.addAll(List.of("--export", warehouse.toString()));
-    Replay.Result replay =
-        new Replay(
-                ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())),
-                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
-            .run();
+    Replay.Result replay = replayWithExport("kueue", warehouse);
     ExperimentReport report = replay.report();
     Map<String, String> queries =
         queries(Files.readString(Path.of("../docs/operators/warehouse.md")));
@@ -208,6 +188,23 @@ class WarehouseQueriesIT {
             .isCloseTo(row.queueWastedGpuSeconds().mean() / 3600, within(1e-9));
       }
     }
+  }
+
+  /**
+   * A bundled scenario simulated, recorded as from a cluster and replayed with {@code --export
+   * warehouse}: no Kafka of one's own, the replay writes the tables itself, with the same exporter
+   * as ./schedlens export.
+   */
+  Replay.Result replayWithExport(String name, Path warehouse) throws Exception {
+    Scenario scenario = ScenarioLoader.load(name);
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording-" + name));
+    List<String> args =
+        new ArrayList<>(Recordings.replayArgs(rec.dir(), dir.resolve("out-" + name), scenario));
+    args.addAll(List.of("--export", warehouse.toString()));
+    return new Replay(
+            ReplayConfig.from(CommandLineSettings.load(ReplayConfig.DEF, args, Map.of())),
+            new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8))
+        .run();
   }
 
   /** The named SQL blocks of the document: {@code -- name: X} as their first line. */
