@@ -71,6 +71,14 @@ final class Chart {
           "schedlens", "schedlens", Stream.of(examples).map(Chart::example).toList(), Map.of());
     }
 
+    /**
+     * As into a cluster serving the Prometheus Operator's API: {@code helm template} has no cluster
+     * to ask, so the value that GitOps renders use says it (ChartInstallTest installs into one).
+     */
+    Install withPrometheusOperator() {
+      return with("monitoring.assumeOperator", "true");
+    }
+
     Install with(String key, String value) {
       Map<String, String> s = new LinkedHashMap<>(sets);
       s.put(key, value);

@@ -49,12 +49,16 @@ class ChartTest {
 
   private static final KubernetesSerialization KUBE = new KubernetesSerialization();
 
-  /** The defaults, each documented example, and the TLS modes a cluster can have. */
+  /**
+   * The defaults, each documented example (as into a cluster with the Prometheus Operator), and the
+   * TLS modes a cluster can have.
+   */
   static Stream<Arguments> installs() {
     List<Arguments> all = new ArrayList<>();
     all.add(Arguments.of(Chart.Install.of()));
+    all.add(Arguments.of(Chart.Install.of().withPrometheusOperator()));
     for (String e : Chart.examples()) {
-      all.add(Arguments.of(Chart.Install.of(e)));
+      all.add(Arguments.of(Chart.Install.of(e).withPrometheusOperator()));
     }
     all.add(Arguments.of(Chart.Install.of("production").with("tls.mode", "cert-manager")));
     all.add(
@@ -384,7 +388,8 @@ class ChartTest {
   @Test
   void shouldScopeTheKafkaPanelsToTheReleasesCluster() throws IOException {
     Manifests m =
-        Manifests.render(Chart.Install.of().with("kafka.strimzi.clusterName", "gpu-kafka"));
+        Manifests.render(
+            Chart.Install.of().withPrometheusOperator().with("kafka.strimzi.clusterName", "gpu-kafka"));
     JsonNode board =
         Manifests.YAML.readTree(
             m.one(ConfigMap.class, "schedlens-dashboard-pipeline-health")
@@ -434,7 +439,8 @@ class ChartTest {
 
   @Test
   void shouldSpellThePrometheusReleaseLabelOnce() throws IOException {
-    Manifests m = Manifests.render(Chart.Install.of().with("prometheusRelease", "prom"));
+    Manifests m =
+        Manifests.render(Chart.Install.of().withPrometheusOperator().with("prometheusRelease", "prom"));
     List<GenericKubernetesResource> monitoring = new ArrayList<>();
     for (String kind : List.of("ServiceMonitor", "PodMonitor", "PrometheusRule")) {
       monitoring.addAll(m.custom(kind));

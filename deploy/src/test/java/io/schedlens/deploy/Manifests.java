@@ -62,9 +62,13 @@ final class Manifests {
     return parse(install.toString(), Chart.template(install));
   }
 
-  /** The chart with its defaults and the given values examples. */
+  /**
+   * The chart with its defaults and the given values examples, as it installs into a cluster that
+   * serves the Prometheus Operator's API (the examples' clusters run kube-prometheus-stack; {@code
+   * helm template} cannot ask a cluster, so {@code monitoring.assumeOperator} says it).
+   */
   static Manifests chart(String... examples) throws IOException {
-    return render(Chart.Install.of(examples));
+    return render(Chart.Install.of(examples).withPrometheusOperator());
   }
 
   static Manifests parse(String what, String yaml) throws IOException {

@@ -118,7 +118,7 @@ final class ScrapedDemo implements AutoCloseable {
    */
   static String asTheOperatorWould(String service, int port) throws Exception {
     JsonNode endpoint =
-        Manifests.documents(Chart.template(Chart.Install.of())).stream()
+        Manifests.documents(Chart.template(Chart.Install.of().withPrometheusOperator())).stream()
             .filter(d -> d.path("kind").asText().equals("ServiceMonitor"))
             .filter(d -> d.path("metadata").path("name").asText().equals(service))
             .findFirst()
