@@ -1,8 +1,30 @@
 {{/*
-Names are fixed (schedlens-collector, schedlens-streams, ...), not derived from the release name:
-the Kafka users, topics, Secrets, ServiceMonitor jobs and alert rules refer to them, and one
-schedlens per namespace is the supported shape (helm install refuses a second release's objects).
+The release's full name, the prefix of every object's name: fullnameOverride, else the release's
+name when it contains the chart's (or nameOverride), else "<release>-schedlens". Release
+"schedlens" names its objects schedlens-collector, schedlens-streams, ...; release "staging",
+staging-schedlens-collector. Cut at 40 characters so that the longest Service name
+(<fullname>-streams-headless) and the StatefulSet's pod names stay DNS labels.
+The components' app.kubernetes.io/name (schedlens-collector, schedlens-streams, schedlens-export)
+is the same in every release: Prometheus' job label is taken from it, and every selector adds
+app.kubernetes.io/instance, the release.
 */}}
+{{- define "schedlens.fullname" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := .Values.nameOverride | default .Chart.Name -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 40 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 40 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end }}
+
+{{/* The Strimzi Kafka cluster's name: kafka.strimzi.clusterName, else the full name. */}}
+{{- define "schedlens.kafkaCluster" -}}
+{{- .Values.kafka.strimzi.clusterName | default (include "schedlens.fullname" .) -}}
+{{- end }}
 
 {{- define "schedlens.labels" -}}
 app.kubernetes.io/part-of: schedlens
@@ -68,7 +90,7 @@ seccompProfile:
 {{- fail (printf "kafka.provider must be strimzi or external, not %q" .Values.kafka.provider) -}}
 {{- end -}}
 {{- if eq .Values.kafka.provider "strimzi" -}}
-{{ .Values.kafka.strimzi.clusterName }}-kafka-bootstrap:9093
+{{ include "schedlens.kafkaCluster" . }}-kafka-bootstrap:9093
 {{- else -}}
 {{ required "kafka.external.bootstrapServers is required with kafka.provider=external" .Values.kafka.external.bootstrapServers }}
 {{- end -}}
@@ -121,7 +143,7 @@ the Secret Strimzi writes for the user, the cluster CA from its Secret.
 {{/* Whether the apps mount a Kafka CA, and from which Secret. */}}
 {{- define "schedlens.kafkaCaSecret" -}}
 {{- if eq .Values.kafka.provider "strimzi" -}}
-{{ .Values.kafka.strimzi.clusterName }}-cluster-ca-cert
+{{ include "schedlens.kafkaCluster" . }}-cluster-ca-cert
 {{- else -}}
 {{ .Values.kafka.external.caSecret }}
 {{- end -}}
@@ -146,7 +168,7 @@ into cert-manager where the cluster serves cert-manager.io/v1.
 {{- define "schedlens.tlsSecret" -}}
 {{- $m := include "schedlens.tlsMode" . -}}
 {{- if eq $m "cert-manager" -}}
-schedlens-tls
+{{ include "schedlens.fullname" . }}-tls
 {{- else if eq $m "secret" -}}
 {{ required "tls.secretName is required with tls.mode=secret" .Values.tls.secretName }}
 {{- end -}}
@@ -236,8 +258,8 @@ annotations:
 {{- end }}
 
 {{/*
-A component's ServiceAccount name: its serviceAccount.name, else the chart's name for it.
-(dict "v" .Values.collector.serviceAccount "default" "schedlens-collector")
+A component's ServiceAccount name: its serviceAccount.name, else the release's name for it.
+(dict "v" .Values.collector.serviceAccount "default" (printf "%s-collector" $fn))
 */}}
 {{- define "schedlens.serviceAccountName" -}}
 {{- .v.name | default .default -}}

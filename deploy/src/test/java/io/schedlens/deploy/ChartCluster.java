@@ -67,8 +67,8 @@ import java.util.logging.Logger;
 /**
  * A Kubernetes API that Helm installs the chart into: fabric8's mock server in CRUD mode, answering
  * API discovery as an API server does ({@code /api}, {@code /apis}, each group version's resource
- * list), so that Helm's {@code .Capabilities.APIVersions} and its mapping of kinds to resources come
- * from this cluster, not from Helm's built-in defaults.
+ * list), so that Helm's {@code .Capabilities.APIVersions} and its mapping of kinds to resources
+ * come from this cluster, not from Helm's built-in defaults.
  *
  * <p>The built-in kinds it serves are the ones the chart renders, with their groups, versions,
  * plurals and scopes taken from the Kubernetes model (fabric8) and the Strimzi API model. Custom
@@ -109,7 +109,8 @@ final class ChartCluster implements AutoCloseable {
   private static final KubernetesSerialization JSON = new KubernetesSerialization();
 
   /** The mock server logs every request at INFO; a failing install says what went wrong. */
-  private static final Logger REQUEST_LOG = Logger.getLogger("io.fabric8.mockwebserver.MockWebServer");
+  private static final Logger REQUEST_LOG =
+      Logger.getLogger("io.fabric8.mockwebserver.MockWebServer");
 
   static {
     REQUEST_LOG.setLevel(Level.WARNING);
@@ -122,11 +123,7 @@ final class ChartCluster implements AutoCloseable {
   private ChartCluster() {
     server =
         new KubernetesMockServer(
-            new Context(),
-            new MockWebServer(),
-            new HashMap<>(),
-            new Discovery(),
-            false);
+            new Context(), new MockWebServer(), new HashMap<>(), new Discovery(), false);
     try {
       server.init(InetAddress.getByName("127.0.0.1"), 0);
     } catch (IOException e) {
@@ -190,7 +187,9 @@ final class ChartCluster implements AutoCloseable {
     return cmd.call();
   }
 
-  /** The objects of a kind stored in the cluster, in every namespace; none where it is not served. */
+  /**
+   * The objects of a kind stored in the cluster, in every namespace; none where it is not served.
+   */
   List<GenericKubernetesResource> objects(String apiVersion, String kind) {
     String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
     String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
@@ -210,8 +209,24 @@ final class ChartCluster implements AutoCloseable {
     return List.of();
   }
 
-  KubernetesClient client() {
-    return client;
+  /** Every object of every kind the cluster serves, but the operators' CRDs this test installed. */
+  List<GenericKubernetesResource> all() {
+    List<GenericKubernetesResource> all = new ArrayList<>();
+    served()
+        .forEach(
+            (group, versions) ->
+                versions.forEach(
+                    (version, resources) -> {
+                      for (APIResource r : resources) {
+                        if (r.getKind().equals("CustomResourceDefinition")) {
+                          continue;
+                        }
+                        all.addAll(
+                            objects(
+                                group.isEmpty() ? version : group + "/" + version, r.getKind()));
+                      }
+                    }));
+    return all;
   }
 
   private String kubeConfig() {
@@ -266,10 +281,14 @@ final class ChartCluster implements AutoCloseable {
       if (path.equals("/version")) {
         return JSON.asJson(
             Map.of(
-                "major", "1",
-                "minor", Chart.KUBE_VERSION.split("\\.")[1],
-                "gitVersion", Chart.KUBE_VERSION,
-                "platform", "linux/amd64"));
+                "major",
+                "1",
+                "minor",
+                Chart.KUBE_VERSION.split("\\.")[1],
+                "gitVersion",
+                Chart.KUBE_VERSION,
+                "platform",
+                "linux/amd64"));
       }
       if (path.equals("/api")) {
         return JSON.asJson(new APIVersionsBuilder().withVersions("v1").build());

@@ -1,9 +1,11 @@
 package io.schedlens.deploy;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -12,7 +14,8 @@ import org.junit.jupiter.api.Test;
  */
 class ChartInstallTest {
 
-  private static final List<String> MONITORING = List.of("ServiceMonitor", "PodMonitor", "PrometheusRule");
+  private static final List<String> MONITORING =
+      List.of("ServiceMonitor", "PodMonitor", "PrometheusRule");
 
   @Test
   void shouldCreateMonitoringObjectsWhereThePrometheusOperatorIsServed() {
@@ -38,10 +41,63 @@ class ChartInstallTest {
     }
   }
 
+  /**
+   * Staging beside production: two releases in their own namespaces, their dashboards both in
+   * Grafana's, the collector's Roles in the GPU Operator's. Helm refuses an install whose object
+   * exists already and belongs to another release, so both installing is the check; then no two
+   * objects share a kind, namespace and name.
+   */
+  @Test
+  void shouldInstallTwoReleasesIntoOneClusterWithoutACollision() {
+    try (ChartCluster cluster = ChartCluster.start().installPrometheusOperator()) {
+      cluster.install(Chart.Install.of("production").with("dashboards.namespace", "monitoring"));
+      cluster.install(
+          new Chart.Install(
+                  "staging", "schedlens-staging", List.of(Chart.example("small")), Map.of())
+              .with("dashboards.namespace", "monitoring"));
+      assertThat(ReleaseWiring.problems(cluster.all())).isEmpty();
+      Map<String, String> owners = ReleaseWiring.ownersByObject(cluster.all());
+      assertThat(owners.values()).containsOnly("schedlens", "staging");
+      assertThat(owners.keySet())
+          .contains(
+              "ClusterRole/schedlens-collector",
+              "ClusterRole/staging-schedlens-collector",
+              "Role/gpu-operator/schedlens-collector-dcgm-discovery",
+              "Role/gpu-operator/staging-schedlens-collector-dcgm-discovery",
+              "ConfigMap/monitoring/staging-schedlens-dashboard-pipeline-health",
+              "Kafka/schedlens-staging/staging-schedlens",
+              "KafkaTopic/schedlens-staging/staging-schedlens-pods");
+    }
+  }
+
+  /**
+   * Two releases in one namespace: every object's name differs; each Service, PodDisruptionBudget,
+   * NetworkPolicy and ServiceMonitor selects its own release's pods (or Services) and not the
+   * other's; each binding names a role and a ServiceAccount that are there. Strimzi's node pools
+   * are named per namespace: the second release names its own, and without it Helm refuses the
+   * install, naming the object.
+   */
+  @Test
+  void shouldKeepTwoReleasesInOneNamespaceApart() {
+    try (ChartCluster cluster = ChartCluster.start().installPrometheusOperator()) {
+      cluster.install(Chart.Install.of("production"));
+      Chart.Install canary =
+          new Chart.Install("canary", "schedlens", List.of(Chart.example("production")), Map.of());
+      assertThatThrownBy(() -> cluster.install(canary))
+          .hasMessageContaining("KafkaNodePool")
+          .hasMessageContaining("dual-role");
+      cluster.install(canary.with("kafka.strimzi.nodePoolName", "canary-dual-role"));
+      assertThat(ReleaseWiring.ownersByObject(cluster.all()).values())
+          .containsOnly("schedlens", "canary");
+      assertThat(ReleaseWiring.problems(cluster.all())).isEmpty();
+    }
+  }
+
   @Test
   void shouldRenderMonitoringObjectsWithoutAClusterOnlyWhenAskedTo() throws IOException {
     Manifests plain = Manifests.render(Chart.Install.of());
-    Manifests gitOps = Manifests.render(Chart.Install.of().with("monitoring.assumeOperator", "true"));
+    Manifests gitOps =
+        Manifests.render(Chart.Install.of().with("monitoring.assumeOperator", "true"));
     for (String kind : MONITORING) {
       assertThat(plain.custom(kind)).as(kind + " without a cluster").isEmpty();
       assertThat(gitOps.custom(kind)).as(kind + " with monitoring.assumeOperator").isNotEmpty();

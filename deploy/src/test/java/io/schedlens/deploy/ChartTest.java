@@ -389,7 +389,9 @@ class ChartTest {
   void shouldScopeTheKafkaPanelsToTheReleasesCluster() throws IOException {
     Manifests m =
         Manifests.render(
-            Chart.Install.of().withPrometheusOperator().with("kafka.strimzi.clusterName", "gpu-kafka"));
+            Chart.Install.of()
+                .withPrometheusOperator()
+                .with("kafka.strimzi.clusterName", "gpu-kafka"));
     JsonNode board =
         Manifests.YAML.readTree(
             m.one(ConfigMap.class, "schedlens-dashboard-pipeline-health")
@@ -440,7 +442,8 @@ class ChartTest {
   @Test
   void shouldSpellThePrometheusReleaseLabelOnce() throws IOException {
     Manifests m =
-        Manifests.render(Chart.Install.of().withPrometheusOperator().with("prometheusRelease", "prom"));
+        Manifests.render(
+            Chart.Install.of().withPrometheusOperator().with("prometheusRelease", "prom"));
     List<GenericKubernetesResource> monitoring = new ArrayList<>();
     for (String kind : List.of("ServiceMonitor", "PodMonitor", "PrometheusRule")) {
       monitoring.addAll(m.custom(kind));
