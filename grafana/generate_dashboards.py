@@ -20,6 +20,17 @@ KAFKA_VAR = {"type": "constant", "name": "kafka_cluster", "label": "Kafka cluste
              "query": "schedlens", "current": {"text": "schedlens", "value": "schedlens"},
              "description": "The Strimzi Kafka cluster whose brokers the Kafka panels show (its "
                             "strimzi_io_cluster label)."}
+# The Prometheus "cluster" label, as kube-prometheus-stack's dashboards select it: a hidden variable
+# from schedlens_build_info's cluster values (the external or target label a multi-cluster
+# Prometheus or Thanos adds); every query matches cluster="$cluster", which is cluster="" (series
+# without the label) where there is none. The chart shows it with dashboards.multicluster.
+CLUSTER = 'cluster="$cluster"'
+CLUSTER_VAR = {"type": "query", "name": "cluster", "hide": 2, "label": "Cluster", "datasource": DS,
+               "query": {"query": "label_values(schedlens_build_info, cluster)", "refId": "cluster"},
+               "definition": "label_values(schedlens_build_info, cluster)",
+               "current": {}, "refresh": 2, "sort": 1, "includeAll": False, "multi": False,
+               "description": "The cluster whose schedlens this is, where one Prometheus holds "
+                              "several (the cluster label); empty where there is no such label."}
 API = "${api_url}/api/pods"
 WORKLOADS_API = "${api_url}/api/workloads"
 # The timeline pages, for people: the index filtered like the panel (a browser-reachable URL).
@@ -59,8 +70,83 @@ class Board:
         return self.panels
 
 
+# Words in PromQL that are neither metrics nor functions; after the grouping ones comes a label list.
+KEYWORDS = {"and", "or", "unless", "bool", "offset", "by", "without", "on", "ignoring",
+            "group_left", "group_right", "inf", "nan"}
+GROUPING = {"by", "without", "on", "ignoring", "group_left", "group_right"}
+# Aggregation operators, which may be followed by "by (...)" before their "(".
+AGGREGATORS = {"sum", "min", "max", "avg", "count", "stddev", "stdvar", "topk", "bottomk",
+               "quantile", "count_values", "group", "limitk", "limit_ratio"}
+
+
+def with_cluster(expr):
+    """expr with cluster="$cluster" in every vector selector: after the metric name's "{", or as a
+    label set of its own after a bare metric name. Strings, label sets and ranges are copied."""
+    out, i, n = [], 0, len(expr)
+
+    def skip_to(close, j):
+        depth = 0
+        while j < n:
+            c = expr[j]
+            if c == '"':
+                j = expr.index('"', j + 1) + 1
+                continue
+            if c == close and depth == 0:
+                return j + 1
+            if c == {"]": "[", "}": "{", ")": "("}[close]:
+                depth += 1
+            elif c == close:
+                depth -= 1
+            j += 1
+        raise ValueError("unbalanced " + expr)
+
+    while i < n:
+        c = expr[i]
+        if c == '"':
+            j = expr.index('"', i + 1) + 1
+            out.append(expr[i:j]); i = j
+        elif c == "[":
+            j = skip_to("]", i + 1)
+            out.append(expr[i:j]); i = j
+        elif c == "{":
+            # a selector without a metric name
+            j = skip_to("}", i + 1)
+            inner = expr[i + 1:j - 1].strip()
+            out.append("{" + (inner + ", " if inner else "") + CLUSTER + "}"); i = j
+        elif c.isalpha() or c in "_:":
+            j = i
+            while j < n and (expr[j].isalnum() or expr[j] in "_:"):
+                j += 1
+            word = expr[i:j]
+            k = j
+            while k < n and expr[k] == " ":
+                k += 1
+            nxt = expr[k] if k < n else ""
+            if word in GROUPING and nxt == "(":
+                e = skip_to(")", k + 1)
+                out.append(expr[i:e]); i = e
+            elif word.lower() in KEYWORDS or word in AGGREGATORS or nxt == "(":
+                out.append(word); i = j
+            elif nxt == "{":
+                e = skip_to("}", k + 1)
+                inner = expr[k + 1:e - 1].strip()
+                out.append(word + expr[j:k] + "{" + (inner + ", " if inner else "") + CLUSTER + "}")
+                i = e
+            else:
+                out.append(word + "{" + CLUSTER + "}"); i = j
+        elif c.isdigit() or c == ".":
+            j = i
+            while j < n and (expr[j].isalnum() or expr[j] in ".+-" and expr[j - 1] in "eE"
+                             or expr[j] == "."):
+                j += 1
+            out.append(expr[i:j]); i = j
+        else:
+            out.append(c); i += 1
+    return "".join(out)
+
+
 def target(expr, legend="", ref="A", instant=False, fmt=None):
-    t = {"datasource": DS, "refId": ref, "expr": expr, "legendFormat": legend or "__auto",
+    t = {"datasource": DS, "refId": ref, "expr": with_cluster(expr), "legendFormat": legend or "__auto",
          "range": not instant, "instant": instant}
     if fmt:
         t["format"] = fmt
@@ -135,9 +221,9 @@ def quantiles(metric, selector, by, qs=(0.5, 0.95)):
 
 def variables(extra=(), pod_vars=True):
     v = [{"type": "datasource", "name": "datasource", "label": "Prometheus", "query": "prometheus",
-          "current": {}, "hide": 0, "refresh": 1}]
+          "current": {}, "hide": 0, "refresh": 1}, CLUSTER_VAR]
     if pod_vars:
-        src = "{__name__=~\"schedlens_pods_finished_total|schedlens_pods_pending\"}"
+        src = "{__name__=~\"schedlens_pods_finished_total|schedlens_pods_pending\", " + CLUSTER + "}"
         for name, label in (("namespace", "Namespace"), ("priority_class", "Priority class"),
                             ("arm", "Arm")):
             v.append({"type": "query", "name": name, "label": label, "datasource": DS,
@@ -345,9 +431,10 @@ def oncall():
                              "{{cause}}")], unit="s"))
     annotations = [{"name": "Preemptions", "datasource": DS, "enable": True,
                     "iconColor": "red",
-                    "expr": "sum by (victim_priority_class, preemptor_priority_class) "
-                            "(increase(schedlens_preemptions_total{namespace=~\"$namespace\", "
-                            "arm=~\"$arm\"}[1m])) > 0",
+                    "expr": with_cluster(
+                        "sum by (victim_priority_class, preemptor_priority_class) "
+                        "(increase(schedlens_preemptions_total{namespace=~\"$namespace\", "
+                        "arm=~\"$arm\"}[1m])) > 0"),
                     "step": "60s", "titleFormat": "Preemption",
                     "textFormat": "{{victim_priority_class}} preempted by {{preemptor_priority_class}}"
                                   " · <a href=\"" + PAGES + "/?priorityClass={{victim_priority_class}}\""

@@ -416,6 +416,42 @@ class ChartTest {
         .contains("\"targetLabel\":\"strimzi_io_cluster\"");
   }
 
+  /**
+   * Every dashboard has the cluster variable kube-prometheus-stack's have: hidden by default, shown
+   * with dashboards.multicluster, and matched by every panel query.
+   */
+  @Test
+  void shouldGiveEveryDashboardTheClusterVariable() throws IOException {
+    for (String multicluster : List.of("false", "true")) {
+      Manifests m =
+          Manifests.render(Chart.Install.of().with("dashboards.multicluster", multicluster));
+      for (String name : List.of("gpu-priority-preemption", "experiment", "pipeline-health")) {
+        JsonNode board =
+            Manifests.YAML.readTree(
+                m.one(ConfigMap.class, "schedlens-dashboard-" + name)
+                    .getData()
+                    .get(name + ".json"));
+        List<JsonNode> cluster = new ArrayList<>();
+        board
+            .path("templating")
+            .path("list")
+            .forEach(
+                v -> {
+                  if (v.path("name").asText().equals("cluster")) {
+                    cluster.add(v);
+                  }
+                });
+        assertThat(cluster).as(name).hasSize(1);
+        assertThat(cluster.get(0).path("hide").asInt())
+            .as(name + " with multicluster " + multicluster)
+            .isEqualTo(multicluster.equals("true") ? 0 : 2);
+        for (Dashboards.Query q : Dashboards.queries(board)) {
+          assertThat(q.expr()).as(q.toString()).contains("cluster=\"$cluster\"");
+        }
+      }
+    }
+  }
+
   /** The on-call dashboard's api_url and schedlens_url: their query, current text and value. */
   private static List<String> links(Chart.Install install) throws IOException {
     ConfigMap cm =

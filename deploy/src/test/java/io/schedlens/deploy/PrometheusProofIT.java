@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.SoftAssertions;
@@ -92,6 +93,26 @@ class PrometheusProofIT {
     }
     soft.assertAll();
     System.out.println("ran " + count + " panel and annotation queries");
+  }
+
+  /**
+   * With the hidden cluster variable set to a cluster this Prometheus has no series of, no panel
+   * shows anything: every selector of every panel matches the cluster label.
+   */
+  @Test
+  void shouldShowNothingOfAnotherCluster() throws Exception {
+    Map<String, String> elsewhere = new LinkedHashMap<>(run.variables());
+    elsewhere.put("cluster", "elsewhere");
+    SoftAssertions soft = new SoftAssertions();
+    for (JsonNode board : Dashboards.all().values()) {
+      for (JsonNode panel : Dashboards.panels(board)) {
+        ScrapedDemo.PanelData shown = run.panel(board, panel.path("title").asText(), elsewhere);
+        soft.assertThat(shown.data())
+            .as(panel.path("title").asText() + ": " + shown.seen())
+            .isFalse();
+      }
+    }
+    soft.assertAll();
   }
 
   @Test

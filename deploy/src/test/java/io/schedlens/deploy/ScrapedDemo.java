@@ -112,18 +112,33 @@ final class ScrapedDemo implements AutoCloseable {
   /**
    * The scrape configuration the Prometheus Operator generates for an endpoint of our
    * ServiceMonitors (as the chart renders them by default), with the target labels it adds to every
-   * series (namespace, pod, service, endpoint, container; job from the Service's name), and
-   * honor_labels from the endpoint's honorLabels: a static target stands for the endpoint the
-   * Operator would discover.
+   * series (namespace, pod, service, endpoint, container; job from the Service's label that the
+   * ServiceMonitor's jobLabel names, else the Service's name), and honor_labels from the endpoint's
+   * honorLabels: a static target stands for the endpoint the Operator would discover.
    */
   static String asTheOperatorWould(String service, int port) throws Exception {
-    JsonNode endpoint =
-        Manifests.documents(Chart.template(Chart.Install.of().withPrometheusOperator())).stream()
+    List<JsonNode> docs =
+        Manifests.documents(Chart.template(Chart.Install.of().withPrometheusOperator()));
+    JsonNode monitor =
+        docs.stream()
             .filter(d -> d.path("kind").asText().equals("ServiceMonitor"))
             .filter(d -> d.path("metadata").path("name").asText().equals(service))
             .findFirst()
-            .map(d -> d.path("spec").path("endpoints").get(0))
             .orElseThrow();
+    JsonNode endpoint = monitor.path("spec").path("endpoints").get(0);
+    String jobLabel = monitor.path("spec").path("jobLabel").asText("");
+    String job =
+        jobLabel.isEmpty()
+            ? service
+            : docs.stream()
+                .filter(d -> d.path("kind").asText().equals("Service"))
+                .filter(d -> d.path("metadata").path("name").asText().equals(service))
+                .findFirst()
+                .orElseThrow()
+                .path("metadata")
+                .path("labels")
+                .path(jobLabel)
+                .asText();
     return """
           - job_name: serviceMonitor/schedlens/%1$s/0
             honor_labels: %2$s
@@ -138,14 +153,15 @@ final class ScrapedDemo implements AutoCloseable {
                   container: %1$s
             relabel_configs:
               - target_label: job
-                replacement: %1$s
+                replacement: %6$s
         """
         .formatted(
             service,
             endpoint.path("honorLabels").asBoolean(false),
             endpoint.path("path").asText("/metrics"),
             port,
-            endpoint.path("port").asText());
+            endpoint.path("port").asText(),
+            job);
   }
 
   private boolean everyGroupEvaluatedAfterEnd() throws Exception {
@@ -174,18 +190,25 @@ final class ScrapedDemo implements AutoCloseable {
     v.put("serving_kind", "Deployment|StatefulSet");
     v.put("batch_kind", "Job");
     v.put("kafka_cluster", "schedlens");
+    // One cluster, no cluster label: the hidden variable is empty, as Grafana leaves it.
+    v.put("cluster", "");
     return v;
   }
 
   /** The panel queries of {@code board} titled {@code title}, each with what it returned. */
   PanelData panel(JsonNode board, String title) throws Exception {
+    return panel(board, title, variables());
+  }
+
+  /** The same, with the template variables set to {@code variables}. */
+  PanelData panel(JsonNode board, String title, Map<String, String> variables) throws Exception {
     List<String> seen = new ArrayList<>();
     boolean data = false;
     for (Dashboards.Query q : Dashboards.queries(board)) {
       if (!q.panel().equals(title)) {
         continue;
       }
-      String expr = Dashboards.substitute(q.expr(), variables());
+      String expr = Dashboards.substitute(q.expr(), variables);
       JsonNode result =
           q.instant()
               ? callInstant(expr).path("data").path("result")
