@@ -193,20 +193,11 @@ final class ChartCluster implements AutoCloseable {
   List<GenericKubernetesResource> objects(String apiVersion, String kind) {
     String group = apiVersion.contains("/") ? apiVersion.substring(0, apiVersion.indexOf('/')) : "";
     String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
-    for (APIResource r : served().getOrDefault(group, Map.of()).getOrDefault(version, List.of())) {
-      if (r.getKind().equals(kind)) {
-        ResourceDefinitionContext context =
-            new ResourceDefinitionContext.Builder()
-                .withGroup(group)
-                .withVersion(version)
-                .withKind(kind)
-                .withPlural(r.getName())
-                .withNamespaced(r.getNamespaced())
-                .build();
-        return client.genericKubernetesResources(context).inAnyNamespace().list().getItems();
-      }
-    }
-    return List.of();
+    return served().getOrDefault(group, Map.of()).getOrDefault(version, List.of()).stream()
+        .filter(r -> r.getKind().equals(kind))
+        .findFirst()
+        .map(r -> list(group, version, r))
+        .orElse(List.of());
   }
 
   /** Every object of every kind the cluster serves, but the operators' CRDs this test installed. */
@@ -216,17 +207,23 @@ final class ChartCluster implements AutoCloseable {
         .forEach(
             (group, versions) ->
                 versions.forEach(
-                    (version, resources) -> {
-                      for (APIResource r : resources) {
-                        if (r.getKind().equals("CustomResourceDefinition")) {
-                          continue;
-                        }
-                        all.addAll(
-                            objects(
-                                group.isEmpty() ? version : group + "/" + version, r.getKind()));
-                      }
-                    }));
+                    (version, resources) ->
+                        resources.stream()
+                            .filter(r -> !r.getKind().equals("CustomResourceDefinition"))
+                            .forEach(r -> all.addAll(list(group, version, r)))));
     return all;
+  }
+
+  private List<GenericKubernetesResource> list(String group, String version, APIResource r) {
+    ResourceDefinitionContext context =
+        new ResourceDefinitionContext.Builder()
+            .withGroup(group)
+            .withVersion(version)
+            .withKind(r.getKind())
+            .withPlural(r.getName())
+            .withNamespaced(r.getNamespaced())
+            .build();
+    return client.genericKubernetesResources(context).inAnyNamespace().list().getItems();
   }
 
   private String kubeConfig() {

@@ -40,6 +40,15 @@ final class ReleaseWiring {
    */
   static List<String> problems(List<GenericKubernetesResource> objects) {
     List<String> problems = new ArrayList<>();
+    problems.addAll(selectorProblems(objects));
+    problems.addAll(bindingProblems(objects));
+    problems.addAll(kafkaWiringProblems(objects));
+    return problems;
+  }
+
+  /** Selectors reaching another release's pods or Services, or none of their own release's. */
+  private static List<String> selectorProblems(List<GenericKubernetesResource> objects) {
+    List<String> problems = new ArrayList<>();
     for (GenericKubernetesResource selector : objects) {
       Map<String, Object> labels =
           switch (selector.getKind()) {
@@ -80,6 +89,12 @@ final class ReleaseWiring {
         problems.add(describe(selector) + " selects nothing of its own release");
       }
     }
+    return problems;
+  }
+
+  /** Bindings whose role or ServiceAccount is not there. */
+  private static List<String> bindingProblems(List<GenericKubernetesResource> objects) {
+    List<String> problems = new ArrayList<>();
     for (GenericKubernetesResource binding : objects) {
       if (!binding.getKind().endsWith("RoleBinding")) {
         continue;
@@ -115,7 +130,6 @@ final class ReleaseWiring {
         }
       }
     }
-    problems.addAll(kafkaWiringProblems(objects));
     return problems;
   }
 
