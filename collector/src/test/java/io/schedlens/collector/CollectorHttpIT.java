@@ -58,7 +58,17 @@ class CollectorHttpIT {
     broker.createTopics(Topics.withPrefix(prefix).newTopics(1, (short) 1));
     List<String> args =
         new ArrayList<>(
-            List.of("--kubernetes-enabled", "false", "--topic-prefix", prefix, "--http-port", "0"));
+            List.of(
+                "--kubernetes-enabled",
+                "false",
+                "--topic-prefix",
+                prefix,
+                "--http-port",
+                "0",
+                // the lines are of a fixed day, which the collector's clock leaves behind: no age
+                // bound here (RequestLogParserTest holds it)
+                "--time-max-age",
+                "36500d"));
     if (!List.of(extra).contains("--intake-token")) {
       args.addAll(List.of("--intake-auth", "none"));
     }
@@ -424,7 +434,9 @@ class CollectorHttpIT {
                         "--intake-auth",
                         "none",
                         "--intake-ack-timeout",
-                        "1s"),
+                        "1s",
+                        "--time-max-age",
+                        "36500d"),
                     Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
             null,
             Clock.systemUTC())) {
