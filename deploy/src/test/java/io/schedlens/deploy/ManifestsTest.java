@@ -280,15 +280,6 @@ class ManifestsTest {
   }
 
   @Test
-  void shouldShipThePlainRulesAsThePrometheusRuleUnchanged() throws Exception {
-    JsonNode plain =
-        Manifests.YAML.readTree(Repository.path("deploy/prometheus/schedlens-rules.yaml").toFile());
-    Manifests m = Manifests.chart();
-    JsonNode resource = Manifests.tree(m.custom("PrometheusRule").get(0)).path("spec");
-    assertThat(resource.path("groups")).isEqualTo(plain.path("groups"));
-  }
-
-  @Test
   void shouldRunTheTreatmentWithThreePriorityClassesAndTheControlWithNone() throws Exception {
     Manifests treatment = Manifests.build("deploy/experiment/treatment");
     Map<String, Integer> classes =

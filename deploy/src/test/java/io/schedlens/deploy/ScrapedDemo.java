@@ -26,8 +26,8 @@ import org.awaitility.Awaitility;
 /**
  * A demo run while a real Prometheus (the Debian package) scrapes the streams app and the collector
  * every second, as the Prometheus Operator would through the chart's ServiceMonitors, with the
- * schedlens rules loaded; then Prometheus' HTTP API over the demo's time range, as Grafana would
- * query it.
+ * chart's PrometheusRule loaded; then Prometheus' HTTP API over the demo's time range, as Grafana
+ * would query it.
  */
 final class ScrapedDemo implements AutoCloseable {
 
@@ -56,6 +56,11 @@ final class ScrapedDemo implements AutoCloseable {
     int promPort = freePort();
     int streamsPort = freePort();
     int collectorPort = freePort();
+    // The rules as the chart's PrometheusRule carries them: the Operator hands its groups to
+    // Prometheus as a rule file.
+    Path rules = work.resolve("schedlens-rules.yaml");
+    Files.writeString(
+        rules, Manifests.YAML.writeValueAsString(ChartRulesTest.rendered(Chart.Install.of())));
     Path config = work.resolve("prometheus.yml");
     Files.writeString(
         config,
@@ -70,7 +75,7 @@ final class ScrapedDemo implements AutoCloseable {
         %s
         """
             .formatted(
-                Repository.path("deploy/prometheus/schedlens-rules.yaml"),
+                rules,
                 asTheOperatorWould("schedlens-streams", streamsPort),
                 asTheOperatorWould("schedlens-collector", collectorPort)));
     Process prometheus =
