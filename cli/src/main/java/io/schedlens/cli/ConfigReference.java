@@ -1,5 +1,6 @@
 package io.schedlens.cli;
 
+import io.schedlens.cli.probe.ProbeCommand;
 import io.schedlens.cli.report.ReportCommand;
 import io.schedlens.cli.simulate.SimulateCommand;
 import io.schedlens.cli.whatif.WhatIfCommand;
@@ -41,6 +42,7 @@ public final class ConfigReference {
     c.put("replay", ReplayConfig.DEF);
     c.put("report", ReportCommand.DEF);
     c.put("export", ExportConfig.DEF);
+    c.put("probe", ProbeCommand.DEF);
     return c;
   }
 

@@ -3,6 +3,7 @@ package io.schedlens.cli;
 import io.schedlens.check.CheckCommand;
 import io.schedlens.cli.demo.DemoCommand;
 import io.schedlens.cli.export.ExportCommand;
+import io.schedlens.cli.probe.ProbeCommand;
 import io.schedlens.cli.replay.ReplayCommand;
 import io.schedlens.cli.report.ReportCommand;
 import io.schedlens.cli.simulate.SimulateCommand;
@@ -79,6 +80,11 @@ public final class Main {
         new Entry(
             "pre-flight check of workload manifests (and the live cluster) before a GPU launch",
             args -> CheckCommand.run(args, System.in, System.out, System.err)));
+    c.put(
+        "probe",
+        new Entry(
+            "check an installed schedlens as a client in the cluster (the chart's helm test)",
+            args -> ProbeCommand.run(args, System.getenv(), System.out, System.err)));
     return c;
   }
 

@@ -128,6 +128,27 @@ class BadSettingsTest {
     cases.add(
         new Case(
             "check --fail-on never", List.of("check", ".", "--fail-on", "never"), "--fail-on"));
+    cases.add(new Case("probe without URLs", List.of("probe"), "--collector-url"));
+    cases.add(
+        new Case(
+            "probe --streams-url ftp://",
+            List.of(
+                "probe",
+                "--collector-url",
+                "http://schedlens-collector:9470",
+                "--streams-url",
+                "ftp://schedlens-streams:9471"),
+            "streams.url ftp://schedlens-streams:9471"));
+    cases.add(
+        new Case(
+            "probe without the API token",
+            List.of(
+                "probe",
+                "--collector-url",
+                "http://schedlens-collector:9470",
+                "--streams-url",
+                "http://schedlens-streams:9471"),
+            "SCHEDLENS_API_TOKEN_FILE"));
     return cases.stream().map(c -> DynamicTest.dynamicTest(c.label(), () -> refused(c)));
   }
 

@@ -29,7 +29,15 @@ class MainTest {
     assertThat(run("--help")).isZero();
     assertThat(out.toString(StandardCharsets.UTF_8))
         .contains(
-            "demo", "collector", "streams", "simulate", "replay", "export", "report", "check");
+            "demo",
+            "collector",
+            "streams",
+            "simulate",
+            "replay",
+            "export",
+            "report",
+            "check",
+            "probe");
   }
 
   @Test

@@ -96,8 +96,37 @@ final class Chart {
 
   /** The manifests Helm renders for the install; Helm's own error message if it fails. */
   static String template(Install install) {
+    return template(dir(), install);
+  }
+
+  /** The annotation a hook's {@code helm.sh/hook} is renamed to by {@link #templateWithHooks}. */
+  static final String HOOK_AS_RENDERED = "schedlens.test/helm.sh-hook";
+
+  /**
+   * The manifests with the chart's hooks among them. helm-java's template gives the release's
+   * manifest only, which leaves hooks out ({@code helm template} prints them after it): a copy of
+   * the chart whose hook annotations are renamed to {@link #HOOK_AS_RENDERED} renders each hook as
+   * an object like any other, with the hook's kind in that annotation.
+   */
+  static String templateWithHooks(Install install, Path scratch) throws IOException {
+    Path copy = Files.createTempDirectory(scratch, "chart").resolve("schedlens");
+    copyFollowingLinks(dir(), copy);
+    try (Stream<Path> templates = Files.walk(copy.resolve("templates"))) {
+      for (Path t : (Iterable<Path>) templates::iterator) {
+        if (Files.isRegularFile(t)) {
+          String text = Files.readString(t);
+          if (text.contains("helm.sh/hook:")) {
+            Files.writeString(t, text.replace("helm.sh/hook:", HOOK_AS_RENDERED + ":"));
+          }
+        }
+      }
+    }
+    return template(copy, install);
+  }
+
+  private static String template(Path chart, Install install) {
     TemplateCommand t =
-        new Helm(dir())
+        new Helm(chart)
             .template()
             .withName(install.release())
             .withNamespace(install.namespace())

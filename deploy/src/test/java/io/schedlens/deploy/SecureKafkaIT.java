@@ -11,6 +11,7 @@ import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.cli.probe.ProbeCommand;
 import io.schedlens.collector.Collector;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -22,10 +23,14 @@ import io.schedlens.streams.StreamsApp;
 import io.schedlens.streams.StreamsAppConfig;
 import io.schedlens.testsupport.InputProducer;
 import io.schedlens.testsupport.TestCertificates;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -318,11 +323,56 @@ class SecureKafkaIT {
                 pods.mark(System.currentTimeMillis() - 2_000);
                 return requestsOf(exportEnv, pod.getMetadata().getUid()) >= 1;
               });
+      // The chart's helm test pod's command, as a client in the cluster: both apps ready, the
+      // pending pods listed with the API token; another token is refused, and it says so.
+      ByteArrayOutputStream said = new ByteArrayOutputStream();
+      assertThat(
+              helmTest(collector, app, "api-secret-0123456789abcdef0123456789abcdef", "10s", said))
+          .as(said.toString(StandardCharsets.UTF_8))
+          .isZero();
+      assertThat(said.toString(StandardCharsets.UTF_8))
+          .contains("probe: ok   collector " + collector.baseUrl() + "/readyz: 200 ready")
+          .contains("probe: ok   GET " + app.baseUrl() + "/api/pods?state=pending: 200, ")
+          .contains("schedlens answers as installed");
+      ByteArrayOutputStream refused = new ByteArrayOutputStream();
+      assertThat(
+              helmTest(collector, app, "not-the-api-token-0123456789abcdef012345", "0s", refused))
+          .isEqualTo(1);
+      assertThat(refused.toString(StandardCharsets.UTF_8))
+          .contains("FAIL GET " + app.baseUrl() + "/api/pods?state=pending: 401")
+          .contains("the API refused the token");
     } finally {
       pods.close();
       app.close();
       collector.close();
     }
+  }
+
+  /**
+   * Runs the command of the chart's helm test pod as its container would, with the Services' URLs
+   * pointed at the apps here, the API token Secret's file holding {@code token}, retrying for
+   * {@code wait}; its output to {@code said}.
+   */
+  static int helmTest(
+      Collector collector, StreamsApp app, String token, String wait, ByteArrayOutputStream said)
+      throws Exception {
+    JsonNode pod =
+        HelmTestPodTest.testPod(HelmTestPodTest.documents(Chart.Install.of(), dir)).orElseThrow();
+    List<String> args = new ArrayList<>();
+    pod.path("spec").path("containers").get(0).path("args").forEach(a -> args.add(a.asText()));
+    assertThat(args).containsExactly("probe");
+    Map<String, String> env = new HashMap<>(HelmTestPodTest.env(pod));
+    assertThat(env)
+        .containsEntry("SCHEDLENS_COLLECTOR_URL", "http://schedlens-collector.schedlens.svc:9470")
+        .containsEntry("SCHEDLENS_STREAMS_URL", "http://schedlens-streams.schedlens.svc:9471");
+    env.put("SCHEDLENS_COLLECTOR_URL", collector.baseUrl());
+    env.put("SCHEDLENS_STREAMS_URL", app.baseUrl());
+    Path tokenFile = Files.createTempFile(dir, "api-token", "");
+    Files.writeString(tokenFile, token + "\n");
+    env.put("SCHEDLENS_API_TOKEN_FILE", tokenFile.toString());
+    env.put("SCHEDLENS_WAIT", wait);
+    PrintStream out = new PrintStream(said, true, StandardCharsets.UTF_8);
+    return ProbeCommand.run(args.subList(1, args.size()), env, out, out);
   }
 
   /** The requests the latest timeline of a pod counts, read as the export's user. */
