@@ -49,6 +49,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class EmbeddedKafkaBroker implements AutoCloseable {
 
+  /** A retention check a hundred days away: never, for a broker of tests and demos. */
+  static final long NO_RETENTION_CHECK_MS = Duration.ofDays(100).toMillis();
+
   private static final Logger log = LoggerFactory.getLogger(EmbeddedKafkaBroker.class);
 
   private final Path dataDir;
@@ -251,6 +254,12 @@ public final class EmbeddedKafkaBroker implements AutoCloseable {
     p.put("share.coordinator.state.topic.min.isr", "1");
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
+    // No deletion by time: the records here carry the event times of recordings and scenarios,
+    // fixed days that the clock leaves behind, and a topic's retention.ms (a week for the inputs)
+    // counts from a record's timestamp. The broker's check would delete them while a test or demo
+    // still reads them, as soon as the clock is a week past their day.
+    p.put("log.initial.task.delay.ms", Long.toString(NO_RETENTION_CHECK_MS));
+    p.put("log.retention.check.interval.ms", Long.toString(NO_RETENTION_CHECK_MS));
     p.put("auto.create.topics.enable", "false");
     // Two cores here: a handful of threads serve one node's load.
     p.put("num.network.threads", "2");

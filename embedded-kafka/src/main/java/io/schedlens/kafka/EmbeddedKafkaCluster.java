@@ -107,6 +107,14 @@ public final class EmbeddedKafkaCluster implements AutoCloseable {
     p.put("share.coordinator.state.topic.min.isr", minIsr);
     p.put("group.initial.rebalance.delay.ms", "0");
     p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 * 1024 * 1024));
+    // No deletion by time: the records here carry the event times of recordings and scenarios,
+    // fixed days that the clock leaves behind, and a topic's retention.ms (a week for the inputs)
+    // counts from a record's timestamp. The broker's check would delete them while a test or demo
+    // still reads them, as soon as the clock is a week past their day.
+    p.put("log.initial.task.delay.ms", Long.toString(EmbeddedKafkaBroker.NO_RETENTION_CHECK_MS));
+    p.put(
+        "log.retention.check.interval.ms",
+        Long.toString(EmbeddedKafkaBroker.NO_RETENTION_CHECK_MS));
     p.put("auto.create.topics.enable", "false");
     // A dead replica leaves the ISR after this; the test's faults last seconds.
     p.put("replica.lag.time.max.ms", "5000");

@@ -2,12 +2,18 @@ package io.schedlens.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,6 +65,47 @@ class EmbeddedKafkaBrokerIT extends BrokerContract {
       var config =
           admin.describeConfigs(List.of(resource)).all().get(10, TimeUnit.SECONDS).get(resource);
       assertThat(config.get("cleanup.policy").value()).isEqualTo("compact");
+    }
+  }
+
+  /**
+   * A record of a day a month past, in a topic that keeps a week as the inputs do, is still there
+   * after the time Kafka's first retention check would run (30 s after the start): recordings and
+   * scenarios of fixed days stay readable however far the clock has moved on.
+   */
+  @Test
+  void shouldKeepRecordsOfADayLongPastInATopicThatKeepsAWeek() throws Exception {
+    String topic = "a-month-ago";
+    try (Admin admin = broker.admin()) {
+      admin
+          .createTopics(
+              List.of(
+                  new NewTopic(topic, 1, (short) 1)
+                      .configs(
+                          Map.of("retention.ms", Long.toString(Duration.ofDays(7).toMillis())))))
+          .all()
+          .get(30, TimeUnit.SECONDS);
+    }
+    long monthAgo = System.currentTimeMillis() - Duration.ofDays(30).toMillis();
+    Map<String, Object> producer =
+        Map.of(
+            "bootstrap.servers", broker.bootstrapServers(),
+            "key.serializer", StringSerializer.class.getName(),
+            "value.serializer", StringSerializer.class.getName());
+    try (KafkaProducer<String, String> p = new KafkaProducer<>(producer)) {
+      p.send(new ProducerRecord<>(topic, 0, monthAgo, "k", "v")).get(30, TimeUnit.SECONDS);
+    }
+    // past the first check, from the start or from another test's restart of the broker
+    Thread.sleep(Duration.ofSeconds(35).toMillis());
+    try (Admin admin = broker.admin()) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      long earliest =
+          admin
+              .listOffsets(Map.of(tp, OffsetSpec.earliest()))
+              .partitionResult(tp)
+              .get(30, TimeUnit.SECONDS)
+              .offset();
+      assertThat(earliest).as("the record a month old is not deleted").isZero();
     }
   }
 
