@@ -59,9 +59,21 @@ final class ClusterRules {
     }
   }
 
-  /** Some node has the GPUs one pod asks for. Returns whether every resource fits on some node. */
+  /**
+   * Some node the pod may run on (its node selector and required affinity; every node where none
+   * matches, which the selector rule reports) has the GPUs one pod asks for. Returns whether every
+   * resource fits on some node.
+   */
   private static boolean gpus(
-      Workload w, List<Node> nodes, CheckSettings s, ClusterFacts c, List<Finding> out) {
+      Workload w, List<Node> all, CheckSettings s, ClusterFacts c, List<Finding> out) {
+    List<Node> selected =
+        all.stream()
+            .filter(
+                n ->
+                    Selectors.nodeMatches(
+                        w.spec().getNodeSelector(), w.requiredNodeTerms(), ClusterFacts.labels(n)))
+            .toList();
+    List<Node> nodes = selected.isEmpty() ? all : selected;
     boolean fits = true;
     for (Map.Entry<String, BigDecimal> e : w.gpusPerPod(s).entrySet()) {
       String resource = e.getKey();
@@ -95,9 +107,12 @@ final class ClusterRules {
                   + resource
                   + " but no schedulable node of "
                   + c.source()
+                  + (selected.isEmpty() || selected.size() == all.size()
+                      ? ""
+                      : " that its node selector and affinity allow")
                   + " has that many allocatable ("
                   + (having == 0
-                      ? "no node has " + resource + " at all"
+                      ? "no node has " + resource + " at all" + offered(nodes, resource, s)
                       : "the most is "
                           + most.stripTrailingZeros().toPlainString()
                           + " on "
@@ -108,12 +123,56 @@ final class ClusterRules {
                   + "): its pods stay Pending with Insufficient "
                   + resource,
               having == 0
-                  ? "check the resource name (MIG profiles are named like nvidia.com/mig-1g.10gb) and that the device plugin runs on the GPU nodes"
+                  ? otherGpus(nodes, resource, s).isEmpty()
+                      ? "check the resource name (MIG profiles are named like nvidia.com/mig-1g.10gb) and that the device plugin runs on the GPU nodes"
+                      : "ask for what the nodes offer ("
+                          + String.join(", ", otherGpus(nodes, resource, s).keySet())
+                          + ": a MIG profile's memory must hold the model), or run it on nodes"
+                          + " that have "
+                          + resource
                   : "ask for at most "
                       + most.stripTrailingZeros().toPlainString()
                       + " per pod, or add nodes that have more"));
     }
     return fits;
+  }
+
+  /**
+   * The GPU resources other than {@code resource} the nodes have, with their allocatable total and
+   * how many nodes have each: what a pod asking for a MIG profile, or for whole GPUs on nodes
+   * partitioned into MIG slices, could ask for instead.
+   */
+  private static Map<String, String> otherGpus(List<Node> nodes, String resource, CheckSettings s) {
+    Map<String, BigDecimal> total = new TreeMap<>();
+    Map<String, Integer> having = new TreeMap<>();
+    for (Node n : nodes) {
+      if (n.getStatus() == null || n.getStatus().getAllocatable() == null) {
+        continue;
+      }
+      for (String r : n.getStatus().getAllocatable().keySet()) {
+        BigDecimal a = ClusterFacts.allocatable(n, r);
+        if (!r.equals(resource) && s.isGpuResource(r) && a.signum() > 0) {
+          total.merge(r, a, BigDecimal::add);
+          having.merge(r, 1, Integer::sum);
+        }
+      }
+    }
+    Map<String, String> out = new TreeMap<>();
+    total.forEach(
+        (r, a) ->
+            out.put(
+                r, a.stripTrailingZeros().toPlainString() + " on " + having.get(r) + " node(s)"));
+    return out;
+  }
+
+  private static String offered(List<Node> nodes, String resource, CheckSettings s) {
+    Map<String, String> other = otherGpus(nodes, resource, s);
+    if (other.isEmpty()) {
+      return "";
+    }
+    List<String> parts = new ArrayList<>();
+    other.forEach((r, where) -> parts.add(r + " (" + where + ")"));
+    return "; they offer " + String.join(", ", parts);
   }
 
   /** Some node matches the node selector and required node affinity. */

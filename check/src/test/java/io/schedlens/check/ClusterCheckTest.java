@@ -91,6 +91,33 @@ class ClusterCheckTest {
                 .endStatus()
                 .build())
         .create();
+    // Two H100s partitioned into seven 1g.10gb slices each, labelled as the GPU Operator's
+    // feature discovery labels a node under the mixed MIG strategy.
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName("mig-a")
+                .withLabels(
+                    Map.of(
+                        "nvidia.com/gpu.present", "true",
+                        "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3",
+                        "nvidia.com/mig.strategy", "mixed"))
+                .endMetadata()
+                .withNewSpec()
+                .addNewTaint()
+                .withKey("nvidia.com/gpu")
+                .withValue("present")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .withNewStatus()
+                .withAllocatable(
+                    Map.of("nvidia.com/mig-1g.10gb", new Quantity("14"), "cpu", new Quantity("96")))
+                .endStatus()
+                .build())
+        .create();
     admin
         .nodes()
         .resource(
@@ -246,6 +273,20 @@ class ClusterCheckTest {
             nodeSelector: {nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}
             containers:
               - {name: s, image: s:1, resources: {limits: {nvidia.com/gpu: 1}}}
+      ---
+      apiVersion: apps/v1
+      kind: Deployment
+      metadata: {name: small-chat, namespace: ai-lab}
+      spec:
+        selector: {matchLabels: {app: small-chat}}
+        template:
+          metadata: {labels: {app: small-chat}}
+          spec:
+            priorityClassName: interactive
+            tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+            nodeSelector: {nvidia.com/mig.strategy: mixed}
+            containers:
+              - {name: s, image: s:1, resources: {limits: {nvidia.com/gpu: 1}}}
       """;
 
   @Test
@@ -261,7 +302,7 @@ class ClusterCheckTest {
             "mock",
             manifests.toString());
     assertThat(r.err())
-        .contains("read 3 nodes, 1 PriorityClasses and 1 PodDisruptionBudgets from " + url);
+        .contains("read 4 nodes, 1 PriorityClasses and 1 PodDisruptionBudgets from " + url);
     List<Finding> findings = findings(r.out());
     assertThat(findings)
         .extracting(Finding::severity, Finding::rule, Finding::object)
@@ -275,12 +316,23 @@ class ClusterCheckTest {
             tuple(Finding.Severity.ERROR, "cluster-gpu", "Job ai-lab/train"),
             tuple(Finding.Severity.ERROR, "cluster-taint", "Job ai-lab/untolerated"),
             tuple(Finding.Severity.WARNING, "cluster-toleration", "Job ai-lab/untolerated"),
-            tuple(Finding.Severity.ERROR, "cluster-node-selector", "StatefulSet ai-lab/pinned"));
+            tuple(Finding.Severity.ERROR, "cluster-node-selector", "StatefulSet ai-lab/pinned"),
+            tuple(Finding.Severity.ERROR, "cluster-gpu", "Deployment ai-lab/small-chat"));
     assertThat(r.exit()).isEqualTo(CheckCommand.FOUND);
     assertThat(r.out())
         .contains(
             "neither among these manifests nor in the cluster (" + url + ", which has interactive)")
-        .contains("no node has nvidia.com/mig-3g.40gb at all")
+        .contains(
+            "no node has nvidia.com/mig-3g.40gb at all; they offer nvidia.com/gpu (8 on 1"
+                + " node(s)), nvidia.com/mig-1g.10gb (14 on 1 node(s))")
+        // whole GPUs asked for where the nodes it selects are partitioned into MIG slices
+        .contains(
+            "a pod asks for 1 nvidia.com/gpu but no schedulable node of "
+                + url
+                + " that its node selector and affinity allow has that many allocatable (no node"
+                + " has nvidia.com/gpu at all; they offer nvidia.com/mig-1g.10gb (14 on 1"
+                + " node(s)))")
+        .contains("ask for what the nodes offer (nvidia.com/mig-1g.10gb: a MIG profile's memory")
         .contains("the most is 8 on gpu-a") // the 16-GPU node is cordoned
         .contains("nvidia.com/gpu=present:NoSchedule on 1 node(s)")
         .contains("the nodes have nvidia.com/gpu.product = NVIDIA-H100-80GB-HBM3");
