@@ -95,6 +95,7 @@ final class ClusterRules {
         continue;
       }
       fits = false;
+      Map<String, String> other = having == 0 ? otherGpus(nodes, resource, s) : Map.of();
       out.add(
           Finding.of(
               Severity.ERROR,
@@ -112,7 +113,7 @@ final class ClusterRules {
                       : " that its node selector and affinity allow")
                   + " has that many allocatable ("
                   + (having == 0
-                      ? "no node has " + resource + " at all" + offered(nodes, resource, s)
+                      ? "no node has " + resource + " at all" + offered(other)
                       : "the most is "
                           + most.stripTrailingZeros().toPlainString()
                           + " on "
@@ -122,19 +123,26 @@ final class ClusterRules {
                           + " node(s) have some")
                   + "): its pods stay Pending with Insufficient "
                   + resource,
-              having == 0
-                  ? otherGpus(nodes, resource, s).isEmpty()
-                      ? "check the resource name (MIG profiles are named like nvidia.com/mig-1g.10gb) and that the device plugin runs on the GPU nodes"
-                      : "ask for what the nodes offer ("
-                          + String.join(", ", otherGpus(nodes, resource, s).keySet())
-                          + ": a MIG profile's memory must hold the model), or run it on nodes"
-                          + " that have "
-                          + resource
-                  : "ask for at most "
-                      + most.stripTrailingZeros().toPlainString()
-                      + " per pod, or add nodes that have more"));
+              gpuFix(resource, having, most, other)));
     }
     return fits;
+  }
+
+  /** What to do about a GPU request no node fits, given what the nodes have and offer. */
+  private static String gpuFix(
+      String resource, int having, BigDecimal most, Map<String, String> other) {
+    if (having > 0) {
+      return "ask for at most "
+          + most.stripTrailingZeros().toPlainString()
+          + " per pod, or add nodes that have more";
+    }
+    if (other.isEmpty()) {
+      return "check the resource name (MIG profiles are named like nvidia.com/mig-1g.10gb) and that the device plugin runs on the GPU nodes";
+    }
+    return "ask for what the nodes offer ("
+        + String.join(", ", other.keySet())
+        + ": a MIG profile's memory must hold the model), or run it on nodes that have "
+        + resource;
   }
 
   /**
@@ -165,8 +173,8 @@ final class ClusterRules {
     return out;
   }
 
-  private static String offered(List<Node> nodes, String resource, CheckSettings s) {
-    Map<String, String> other = otherGpus(nodes, resource, s);
+  /** The GPU resources the nodes offer instead, for the finding's message; empty if none. */
+  private static String offered(Map<String, String> other) {
     if (other.isEmpty()) {
       return "";
     }

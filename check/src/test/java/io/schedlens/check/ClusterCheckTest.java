@@ -51,30 +51,12 @@ class ClusterCheckTest {
             false);
     server.init(InetAddress.getByName("127.0.0.1"), 0);
     admin = server.createClient();
-    admin
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("gpu-a")
-                .withLabels(
-                    Map.of(
-                        "nvidia.com/gpu.present", "true",
-                        "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"))
-                .endMetadata()
-                .withNewSpec()
-                .addNewTaint()
-                .withKey("nvidia.com/gpu")
-                .withValue("present")
-                .withEffect("NoSchedule")
-                .endTaint()
-                .endSpec()
-                .withNewStatus()
-                .withAllocatable(
-                    Map.of("nvidia.com/gpu", new Quantity("8"), "cpu", new Quantity("96")))
-                .endStatus()
-                .build())
-        .create();
+    taintedGpuNode(
+        "gpu-a",
+        Map.of(
+            "nvidia.com/gpu.present", "true",
+            "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"),
+        Map.of("nvidia.com/gpu", new Quantity("8"), "cpu", new Quantity("96")));
     admin
         .nodes()
         .resource(
@@ -93,31 +75,13 @@ class ClusterCheckTest {
         .create();
     // Two H100s partitioned into seven 1g.10gb slices each, labelled as the GPU Operator's
     // feature discovery labels a node under the mixed MIG strategy.
-    admin
-        .nodes()
-        .resource(
-            new NodeBuilder()
-                .withNewMetadata()
-                .withName("mig-a")
-                .withLabels(
-                    Map.of(
-                        "nvidia.com/gpu.present", "true",
-                        "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3",
-                        "nvidia.com/mig.strategy", "mixed"))
-                .endMetadata()
-                .withNewSpec()
-                .addNewTaint()
-                .withKey("nvidia.com/gpu")
-                .withValue("present")
-                .withEffect("NoSchedule")
-                .endTaint()
-                .endSpec()
-                .withNewStatus()
-                .withAllocatable(
-                    Map.of("nvidia.com/mig-1g.10gb", new Quantity("14"), "cpu", new Quantity("96")))
-                .endStatus()
-                .build())
-        .create();
+    taintedGpuNode(
+        "mig-a",
+        Map.of(
+            "nvidia.com/gpu.present", "true",
+            "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3",
+            "nvidia.com/mig.strategy", "mixed"),
+        Map.of("nvidia.com/mig-1g.10gb", new Quantity("14"), "cpu", new Quantity("96")));
     admin
         .nodes()
         .resource(
@@ -159,6 +123,31 @@ class ClusterCheckTest {
                 .withMatchLabels(Map.of("app", "embed"))
                 .endSelector()
                 .endSpec()
+                .build())
+        .create();
+  }
+
+  /** A GPU node with the GPU Operator's taint nvidia.com/gpu=present:NoSchedule. */
+  private static void taintedGpuNode(
+      String name, Map<String, String> labels, Map<String, Quantity> allocatable) {
+    admin
+        .nodes()
+        .resource(
+            new NodeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withLabels(labels)
+                .endMetadata()
+                .withNewSpec()
+                .addNewTaint()
+                .withKey("nvidia.com/gpu")
+                .withValue("present")
+                .withEffect("NoSchedule")
+                .endTaint()
+                .endSpec()
+                .withNewStatus()
+                .withAllocatable(allocatable)
+                .endStatus()
                 .build())
         .create();
   }
