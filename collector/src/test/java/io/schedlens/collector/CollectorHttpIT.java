@@ -56,6 +56,11 @@ class CollectorHttpIT {
 
   static Collector collector(String prefix, String... extra) {
     broker.createTopics(Topics.withPrefix(prefix).newTopics(1, (short) 1));
+    return collectorWithoutTopics(prefix, extra);
+  }
+
+  /** A collector on the shared broker, its topics not created. */
+  static Collector collectorWithoutTopics(String prefix, String... extra) {
     List<String> args =
         new ArrayList<>(
             List.of(
@@ -419,28 +424,7 @@ class CollectorHttpIT {
     String prefix = "missing-" + UUID.randomUUID().toString().substring(0, 6) + ".";
     // No topics created (and the broker creates none by itself): the pump waits for the
     // requests topic's partitions, keeps the line, and says so by topic.
-    try (Collector c =
-        Collector.start(
-            CollectorConfig.from(
-                CommandLineSettings.load(
-                    CollectorConfig.DEF,
-                    List.of(
-                        "--kubernetes-enabled",
-                        "false",
-                        "--topic-prefix",
-                        prefix,
-                        "--http-port",
-                        "0",
-                        "--intake-auth",
-                        "none",
-                        "--intake-ack-timeout",
-                        "1s",
-                        "--time-max-age",
-                        "36500d"),
-                    Map.of("KAFKA_BOOTSTRAP_SERVERS", broker.bootstrapServers()))),
-            null,
-            Clock.systemUTC())) {
-      await().atMost(Duration.ofSeconds(20)).until(() -> c.readiness().ready());
+    try (Collector c = collectorWithoutTopics(prefix, "--intake-ack-timeout", "1s")) {
       assertThat(post(c, utf8(line("chat-0", 200, 1))).statusCode()).isEqualTo(202);
       // The pump waits on the first record it holds (a progress mark of any input topic, or the
       // line): every record behind it waits too.
