@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.api.model.Service;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -86,10 +87,7 @@ class ChartRulesTest {
         List.of(
             Chart.Install.of(),
             new Chart.Install("staging", "schedlens-staging", List.of(), Map.of()))) {
-      String fullname =
-          install.release().contains("schedlens")
-              ? install.release()
-              : install.release() + "-schedlens";
+      Map<String, String> services = services(install);
       Map<String, JsonNode> rendered = byName(rendered(install));
       assertThat(rendered.keySet())
           .as(install.toString())
@@ -106,8 +104,8 @@ class ChartRulesTest {
             expr =
                 expr.replace(
                     job,
-                    "%s, namespace=\"%s\", service=\"%s-%s\""
-                        .formatted(job, install.namespace(), fullname, app));
+                    "%s, namespace=\"%s\", service=\"%s\""
+                        .formatted(job, install.namespace(), services.get(app)));
           }
           scoped.put("expr", expr);
           ((ObjectNode) scoped.path("labels")).put("namespace", install.namespace());
@@ -117,6 +115,22 @@ class ChartRulesTest {
       }
       assertThat(selfAlerts).as("self-alerts").isEqualTo(13);
     }
+  }
+
+  /**
+   * The Service of each app ("streams", "collector") that the release's ServiceMonitor selects: the
+   * {@code service} label the Prometheus Operator gives its targets.
+   */
+  private static Map<String, String> services(Chart.Install install) throws IOException {
+    Map<String, String> names = new LinkedHashMap<>();
+    for (Service svc : Manifests.render(install).all(Service.class)) {
+      String app = svc.getMetadata().getLabels().get("app.kubernetes.io/name");
+      if (svc.getSpec().getClusterIP() == null && app.startsWith("schedlens-")) {
+        names.put(app.substring("schedlens-".length()), svc.getMetadata().getName());
+      }
+    }
+    assertThat(names).as(install + ": the apps' Services").containsOnlyKeys("streams", "collector");
+    return names;
   }
 
   /** examples/tuned-rules.yaml: one alert out, a label on all, a severity, namespaces, budget. */
