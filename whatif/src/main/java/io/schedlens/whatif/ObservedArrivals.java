@@ -4,7 +4,6 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.report.PodFacts;
-import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
@@ -173,10 +172,6 @@ public final class ObservedArrivals {
     for (WorkloadTimeline w : run.workloads()) {
       objects.put(w.getKind() + "/" + w.getName(), w);
     }
-    List<Workload> workloads = new ArrayList<>();
-    for (List<PodTimeline> pods : byWorkload.values()) {
-      workloads.add(workload(run, policy, pods, objects, applications, slos, rates, assumptions));
-    }
     String namespace =
         namespaces.entrySet().stream()
             .max(Map.Entry.<String, Integer>comparingByValue().thenComparing(Map.Entry::getKey))
@@ -190,6 +185,18 @@ public final class ObservedArrivals {
               + namespaces.keySet()
               + ")");
     }
+    PolicyKueue kueue = new PolicyKueue(policy);
+    List<Workload> workloads = new ArrayList<>();
+    for (List<PodTimeline> pods : byWorkload.values()) {
+      workloads.add(
+          workload(
+              new Observed(run, pods, objects),
+              policy,
+              new Kept(applications, slos, rates, assumptions),
+              kueue,
+              namespace));
+    }
+    kueue.assumptions(assumptions);
     Scenario scenario =
         new Scenario(
             "whatif",
@@ -208,7 +215,7 @@ public final class ObservedArrivals {
             List.of(),
             Map.of(),
             Duration.ofDays(365),
-            Kueue.NONE);
+            kueue.kueue());
     return new RunScenario(scenario, applications, rates, assumptions, skipped);
   }
 
@@ -281,16 +288,23 @@ public final class ObservedArrivals {
     return byWorkload;
   }
 
-  /** One workload of the run, its pods {@code pods}, as the scenario replays it. */
-  private static Workload workload(
-      ObservedRun run,
-      Policy policy,
-      List<PodTimeline> pods,
-      Map<String, WorkloadTimeline> objects,
+  /** A workload's observed pods, in the run, and the run's workload timelines by kind/name. */
+  private record Observed(
+      ObservedRun run, List<PodTimeline> pods, Map<String, WorkloadTimeline> objects) {}
+
+  /** What the scenario of a run keeps of each workload besides the workload itself. */
+  private record Kept(
       Map<String, String> applications,
       Map<String, Double> slos,
       Map<String, Double> rates,
-      List<String> assumptions) {
+      List<String> assumptions) {}
+
+  /** One workload of the run, as the scenario replays it. */
+  private static Workload workload(
+      Observed seen, Policy policy, Kept kept, PolicyKueue kueue, String namespace) {
+    ObservedRun run = seen.run();
+    List<PodTimeline> pods = seen.pods();
+    List<String> assumptions = kept.assumptions();
     PodTimeline first = pods.get(0);
     String kind = first.getWorkload().getKind();
     String name = first.getWorkload().getName();
@@ -298,16 +312,26 @@ public final class ObservedArrivals {
     Policy.WorkloadRule rule = policy.rule(application);
     String priorityClass = priorityClass(rule, pods, policy, application);
     PodTemplate template = template(pods, rule);
-    applications.put(name, application);
+    kept.applications().put(name, application);
     if (JOB_LIKE.contains(kind)) {
+      boolean gang = GANG_LIKE.contains(kind);
+      String queue = kueue.queueOf(rule, pods, priorityClass, namespace, gang);
       return new Workload(
           name,
           priorityClass,
           template,
           null,
-          ObservedJob.of(run, pods, rule, assumptions, application, GANG_LIKE.contains(kind)));
+          ObservedJob.of(
+              run,
+              pods,
+              rule,
+              assumptions,
+              application,
+              gang,
+              queue,
+              PolicyKueue.workloadPriorityClassOf(rule, queue)));
     }
-    WorkloadTimeline object = objects.get(kind + "/" + name);
+    WorkloadTimeline object = seen.objects().get(kind + "/" + name);
     List<ReplicaPoint> series;
     if (object != null && ObservedServing.covers(object.getSeries(), run)) {
       series = object.getSeries();
@@ -322,9 +346,9 @@ public final class ObservedArrivals {
               + WorkloadContinuity.MAX_SERIES
               + " changes; give workloads.jsonl)");
     }
-    ServingSpec serving = ObservedServing.of(run, kind, name, pods, series, slos);
+    ServingSpec serving = ObservedServing.of(run, kind, name, pods, series, kept.slos());
     if (serving.traffic() != null) {
-      rates.put(name, serving.traffic().ratePerSecond());
+      kept.rates().put(name, serving.traffic().ratePerSecond());
     }
     return new Workload(name, priorityClass, template, null, serving);
   }

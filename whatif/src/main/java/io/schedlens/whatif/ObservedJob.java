@@ -28,6 +28,8 @@ final class ObservedJob {
    * more.
    *
    * @param gang the pods are one gang (a JobSet's): replayed as the simulator's JobSet
+   * @param queue the Kueue LocalQueue it waits in under the policy, or null
+   * @param workloadPriorityClass the WorkloadPriorityClass it names there, or null
    */
   static JobSpec of(
       ObservedRun run,
@@ -35,9 +37,13 @@ final class ObservedJob {
       Policy.WorkloadRule rule,
       List<String> assumptions,
       String application,
-      boolean gang) {
+      boolean gang,
+      String queue,
+      String workloadPriorityClass) {
     long setup = rule.setup().toMillis();
-    long arrival = pods.stream().mapToLong(PodTimeline::getCreatedAt).min().orElse(run.start());
+    // A Job Kueue held suspended arrived when its Workload was created (its first admission's
+    // start of wait), not when its first pod was.
+    long arrival = pods.stream().mapToLong(ObservedJob::submittedAt).min().orElse(run.start());
     List<long[]> cut = new ArrayList<>();
     List<long[]> units = units(run, pods, setup, cut);
     List<Long> finished = new ArrayList<>();
@@ -84,8 +90,19 @@ final class ObservedJob {
         Duration.ofSeconds(60),
         work,
         gang,
-        null,
-        null);
+        queue,
+        workloadPriorityClass);
+  }
+
+  /**
+   * When the pod's Job was submitted, as far as the pod tells: its queue wait's start, else its
+   * creation.
+   */
+  static long submittedAt(PodTimeline t) {
+    if (t.getAdmittedAt() != null && t.getQueueWaitMs() != null) {
+      return Math.min(t.getCreatedAt(), t.getAdmittedAt() - t.getQueueWaitMs());
+    }
+    return t.getCreatedAt();
   }
 
   /**
@@ -97,6 +114,7 @@ final class ObservedJob {
     List<long[]> units = new ArrayList<>(); // {work so far, 1 when finished or cut}
     List<PodTimeline> byCreation = new ArrayList<>(pods);
     byCreation.sort(Comparator.comparingLong(PodTimeline::getCreatedAt));
+    long lastCreated = byCreation.get(byCreation.size() - 1).getCreatedAt();
     List<PodTimeline> endedEarly = new ArrayList<>();
     ArrayDeque<long[]> resumable = new ArrayDeque<>();
     Map<String, long[]> unitOf = new HashMap<>();
@@ -119,9 +137,14 @@ final class ObservedJob {
           t.getRunningAt() == null
               ? 0
               : (t.getTerminatedAt() != null ? t.getTerminatedAt() : run.end()) - t.getRunningAt();
+      // deleted with no pod of the Job created after it: the run's end cut it off; one that has a
+      // later pod was deleted while the Job went on (Kueue suspended the Job before it ran, to
+      // re-admit it later) and ended early
       boolean cutOff =
           t.getTerminatedAt() == null
-              || (t.getDisruption() != null && "deletion".equals(t.getDisruption().getCause()));
+              || (t.getDisruption() != null
+                  && "deletion".equals(t.getDisruption().getCause())
+                  && t.getTerminatedAt() > lastCreated);
       if (Outcome.SUCCEEDED.wire().equals(t.getOutcome())) {
         unit[0] += Math.max(0, ran - setup);
         unit[1] = 1;

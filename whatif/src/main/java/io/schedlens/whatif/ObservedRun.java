@@ -14,7 +14,8 @@ import java.util.TreeMap;
  * The pods and workloads of one observed run: one arm and repeat of an experiment, or, outside an
  * experiment, everything the timelines hold.
  *
- * @param start the earliest creation of its pods
+ * @param start the earliest creation of its pods, or submission of a Job Kueue held before it had
+ *     pods ({@code admittedAt − queueWaitMs})
  * @param end the latest creation or termination of its pods
  * @param workloads the timelines of its workloads: its Jobs, and the Deployments and StatefulSets
  *     whose desired or Ready replicas changed within it (one applied for every run has one timeline
@@ -49,7 +50,7 @@ public record ObservedRun(
           long start = Long.MAX_VALUE;
           long end = Long.MIN_VALUE;
           for (PodTimeline t : list) {
-            start = Math.min(start, t.getCreatedAt());
+            start = Math.min(start, ObservedJob.submittedAt(t));
             end = Math.max(end, t.getCreatedAt());
             if (t.getTerminatedAt() != null) {
               end = Math.max(end, t.getTerminatedAt());

@@ -1,5 +1,6 @@
 package io.schedlens.whatif;
 
+import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import java.time.Duration;
@@ -15,6 +16,8 @@ import java.util.Map;
  * @param workloads per application ({@code app.kubernetes.io/name}) or workload name: its class
  *     under the policy and what its pods do that no timeline shows
  * @param quotas GPU quotas (Kueue ClusterQueue nominal quota, no borrowing)
+ * @param kueue Kueue in front of the scheduler, as a scenario states it: ClusterQueues (cohorts,
+ *     borrowing, preemption), LocalQueues, WorkloadPriorityClasses; {@link Kueue#NONE} without
  * @param unserved what a request that arrives while no replica is Ready is
  * @param nodes the cluster's nodes, or empty: every node an observed pod ran on, with the most GPUs
  *     its pods held at once
@@ -25,6 +28,7 @@ public record Policy(
     List<PriorityClassSpec> priorityClasses,
     Map<String, WorkloadRule> workloads,
     List<GpuQuota> quotas,
+    Kueue kueue,
     Unserved unserved,
     List<Node> nodes,
     long seed) {
@@ -45,8 +49,27 @@ public record Policy(
    * @param priorityClass its class under the policy, {@link #NO_CLASS}, or null: the class it had
    * @param setup time after each container start before a Job's productive work (loading data)
    * @param checkpointEvery productive time between a Job's checkpoints; null: never checkpoints
+   * @param queue the Kueue LocalQueue its Jobs wait in, {@link #NO_CLASS} for none, or null: the
+   *     one they were observed in if the policy's Kueue has it, else a quota's that covers them
+   * @param workloadPriorityClass the Kueue WorkloadPriorityClass its Jobs name, or null
    */
-  public record WorkloadRule(String priorityClass, Duration setup, Duration checkpointEvery) {}
+  public record WorkloadRule(
+      String priorityClass,
+      Duration setup,
+      Duration checkpointEvery,
+      String queue,
+      String workloadPriorityClass) {
+
+    /** A rule that says nothing of Kueue. */
+    public WorkloadRule(String priorityClass, Duration setup, Duration checkpointEvery) {
+      this(priorityClass, setup, checkpointEvery, null, null);
+    }
+
+    /** The same rule with another checkpoint interval. */
+    public WorkloadRule withCheckpointEvery(Duration every) {
+      return new WorkloadRule(priorityClass, setup, every, queue, workloadPriorityClass);
+    }
+  }
 
   /** A request that arrives while no replica is Ready: failed (5xx), or queued until one is. */
   public enum Unserved {
@@ -59,7 +82,7 @@ public record Policy(
 
   /** The same policy with another random seed for the simulated traffic and timing. */
   public Policy withSeed(long otherSeed) {
-    return new Policy(name, priorityClasses, workloads, quotas, unserved, nodes, otherSeed);
+    return new Policy(name, priorityClasses, workloads, quotas, kueue, unserved, nodes, otherSeed);
   }
 
   /** The rule of an application, or one that keeps its class and assumes nothing. */

@@ -4,8 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.schedlens.base.Durations;
+import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
+import io.schedlens.simulator.scenario.ScenarioException;
 import io.schedlens.whatif.Policy.Node;
 import io.schedlens.whatif.Policy.Unserved;
 import io.schedlens.whatif.Policy.WorkloadRule;
@@ -77,6 +79,7 @@ public final class PolicyLoader {
         "priorityClasses",
         "workloads",
         "quotas",
+        "kueue",
         "unservedRequests",
         "nodes",
         "seed");
@@ -84,8 +87,25 @@ public final class PolicyLoader {
     List<PriorityClassSpec> classes = priorityClasses(n);
     Set<String> classNames = new HashSet<>();
     classes.forEach(c -> classNames.add(c.name()));
-    Map<String, WorkloadRule> workloads = workloads(n, classNames);
+    Kueue kueue;
+    try {
+      kueue = Kueue.parse(source, n);
+    } catch (ScenarioException e) {
+      throw new PolicyException(e.getMessage(), e);
+    }
+    Map<String, WorkloadRule> workloads = workloads(n, classNames, kueue);
     List<GpuQuota> quotas = quotas(n, classNames);
+    for (int i = 0; i < quotas.size(); i++) {
+      String q = quotas.get(i).name();
+      if (kueue.clusterQueues().stream().anyMatch(c -> c.name().equals(q))
+          || kueue.localQueue(q) != null) {
+        throw fail(
+            "quotas[" + i + "].name",
+            "'"
+                + q
+                + "' is also a ClusterQueue or LocalQueue of kueue; a quota is a queue of its own");
+      }
+    }
     String unserved = text(n, "", "unservedRequests", "failed");
     Unserved u;
     try {
@@ -107,7 +127,7 @@ public final class PolicyLoader {
       throw fail("seed", "expected an integer");
     }
     return new Policy(
-        name, classes, workloads, quotas, u, nodes, seed == null ? 1L : seed.asLong());
+        name, classes, workloads, quotas, kueue, u, nodes, seed == null ? 1L : seed.asLong());
   }
 
   private List<PriorityClassSpec> priorityClasses(JsonNode n) {
@@ -146,7 +166,7 @@ public final class PolicyLoader {
     return classes;
   }
 
-  private Map<String, WorkloadRule> workloads(JsonNode n, Set<String> classNames) {
+  private Map<String, WorkloadRule> workloads(JsonNode n, Set<String> classNames, Kueue kueue) {
     Map<String, WorkloadRule> workloads = new LinkedHashMap<>();
     JsonNode w = n.get("workloads");
     if (w != null && !w.isNull()) {
@@ -158,7 +178,7 @@ public final class PolicyLoader {
         Map.Entry<String, JsonNode> e = it.next();
         String p = "workloads." + e.getKey();
         JsonNode r = e.getValue();
-        known(r, p, "priorityClass", "setup", "checkpointEvery");
+        known(r, p, "priorityClass", "setup", "checkpointEvery", "queue", "workloadPriorityClass");
         String pc = r.has("priorityClass") ? text(r, p, "priorityClass", null) : null;
         if (pc != null && !pc.equals(Policy.NO_CLASS) && !classNames.contains(pc)) {
           throw fail(
@@ -176,7 +196,31 @@ public final class PolicyLoader {
         if (every != null && every.isZero()) {
           every = null;
         }
-        workloads.put(e.getKey(), new WorkloadRule(pc, setup, every));
+        String queue = r.has("queue") ? text(r, p, "queue", null) : null;
+        if (queue != null && !queue.equals(Policy.NO_CLASS) && kueue.localQueue(queue) == null) {
+          throw fail(
+              p + ".queue",
+              "'"
+                  + queue
+                  + "' is not one of kueue.localQueues "
+                  + kueue.localQueues().stream().map(Kueue.LocalQueue::name).toList()
+                  + " (or '"
+                  + Policy.NO_CLASS
+                  + "' for none)");
+        }
+        String wpc =
+            r.has("workloadPriorityClass") ? text(r, p, "workloadPriorityClass", null) : null;
+        if (wpc != null && kueue.workloadPriorityClass(wpc) == null) {
+          throw fail(
+              p + ".workloadPriorityClass",
+              "'"
+                  + wpc
+                  + "' is not one of kueue.workloadPriorityClasses "
+                  + kueue.workloadPriorityClasses().stream()
+                      .map(Kueue.WorkloadPriorityClass::name)
+                      .toList());
+        }
+        workloads.put(e.getKey(), new WorkloadRule(pc, setup, every, queue, wpc));
       }
     }
     return workloads;

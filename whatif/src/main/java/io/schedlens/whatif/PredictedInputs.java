@@ -1,5 +1,6 @@
 package io.schedlens.whatif;
 
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -9,9 +10,12 @@ import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.RequestLog;
+import io.schedlens.avro.WorkloadObservation;
+import io.schedlens.base.KueueNames;
 import io.schedlens.projections.k8s.EventProjection;
 import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
+import io.schedlens.projections.k8s.QueueWorkloadProjection;
 import io.schedlens.projections.k8s.WorkloadProjection;
 import io.schedlens.projections.records.Outgoing;
 import io.schedlens.projections.records.Records;
@@ -55,6 +59,9 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
   private final OwnerChain.Lookup lookup =
       (namespace, ref) -> ref.uid() == null ? null : owners.get(ref.uid());
   private long revision;
+
+  /** What each Kueue Workload admits (namespace/kind/name), by its UID. */
+  private final Map<String, String> admittedBy = new HashMap<>();
 
   /**
    * @param now the simulation's virtual time: when the collector reads each write
@@ -147,6 +154,10 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
 
   @Override
   public void applyObject(HasMetadata workload) {
+    if (isQueueWorkload(workload)) {
+      queueWorkload((GenericKubernetesResource) workload, ChangeType.MODIFIED);
+      return;
+    }
     if (workload.getMetadata().getUid() != null) {
       owners.put(workload.getMetadata().getUid(), OwnerChain.Owner.of(workload));
     }
@@ -158,10 +169,36 @@ final class PredictedInputs implements ClusterWriter, RequestSink {
 
   @Override
   public void deleteObject(HasMetadata workload) {
+    if (isQueueWorkload(workload)) {
+      queueWorkload((GenericKubernetesResource) workload, ChangeType.DELETED);
+      return;
+    }
     if (isWorkload(workload)) {
       out.accept(
           records.workload(workloads.project(workload, ChangeType.DELETED, now.getAsLong())));
     }
+  }
+
+  /**
+   * A Kueue Workload (a policy's quota queues Jobs as Kueue does), told as the collector tells it:
+   * an observation of the Job it admits, its preemptor named by what that admits.
+   */
+  private void queueWorkload(GenericKubernetesResource w, ChangeType change) {
+    String admits = QueueWorkloadProjection.admits(w);
+    if (admits != null) {
+      admittedBy.put(w.getMetadata().getUid(), admits);
+    }
+    for (WorkloadObservation o :
+        QueueWorkloadProjection.project(w, change, now.getAsLong(), admittedBy::get)) {
+      out.accept(records.workload(o));
+    }
+  }
+
+  private static boolean isQueueWorkload(HasMetadata o) {
+    return o instanceof GenericKubernetesResource
+        && "Workload".equals(o.getKind())
+        && o.getApiVersion() != null
+        && o.getApiVersion().startsWith(KueueNames.GROUP + "/");
   }
 
   /** The kinds the collector watches as workloads. */

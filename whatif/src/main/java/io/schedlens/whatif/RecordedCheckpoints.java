@@ -89,9 +89,7 @@ public final class RecordedCheckpoints {
         (application, interval) -> {
           Policy.WorkloadRule r = policy.rule(application);
           if (r.checkpointEvery() == null) {
-            rules.put(
-                application,
-                new Policy.WorkloadRule(r.priorityClass(), r.setup(), interval.median()));
+            rules.put(application, r.withCheckpointEvery(interval.median()));
           }
         });
     return new Policy(
@@ -99,6 +97,7 @@ public final class RecordedCheckpoints {
         policy.priorityClasses(),
         rules,
         policy.quotas(),
+        policy.kueue(),
         policy.unserved(),
         policy.nodes(),
         policy.seed());

@@ -15,7 +15,9 @@ import java.util.Map;
 /**
  * The policy a simulated experiment's arm ran under, as a policy file would state it: its
  * PriorityClasses (with the arm's overrides), which workload has which (none in an arm without
- * classes), its quotas, and what the scenario knows of each Job (setup, checkpoint interval).
+ * classes), its quotas and Kueue (each Job in the queue it names, or in none, with its
+ * WorkloadPriorityClass in an arm with classes), and what the scenario knows of each Job (setup,
+ * checkpoint interval).
  */
 public final class ScenarioPolicy {
 
@@ -41,17 +43,22 @@ public final class ScenarioPolicy {
           arm.priorityClasses() && w.priorityClass() != null ? w.priorityClass() : Policy.NO_CLASS;
       Duration setup = Duration.ZERO;
       Duration every = null;
+      String queue = null;
+      String wpc = null;
       if (w.spec() instanceof JobSpec j) {
         setup = j.setup();
         every = j.checkpointInterval().isZero() ? null : j.checkpointInterval();
+        queue = j.queue() != null ? j.queue() : Policy.NO_CLASS;
+        wpc = arm.priorityClasses() ? j.workloadPriorityClass() : null;
       }
-      rules.put(w.name(), new Policy.WorkloadRule(cls, setup, every));
+      rules.put(w.name(), new Policy.WorkloadRule(cls, setup, every, queue, wpc));
     }
     return new Policy(
         arm.name() + "-policy",
         classes,
         rules,
         arm.quotas(),
+        s.kueue(),
         Policy.Unserved.FAILED,
         s.nodes().stream().map(n -> new Policy.Node(n.name(), n.count(), n.gpus())).toList(),
         s.seed());

@@ -18,7 +18,8 @@ import java.util.function.Function;
 /**
  * The answer in words: per application, observed against predicted, on the number its users feel (a
  * service: time to the first OK request, and requests with no Ready replica to serve them; a batch
- * job: pending p95, preemptions, wasted GPU-hours), and starvation. Pure.
+ * job: its Kueue queue wait p95 where it queued, pending p95, preemptions, wasted GPU-hours), and
+ * starvation. Pure.
  */
 public final class WhatIfAnswer {
 
@@ -183,10 +184,11 @@ public final class WhatIfAnswer {
         out.add(
             String.format(
                 Locale.ROOT,
-                "%s (%s): pending p95 %s instead of %s; %s preemptions per run instead of %s,"
+                "%s (%s): %spending p95 %s instead of %s; %s preemptions per run instead of %s,"
                     + " wasting %s GPU-hours instead of %.2f%s.",
                 o.workload(),
                 cls,
+                queueWait(o, predicted),
                 figure(means(predicted, Row::pendingP95Ms), Format::duration),
                 Format.duration(mean(o.pendingP95Ms())),
                 figure(means(predicted, Row::preemptions), WhatIfAnswer::count),
@@ -205,6 +207,26 @@ public final class WhatIfAnswer {
             figure(starvingAfter, WhatIfAnswer::count),
             count(starvingBefore)));
     return out;
+  }
+
+  /**
+   * For a Job that waited (or is predicted to wait) in a Kueue queue, its queue wait p95 (no pod
+   * exists while it lasts), predicted against observed; empty for the others.
+   */
+  private static String queueWait(Row observed, List<Row> predicted) {
+    boolean queued = observed.queued() || predicted.stream().anyMatch(r -> r != null && r.queued());
+    if (!queued) {
+      return "";
+    }
+    return String.format(
+        Locale.ROOT,
+        "queue wait p95 %s instead of %s, then ",
+        figure(means(predicted, Row::queueWaitP95Ms), WhatIfAnswer::duration),
+        duration(mean(observed.queueWaitP95Ms())));
+  }
+
+  private static String duration(double ms) {
+    return Double.isNaN(ms) ? "none" : Format.duration(ms);
   }
 
   /**

@@ -27,12 +27,13 @@ import java.util.function.ToDoubleFunction;
  *   <li><b>calibration</b>: each arm's runs predicted under that arm's own policy reproduce its
  *       numbers: mean pending within 5 %, p95 pending within 10 %, preemptions and wasted GPU-hours
  *       within 10 % (each with a small absolute floor: a few seconds, half a preemption, a
- *       GPU-minute, where 10 % of almost nothing is nothing);
+ *       GPU-minute, where 10 % of almost nothing is nothing); where Jobs waited in a Kueue queue,
+ *       mean queue wait within 5 % and p95 queue wait within 10 %;
  *   <li><b>counterfactual</b>: the control arm's runs predicted under the treatment's policy,
  *       against the treatment the experiment really ran: per workload, the change from control in
  *       the observed direction and the predicted value inside the treatment's spread over repeats
- *       (or within 15 %); and the preempted pods (by repeat, workload and creation order) found
- *       with precision and recall of at least 0.8.
+ *       (or within 15 %), queue wait p95 too where the workload queued; and the preempted pods (by
+ *       repeat, workload and creation order) found with precision and recall of at least 0.8.
  * </ul>
  */
 public final class WhatIfValidation {
@@ -190,6 +191,28 @@ public final class WhatIfValidation {
             perRun(predicted, WhatIfValidation::wastedHours),
             0.10,
             1.0 / 60));
+    if (observed.stream().flatMap(List::stream).anyMatch(f -> f.queueWaitMs() != null)) {
+      checks.add(
+          within(
+              scenario,
+              what,
+              "all",
+              "mean queue wait s",
+              perRun(observed, WhatIfValidation::meanQueueWait),
+              perRun(predicted, WhatIfValidation::meanQueueWait),
+              0.05,
+              2));
+      checks.add(
+          within(
+              scenario,
+              what,
+              "all",
+              "p95 queue wait s",
+              perRun(observed, WhatIfValidation::p95QueueWait),
+              perRun(predicted, WhatIfValidation::p95QueueWait),
+              0.10,
+              2));
+    }
   }
 
   private static double perRun(List<List<PodFacts>> runs, ToDoubleFunction<List<PodFacts>> f) {
@@ -206,8 +229,25 @@ public final class WhatIfValidation {
   }
 
   private static double p95Pending(List<PodFacts> pods) {
-    List<Long> v =
-        pods.stream().filter(p -> p.pendingMs() != null).map(PodFacts::pendingMs).sorted().toList();
+    return p95(pods, PodFacts::pendingMs);
+  }
+
+  /** Mean queue wait of the pods that waited in a Kueue queue, in seconds (0: none did). */
+  private static double meanQueueWait(List<PodFacts> pods) {
+    return pods.stream()
+            .filter(p -> p.queueWaitMs() != null)
+            .mapToLong(PodFacts::queueWaitMs)
+            .average()
+            .orElse(0)
+        / 1000;
+  }
+
+  private static double p95QueueWait(List<PodFacts> pods) {
+    return p95(pods, PodFacts::queueWaitMs);
+  }
+
+  private static double p95(List<PodFacts> pods, Function<PodFacts, Long> ms) {
+    List<Long> v = pods.stream().map(ms).filter(x -> x != null).sorted().toList();
     return v.isEmpty() ? 0 : v.get((int) Math.ceil(0.95 * v.size()) - 1) / 1000.0;
   }
 
@@ -299,6 +339,18 @@ public final class WhatIfValidation {
             p.pendingP95Ms(),
             1000,
             2));
+    if (c.queued() || t.queued() || p.queued()) {
+      out.add(
+          change(
+              scenario,
+              c.workload(),
+              "queue wait p95 s",
+              c.queueWaitP95Ms(),
+              t.queueWaitP95Ms(),
+              p.queueWaitP95Ms(),
+              1000,
+              2));
+    }
     if (c.workloadKind().equals("Job")) {
       out.add(
           change(

@@ -91,6 +91,88 @@ class ObservedArrivalsTest {
     assertThat(rs.assumptions()).isEmpty();
   }
 
+  /**
+   * A Job Kueue held suspended arrived when its Workload was created, not when its pods were; under
+   * a policy with Kueue it waits in the queue it was observed in, with its rule's class, unless its
+   * rule says another queue or none.
+   */
+  @Test
+  void shouldSubmitAQueuedJobAtItsWorkloadsCreationIntoTheQueueItWaitedIn() {
+    PodTimeline early = pod("a", "early", 0, 20L, 300L, "Succeeded");
+    // waited 10 min in queue embed, admitted at 900 s: its pod was created then
+    PodTimeline queued =
+        PodTimeline.newBuilder(pod("b", "waited", 900, 920L, 1200L, "Succeeded"))
+            .setQueue("embed")
+            .setAdmittedAt(T0 + 900_000)
+            .setQueueWaitMs(600_000L)
+            .build();
+    ObservedRun run = ObservedRun.of(List.of(early, queued), List.of()).get(0);
+    String kueue =
+        """
+        name: k
+        kueue:
+          clusterQueues: [{name: team, nominalGpus: 2}]
+          localQueues: [{name: embed, clusterQueue: team}, {name: other, clusterQueue: team}]
+          workloadPriorityClasses: [{name: urgent, value: 10}]
+        nodes: [{name: gpu, count: 1, gpus: 2}]
+        workloads:
+          waited: {workloadPriorityClass: urgent}
+        """;
+
+    JobSpec inObserved = job(run, PolicyLoader.parse("k", kueue), "waited");
+    assertThat(inObserved.arrival().at()).isEqualTo(Duration.ofSeconds(300));
+    assertThat(inObserved.queue()).isEqualTo("embed");
+    assertThat(inObserved.workloadPriorityClass()).isEqualTo("urgent");
+    assertThat(job(run, PolicyLoader.parse("k", kueue), "early").queue()).isNull();
+    assertThat(
+            job(
+                    run,
+                    PolicyLoader.parse("k", kueue.replace("{workload", "{queue: other, workload")),
+                    "waited")
+                .queue())
+        .isEqualTo("other");
+    assertThat(
+            job(
+                    run,
+                    PolicyLoader.parse("k", kueue.replace("{workload", "{queue: none, workload")),
+                    "waited")
+                .queue())
+        .isNull();
+    // without Kueue it arrives as Kueue saw it and waits in no queue
+    JobSpec free = job(run, POLICY, "waited");
+    assertThat(free.arrival().at()).isEqualTo(Duration.ofSeconds(300));
+    assertThat(free.queue()).isNull();
+    // a quota puts the Jobs it covers in its own queue
+    JobSpec inQuota =
+        job(
+            run,
+            PolicyLoader.parse(
+                "q",
+                "name: q\nquotas: [{name: all, namespaces: [%s], nominalGpus: 1}]\n"
+                    .formatted(POD.getNamespace())),
+            "early");
+    assertThat(inQuota.queue()).isEqualTo("all");
+    assertThat(
+            ObservedArrivals.of(
+                    run,
+                    PolicyLoader.parse("k", kueue),
+                    ObservedArrivals.nodes(PolicyLoader.parse("k", kueue), List.of(run)),
+                    null)
+                .assumptions())
+        .contains(
+            "Jobs wait suspended in their Kueue queue until admitted, without pods meanwhile:"
+                + " embed 1 Job");
+  }
+
+  private static JobSpec job(ObservedRun run, Policy policy, String name) {
+    var rs = ObservedArrivals.of(run, policy, ObservedArrivals.nodes(policy, List.of(run)), null);
+    return rs.scenario().workloads().stream()
+        .filter(w -> w.name().equals(name))
+        .map(w -> (JobSpec) w.spec())
+        .findFirst()
+        .orElseThrow();
+  }
+
   @Test
   void shouldReplayAJobSetAsAGangAndNameTheGpuPodsItCannotReplay() {
     PodTimeline leader = pod("a", "train", 0, 10L, 610L, "Succeeded");

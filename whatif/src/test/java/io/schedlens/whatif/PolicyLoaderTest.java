@@ -50,11 +50,71 @@ class PolicyLoaderTest {
   void shouldReadTheExamplePoliciesOfTheDocs() {
     for (String f :
         new String[] {
-          "interactive-first.yaml", "batch-quota.yaml", "no-preemption.yaml", "pool-classes.yaml"
+          "interactive-first.yaml",
+          "batch-quota.yaml",
+          "no-preemption.yaml",
+          "pool-classes.yaml",
+          "kueue-priorities.yaml"
         }) {
       Policy p = PolicyLoader.load(Path.of("../docs/operators/whatif/" + f));
       assertThat(p.name()).isNotBlank();
     }
+  }
+
+  /** A policy's kueue section is a scenario's, and its Jobs' rules name its queues and classes. */
+  @Test
+  void shouldReadKueueAndTheQueuesJobsWaitIn() {
+    Policy p = PolicyLoader.load(Path.of("../docs/operators/whatif/kueue-priorities.yaml"));
+    assertThat(p.kueue().clusterQueueOf("embed").cohort()).isEqualTo("batch");
+    assertThat(p.kueue().clusterQueueOf("asr").reclaimWithinCohort()).isEqualTo("Any");
+    assertThat(p.kueue().workloadPriorityClass("embedding-urgent").value()).isEqualTo(2000);
+    assertThat(p.rule("embedding-urgent").workloadPriorityClass()).isEqualTo("embedding-urgent");
+    assertThat(p.rule("embedding-urgent").queue()).isNull(); // the queue it was observed in
+    assertThat(p.rule("embedding-routine").checkpointEvery()).isEqualTo(Duration.ofMinutes(3));
+
+    String kueue =
+        """
+        name: x
+        kueue:
+          clusterQueues: [{name: cq, nominalGpus: 4}]
+          localQueues: [{name: lq, clusterQueue: cq}]
+          workloadPriorityClasses: [{name: high, value: 10}]
+        """;
+    assertThat(
+            PolicyLoader.parse("p.yaml", kueue + "workloads:\n  a: {queue: none}\n")
+                .rule("a")
+                .queue())
+        .isEqualTo(Policy.NO_CLASS);
+    assertThatThrownBy(
+            () -> PolicyLoader.parse("p.yaml", kueue + "workloads:\n  a: {queue: elsewhere}\n"))
+        .hasMessageContaining(
+            "p.yaml: workloads.a.queue: 'elsewhere' is not one of kueue.localQueues [lq]");
+    assertThatThrownBy(
+            () ->
+                PolicyLoader.parse(
+                    "p.yaml", kueue + "workloads:\n  a: {workloadPriorityClass: low}\n"))
+        .hasMessageContaining(
+            "workloads.a.workloadPriorityClass: 'low' is not one of"
+                + " kueue.workloadPriorityClasses [high]");
+    assertThatThrownBy(
+            () ->
+                PolicyLoader.parse(
+                    "p.yaml", kueue + "quotas:\n  - {name: lq, namespaces: [a], nominalGpus: 2}\n"))
+        .hasMessageContaining("quotas[0].name: 'lq' is also a ClusterQueue or LocalQueue of kueue");
+    assertThatThrownBy(
+            () ->
+                PolicyLoader.parse(
+                    "p.yaml",
+                    "name: x\nkueue:\n  clusterQueues: [{name: cq, nominalGpus: 4}]\n"
+                        + "  localQueues: [{name: lq, clusterQueue: gone}]\n"))
+        .hasMessageContaining("p.yaml: kueue.localQueues[0].clusterQueue: 'gone' is not one of");
+    assertThatThrownBy(
+            () ->
+                PolicyLoader.parse(
+                    "p.yaml",
+                    "name: x\nkueue:\n  clusterQueues:\n"
+                        + "    - {name: cq, nominalGpus: 4, withinClusterQueue: Always}\n"))
+        .hasMessageContaining("kueue.clusterQueues[0].withinClusterQueue: must be one of");
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.report.ExperimentReport;
 import io.schedlens.timeline.TimelineSettings;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -40,8 +41,13 @@ class WhatIfTest {
       nodes: [{name: gpu-node, count: 1, gpus: 4}]
       """;
 
+  /**
+   * A quota holds the Jobs it covers suspended in its Kueue queue, as Kueue's Job integration does:
+   * the two Jobs over it have no pod until the first two finish, so their wait is queue wait, not
+   * Pending.
+   */
   @Test
-  void shouldHoldPodsOverAQuotaBeforeTheSchedulerAsKueueDoes() {
+  void shouldHoldJobsOverAQuotaSuspendedInItsQueueAsKueueDoes() {
     Policy free = PolicyLoader.parse("free", CLASSES.formatted("free"));
     Policy quota =
         PolicyLoader.parse(
@@ -54,13 +60,46 @@ class WhatIfTest {
 
     assertThat(mostRunningAtOnce(unbounded)).isEqualTo(4);
     assertThat(mostRunningAtOnce(bounded)).isEqualTo(2);
-    // the two held back waited for the first two to finish: about their 10 minutes
-    List<Long> pending = bounded.stream().map(PodTimeline::getPendingMs).sorted().toList();
-    assertThat(pending.get(1)).isLessThan(1_000L);
-    assertThat(pending.get(2)).isBetween(600_000L, 660_000L);
+    // the two held back waited, suspended and without pods, for the first two to finish
+    assertThat(bounded).allMatch(t -> "batch-queue".equals(t.getQueue()));
+    List<Long> waits = bounded.stream().map(PodTimeline::getQueueWaitMs).sorted().toList();
+    assertThat(waits.get(1)).isLessThan(1_000L);
+    assertThat(waits.get(2)).isBetween(600_000L, 660_000L);
+    assertThat(bounded).allMatch(t -> t.getPendingMs() < 1_000L, "Pending: seconds at most");
     assertThat(bounded).allMatch(t -> "Succeeded".equals(t.getOutcome()));
+    assertThat(unbounded).allMatch(t -> t.getQueue() == null && t.getQueueWaitMs() == null);
     // the gate is Kueue's, not the scheduler's: no FailedScheduling for a held pod
     assertThat(bounded).allMatch(t -> t.getFailedSchedulingCount() == 0);
+  }
+
+  /** The verdict tells the queue wait a quota makes, against none observed. */
+  @Test
+  void shouldTellTheQueueWaitAQuotaMakesInTheVerdict() {
+    Policy quota =
+        PolicyLoader.parse(
+            "quota",
+            CLASSES.formatted("quota")
+                + "quotas:\n  - {name: batch-queue, priorityClasses: [batch], nominalGpus: 2}\n");
+    List<ObservedRun> runs = fourJobs();
+    List<WhatIf.Prediction> p =
+        new WhatIf(quota, TimelineSettings.defaults(), Duration.ofMinutes(30))
+            .predict(runs, WhatIf.Progress.NONE);
+    ExperimentReport r =
+        ExperimentReport.of(
+            "quota", WhatIf.facts(runs, p, "observed"), Duration.ofMinutes(10).toMillis());
+    List<String> verdict =
+        WhatIfAnswer.verdict(
+            List.of(r),
+            List.of(WhatIfAnswer.unserved(p)),
+            List.of(WhatIfAnswer.gangWait(p)),
+            quota,
+            "observed");
+    assertThat(verdict)
+        .as(String.join("\n", verdict))
+        .anyMatch(
+            s ->
+                s.startsWith("batch (batch): queue wait p95 10 min")
+                    && s.contains("instead of none, then pending p95"));
   }
 
   @Test

@@ -86,6 +86,58 @@ class WhatIfRecordingIT {
     assertThat(written).anyMatch(t -> "control".equals(t.getArm()));
   }
 
+  /**
+   * The kueue scenario recorded with its Workloads ({@code --objects}): the observed Jobs carry
+   * their queue waits, and its control arm under the treatment's WorkloadPriorityClasses predicts
+   * the queue waits and the Kueue preemptions the treatment really had.
+   */
+  @Test
+  void shouldObserveQueueWaitFromTheRecordedWorkloadsAndPredictIt() throws Exception {
+    Scenario scenario = ScenarioLoader.load("kueue");
+    Recordings.Recorded rec = Recordings.record(scenario, dir.resolve("recording"));
+    Path out = dir.resolve("whatif");
+    List<String> args = new ArrayList<>(Recordings.replayArgs(rec.dir(), out, scenario));
+    args.addAll(
+        List.of(
+            "--policy", "../docs/operators/whatif/kueue-priorities.yaml",
+            "--run-length", "30m",
+            "--compare-arm", "treatment"));
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int code =
+        WhatIfCommand.run(
+            args,
+            Map.of(),
+            new PrintStream(stdout, true, StandardCharsets.UTF_8),
+            new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    String answer = stdout.toString(StandardCharsets.UTF_8);
+
+    assertThat(code).as(stderr.toString(StandardCharsets.UTF_8)).isZero();
+    List<PodTimeline> observed = TimelinesFile.read(out.resolve("observed"));
+    assertThat(observed)
+        .filteredOn(t -> t.getName().startsWith("embedding-routine"))
+        .isNotEmpty()
+        .allMatch(t -> "embed".equals(t.getQueue()) && t.getQueueWaitMs() != null);
+    List<PodTimeline> predicted =
+        TimelinesFile.read(out).stream().filter(t -> "predicted".equals(t.getArm())).toList();
+    assertThat(predicted)
+        .filteredOn(t -> t.getName().startsWith("embedding-routine"))
+        .isNotEmpty()
+        .allMatch(t -> "embed".equals(t.getQueue()) && t.getQueueWaitMs() != null);
+    // the treatment's urgent embedding Job preempts routine ones: Kueue's victims, predicted
+    assertThat(predicted)
+        .anyMatch(
+            t ->
+                t.getDisruption() != null
+                    && "queue-preemption".equals(t.getDisruption().getCause()));
+    assertThat(answer)
+        // the treatment really had embedding-routine wait 7 min 03 s (p95) and lose 4 pods
+        .containsPattern(
+            "embedding-routine \\(\\(none\\)\\): queue wait p95 7 min \\d+ s instead of 10 min"
+                + " 03 s, then pending p95 [^;]+; 4 preemptions per run instead of 2")
+        .contains("Jobs wait suspended in their Kueue queue until admitted");
+  }
+
   @Test
   void shouldRefuseTimelinesAndARecordingTogether() throws Exception {
     ByteArrayOutputStream stderr = new ByteArrayOutputStream();

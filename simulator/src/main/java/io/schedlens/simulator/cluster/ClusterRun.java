@@ -429,6 +429,7 @@ public final class ClusterRun {
 
   private void nodeFreed() {
     scheduler.nodeFreed();
+    kueue.podLeft();
   }
 
   /** The pod's readiness or life changed: its controller reconciles, as its informer tells it. */

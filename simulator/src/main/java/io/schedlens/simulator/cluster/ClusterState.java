@@ -58,6 +58,9 @@ final class ClusterState {
   /** A node's failures so far: a pending eviction of an earlier failure is void after a re-join. */
   final Map<String, Integer> failures = new HashMap<>();
 
+  /** Kueue's admitted GPUs per ClusterQueue and the Jobs it queues (see {@link QuotaLedger}). */
+  final QuotaLedger quotas = new QuotaLedger();
+
   /** The run's end came: controllers want nothing more. */
   boolean ended;
 

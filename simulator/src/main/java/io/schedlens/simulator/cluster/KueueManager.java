@@ -6,11 +6,13 @@ import io.schedlens.simulator.cluster.QueuedWorkload.Stand;
 import io.schedlens.simulator.scenario.Kueue;
 import io.schedlens.simulator.scenario.Kueue.ClusterQueue;
 import io.schedlens.simulator.scenario.Kueue.WorkloadPriorityClass;
+import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.Workload;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,6 +28,12 @@ import java.util.Set;
  * preemption by {@link KueuePreemption}). Each Workload is written as Kueue writes it, with the
  * conditions and reasons of Kueue v0.14+ ({@code QuotaReserved}, {@code Admitted}, {@code Evicted},
  * {@code Preempted}, {@code Requeued}, {@code Finished}).
+ *
+ * <p>An arm's GPU quota is also a ClusterQueue of the same name: what the pods it gates hold counts
+ * against the ClusterQueue, and what Kueue admits to it counts at the gate ({@link QuotaLedger}).
+ * The quota Kueue holds is kept as Workloads take and release it, and a cycle looks only at
+ * Workloads that have not finished, so that a week of Jobs costs no more per cycle than the
+ * Workloads waiting or running.
  *
  * <p>Not simulated: admission checks, PodsReady timeouts (and the {@code PodsReady} condition),
  * fair sharing, several resource flavors, LocalQueue and ClusterQueue objects themselves (their
@@ -44,7 +52,13 @@ final class KueueManager {
   private final ClusterState state;
   private final Kueue kueue;
   private final KueuePreemption preemption;
-  private final List<QueuedWorkload> workloads = new ArrayList<>();
+
+  /** Every Workload not yet deleted, in creation order. */
+  private final Set<QueuedWorkload> workloads = new LinkedHashSet<>();
+
+  /** Those not finished (pending, admitted, evicting), in creation order: what a cycle looks at. */
+  private final Set<QueuedWorkload> active = new LinkedHashSet<>();
+
   private boolean cycleDue;
 
   KueueManager(ClusterState state) {
@@ -73,6 +87,8 @@ final class KueueManager {
             spec.parallelism() * w.template().gpus(),
             state.queue.now());
     workloads.add(q);
+    active.add(q);
+    state.quotas.queued(job.uid);
     write(q);
     cycleSoon();
     return q;
@@ -112,7 +128,7 @@ final class KueueManager {
     }
     long now = state.queue.now();
     String message = q.evictionMessage();
-    q.stand = Stand.PENDING;
+    stand(q, Stand.PENDING);
     q.requeues++;
     if (q.requeuedAt == null) {
       q.requeuedAt = now;
@@ -130,7 +146,7 @@ final class KueueManager {
     if (q.stand == Stand.FINISHED) {
       return;
     }
-    q.stand = Stand.FINISHED;
+    stand(q, Stand.FINISHED);
     q.condition(
         "Finished",
         true,
@@ -145,6 +161,9 @@ final class KueueManager {
   void deleted(QueuedWorkload q) {
     if (workloads.remove(q)) {
       state.api.deleteObject(q.object(state.scenario.namespace()));
+      if (q.stand != Stand.FINISHED) {
+        stand(q, Stand.FINISHED); // gone: its quota is released
+      }
       cycleSoon();
     }
   }
@@ -170,22 +189,28 @@ final class KueueManager {
       return;
     }
     List<QueuedWorkload> pending = new ArrayList<>();
-    for (QueuedWorkload q : workloads) {
+    List<QueuedWorkload> holding = new ArrayList<>();
+    for (QueuedWorkload q : active) {
       if (q.stand == Stand.PENDING) {
         pending.add(q);
+      } else if (q.holdsQuota()) {
+        holding.add(q);
       }
+    }
+    if (pending.isEmpty()) {
+      return;
     }
     pending.sort(QUEUE_ORDER);
     Set<String> blockedQueues = new HashSet<>();
     Set<String> blockedCohorts = new HashSet<>();
-    Map<String, Integer> usage = KueuePreemption.usage(workloads);
+    Map<String, Integer> usage = usage();
     for (QueuedWorkload q : pending) {
       ClusterQueue cq = q.clusterQueue;
       if (q.stand != Stand.PENDING || blockedQueues.contains(cq.name())) {
         continue;
       }
       if (!preemption.fits(q, usage)) {
-        List<Victim> victims = preemption.victims(q, workloads);
+        List<Victim> victims = preemption.victims(q, holding, usage);
         if (victims != null) {
           victims.stream()
               .filter(v -> v.workload().stand == Stand.ADMITTED)
@@ -195,10 +220,10 @@ final class KueueManager {
             blockedCohorts.add(cq.cohort());
           }
           // a victim with no active pod releases its quota at once
-          usage = KueuePreemption.usage(workloads);
+          usage = usage();
         }
       } else if (!preemption.borrows(q, usage)) {
-        admit(q, usage);
+        admit(q, usage, holding);
       }
     }
     for (QueuedWorkload q : pending) {
@@ -209,16 +234,65 @@ final class KueueManager {
       if (!preemption.fits(q, usage)) {
         pendingMessage(q, usage);
       } else if (!blockedCohorts.contains(cq.cohort())) {
-        admit(q, usage);
+        admit(q, usage, holding);
       }
     }
   }
 
-  /** Admits {@code q}, adding its GPUs to {@code usage}. */
-  private void admit(QueuedWorkload q, Map<String, Integer> usage) {
+  /**
+   * The GPUs each ClusterQueue holds: its admitted and evicting Workloads' (from the ledger), and
+   * for an arm's quota of the same name what the pods it gates hold.
+   */
+  private Map<String, Integer> usage() {
+    Map<String, Integer> usage = state.quotas.admittedCopy();
+    for (GpuQuota q : state.arm.quotas()) {
+      usage.merge(q.name(), SchedulingQueue.gatedUse(state, q), Integer::sum);
+    }
+    return usage;
+  }
+
+  /**
+   * A pod left its node: where an arm's quota gates pods, what they hold changed, and a waiting
+   * Workload of its ClusterQueue may fit now.
+   */
+  void podLeft() {
+    if (!state.arm.quotas().isEmpty() && !cycleDue && hasPending()) {
+      cycleSoon();
+    }
+  }
+
+  private boolean hasPending() {
+    for (QueuedWorkload q : active) {
+      if (q.stand == Stand.PENDING) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Moves {@code q} to {@code next}, keeping the ledger: admitted, it takes its GPUs; re-queued or
+   * finished while holding quota, it gives them back.
+   */
+  private void stand(QueuedWorkload q, Stand next) {
+    boolean held = q.holdsQuota();
+    q.stand = next;
+    if (!held && q.holdsQuota()) {
+      state.quotas.take(q.clusterQueue.name(), q.gpus);
+    } else if (held && !q.holdsQuota()) {
+      state.quotas.giveBack(q.clusterQueue.name(), q.gpus);
+    }
+    if (next == Stand.FINISHED) {
+      active.remove(q);
+    }
+  }
+
+  /** Admits {@code q}, adding its GPUs to {@code usage} and it to {@code holding}. */
+  private void admit(QueuedWorkload q, Map<String, Integer> usage, List<QueuedWorkload> holding) {
     usage.merge(q.clusterQueue.name(), q.gpus, Integer::sum);
+    holding.add(q);
     long now = state.queue.now();
-    q.stand = Stand.ADMITTED;
+    stand(q, Stand.ADMITTED);
     q.admittedAt = now;
     q.queueWaitMs = Math.max(0, now - q.waitingSince());
     q.pendingTold = false;
@@ -252,7 +326,7 @@ final class KueueManager {
             + path(preemptor.clusterQueue)
             + "; preemptee path: "
             + path(q.clusterQueue);
-    q.stand = Stand.EVICTING;
+    stand(q, Stand.EVICTING);
     q.condition("Evicted", true, "Preempted", message, now);
     q.condition("Preempted", true, v.reason(), message, now);
     write(q);

@@ -40,17 +40,6 @@ final class KueuePreemption {
     this.kueue = kueue;
   }
 
-  /** GPUs each ClusterQueue holds (admitted and evicting Workloads), by name. */
-  static Map<String, Integer> usage(Collection<QueuedWorkload> workloads) {
-    Map<String, Integer> usage = new HashMap<>();
-    for (QueuedWorkload w : workloads) {
-      if (w.holdsQuota()) {
-        usage.merge(w.clusterQueue.name(), w.gpus, Integer::sum);
-      }
-    }
-    return usage;
-  }
-
   /**
    * Whether {@code w} fits with the ClusterQueues' {@code usage} as given: within its nominal quota
    * when it has no cohort; in a cohort, within what the cohort's members leave unused (its own
@@ -85,16 +74,22 @@ final class KueuePreemption {
   /**
    * The Workloads {@code w} preempts to fit (some may be evicting already), or null when no set of
    * candidates makes it fit.
+   *
+   * @param holding the Workloads that hold quota (others are passed over)
+   * @param usage the GPUs each ClusterQueue holds, as {@link #fits} takes them; not changed
    */
-  List<Victim> victims(QueuedWorkload w, Collection<QueuedWorkload> all) {
+  List<Victim> victims(
+      QueuedWorkload w, Collection<QueuedWorkload> holding, Map<String, Integer> usage) {
     ClusterQueue cq = w.clusterQueue;
-    Map<String, Integer> usage = usage(all);
     boolean reclaim =
         cq.cohort() != null
             && !cq.reclaimWithinCohort().equals("Never")
             && usage.getOrDefault(cq.name(), 0) + w.gpus <= cq.nominalGpus();
+    if (!reclaim && cq.withinClusterQueue().equals("Never")) {
+      return null; // nothing it may preempt
+    }
     List<QueuedWorkload> candidates = new ArrayList<>();
-    for (QueuedWorkload o : all) {
+    for (QueuedWorkload o : holding) {
       if (!o.holdsQuota() || o == w) {
         continue;
       }

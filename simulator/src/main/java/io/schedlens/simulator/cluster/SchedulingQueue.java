@@ -138,14 +138,19 @@ final class SchedulingQueue {
 
   /**
    * Whether admitting the pod would take a quota that covers it over its nominal GPUs: the pods of
-   * the quota that hold a node or a nomination count (Kueue counts admitted workloads).
+   * the quota that hold a node or a nomination count, and the Jobs Kueue admitted to the quota's
+   * ClusterQueue. A pod of a Job Kueue queues is not held: Kueue admitted its Job, counting its
+   * GPUs.
    */
   private boolean overQuota(SimPod p) {
+    if (c.quotas.isQueued(p.ownerUid)) {
+      return false;
+    }
     for (Scenario.GpuQuota q : c.arm.quotas()) {
       if (!q.covers(p.priorityClassName, p.namespace)) {
         continue;
       }
-      int used = quotaUsed.computeIfAbsent(q, this::used);
+      int used = quotaUsed.computeIfAbsent(q, x -> gatedUse(c, x)) + c.quotas.admitted(q.name());
       if (counts(p)) {
         used -= p.gpus; // not itself
       }
@@ -156,10 +161,16 @@ final class SchedulingQueue {
     return false;
   }
 
-  private int used(Scenario.GpuQuota q) {
+  /**
+   * The GPUs the pods a quota gates hold (bound, or nominated to a node); the pods of Jobs Kueue
+   * queues are counted by their Workloads' admission instead.
+   */
+  static int gatedUse(ClusterState c, Scenario.GpuQuota q) {
     int used = 0;
     for (SimPod o : c.live.values()) {
-      if (counts(o) && q.covers(o.priorityClassName, o.namespace)) {
+      if (counts(o)
+          && q.covers(o.priorityClassName, o.namespace)
+          && !c.quotas.isQueued(o.ownerUid)) {
         used += o.gpus;
       }
     }

@@ -1,5 +1,6 @@
 package io.schedlens.simulator.scenario;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
@@ -21,6 +22,22 @@ public record Kueue(
     clusterQueues = List.copyOf(clusterQueues);
     localQueues = List.copyOf(localQueues);
     workloadPriorityClasses = List.copyOf(workloadPriorityClasses);
+  }
+
+  /**
+   * Reads the {@code kueue:} section of {@code root} (a scenario's or a what-if policy's), as
+   * {@code scenarios/kueue.yaml} documents it; {@link #NONE} when there is none.
+   *
+   * @param source names the file in messages
+   * @throws ScenarioException naming the file, the field's path and what was expected
+   */
+  public static Kueue parse(String source, JsonNode root) {
+    return new KueueLoader(new YamlFields(source)).kueue(root);
+  }
+
+  /** The LocalQueue named {@code name}, or null. */
+  public LocalQueue localQueue(String name) {
+    return localQueues.stream().filter(q -> q.name().equals(name)).findFirst().orElse(null);
   }
 
   /** Whether Kueue is installed: it has a ClusterQueue. */
