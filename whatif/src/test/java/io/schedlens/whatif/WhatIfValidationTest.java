@@ -11,9 +11,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Calibration and counterfactual validation ({@link WhatIfValidation}) on the simulator's
  * experiments. CI runs day08 with 10 repeats (the spread of 3 is narrower than one run's luck: a
- * preemption just before or after a checkpoint), dense and kueue with their one; the full run adds pool with
- * 30 (ten runs of pool do not pin a mean to 5 %: one run's asr-batch preemptions range from 16 to
- * 48): {@code mvn -B -pl whatif test -Dtest=WhatIfValidationTest
+ * preemption just before or after a checkpoint), dense and kueue with their one; the full run adds
+ * pool with 30 (ten runs of pool do not pin a mean to 5 %: one run's asr-batch preemptions range
+ * from 16 to 48): {@code mvn -B -pl whatif test -Dtest=WhatIfValidationTest
  * -Dwhatif.scenarios=day08,dense,kueue,pool} (docs/operators/whatif.md has its last result). {@code
  * -Dwhatif.repeats=N} sets every scenario's repeats.
  */

@@ -50,18 +50,11 @@ class WhatIfRecordingIT {
             "--run-length", "45m",
             "--compare-arm", "treatment"));
 
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int code =
-        WhatIfCommand.run(
-            args,
-            Map.of(),
-            new PrintStream(stdout, true, StandardCharsets.UTF_8),
-            new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    String err = stderr.toString(StandardCharsets.UTF_8);
-    String answer = stdout.toString(StandardCharsets.UTF_8);
+    Answer a = whatif(args);
+    String err = a.err();
+    String answer = a.out();
 
-    assertThat(code).as(err).isZero();
+    assertThat(a.code()).as(err).isZero();
     assertThat(err)
         .contains("replaying the recording into " + out.resolve("observed"))
         .contains("3 observed runs of arm control")
@@ -102,17 +95,10 @@ class WhatIfRecordingIT {
             "--policy", "../docs/operators/whatif/kueue-priorities.yaml",
             "--run-length", "30m",
             "--compare-arm", "treatment"));
-    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
-    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
-    int code =
-        WhatIfCommand.run(
-            args,
-            Map.of(),
-            new PrintStream(stdout, true, StandardCharsets.UTF_8),
-            new PrintStream(stderr, true, StandardCharsets.UTF_8));
-    String answer = stdout.toString(StandardCharsets.UTF_8);
+    Answer a = whatif(args);
+    String answer = a.out();
 
-    assertThat(code).as(stderr.toString(StandardCharsets.UTF_8)).isZero();
+    assertThat(a.code()).as(a.err()).isZero();
     List<PodTimeline> observed = TimelinesFile.read(out.resolve("observed"));
     assertThat(observed)
         .filteredOn(t -> t.getName().startsWith("embedding-routine"))
@@ -136,6 +122,22 @@ class WhatIfRecordingIT {
             "embedding-routine \\(\\(none\\)\\): queue wait p95 7 min \\d+ s instead of 10 min"
                 + " 03 s, then pending p95 [^;]+; 4 preemptions per run instead of 2")
         .contains("Jobs wait suspended in their Kueue queue until admitted");
+  }
+
+  /** What {@code ./schedlens whatif} exited with and printed. */
+  private record Answer(int code, String out, String err) {}
+
+  private static Answer whatif(List<String> args) throws Exception {
+    ByteArrayOutputStream stdout = new ByteArrayOutputStream();
+    ByteArrayOutputStream stderr = new ByteArrayOutputStream();
+    int code =
+        WhatIfCommand.run(
+            args,
+            Map.of(),
+            new PrintStream(stdout, true, StandardCharsets.UTF_8),
+            new PrintStream(stderr, true, StandardCharsets.UTF_8));
+    return new Answer(
+        code, stdout.toString(StandardCharsets.UTF_8), stderr.toString(StandardCharsets.UTF_8));
   }
 
   @Test
