@@ -374,6 +374,16 @@ def oncall():
                              "[$__rate_interval]))",
                              "{{namespace}}/{{queue}} {{reason}} {{preemption_reason}}")],
                      stack=True), w=12)
+    b.add(timeseries("GPU-equivalent hours by GPU resource",
+                     "Of pods that finished: GPU time allocated in GPU-equivalents (devices x the "
+                     "part of a physical GPU each is x time: an H100's 1g.10gb MIG slice is 1/7), by "
+                     "the resource requested (nvidia.com/gpu, nvidia.com/mig-*, a shared one). "
+                     "shared=true: time-sliced or MPS replicas whose replicas per GPU are not known, "
+                     "counted as whole GPUs (an upper bound).",
+                     [target("sum by (resource, shared) "
+                             "(increase(schedlens_gpu_equivalent_seconds_total{namespace=~\"$namespace\"}"
+                             "[$__rate_interval])) / 3600",
+                             "{{resource}} shared={{shared}}")], unit="h", stack=True), w=24)
     b.row("What users feel")
     b.add(timeseries("Request SLO-breach ratio by class",
                      "Share of requests slower than the SLO of their service or class.",

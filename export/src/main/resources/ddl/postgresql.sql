@@ -95,6 +95,13 @@ ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue text;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS admitted_at timestamptz;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS queue_wait_ms bigint;
 ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gated_ms bigint;
+-- Added with PodTimeline v9: shared GPUs. The GPU resource the pod requested (nvidia.com/gpu, a
+-- MIG profile's nvidia.com/mig-*, a time-sliced nvidia.com/gpu.shared), the part of a physical
+-- GPU each device is, and whether other pods may hold the same GPU. The GPU-seconds columns are
+-- GPU-equivalents (gpus x gpu_share x time); a row without gpu_share is a whole-GPU one.
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gpu_resource text;
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gpu_share double precision;
+ALTER TABLE pod_timelines ADD COLUMN IF NOT EXISTS gpu_shared boolean;
 -- A victim of the scheduler ('preemption') or of Kueue ('queue-preemption', no preemptor pod).
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS cause text;
 ALTER TABLE preemptions ADD COLUMN IF NOT EXISTS queue text;

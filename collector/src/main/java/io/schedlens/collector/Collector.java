@@ -321,6 +321,14 @@ public final class Collector implements AutoCloseable {
     }
   }
 
+  /** The pods' projection, with the labels, annotations and shared GPU resources configured. */
+  private PodProjection podProjection() {
+    return new PodProjection(
+        config.getList(CollectorConfig.POD_LABELS),
+        config.getList(CollectorConfig.POD_ANNOTATIONS),
+        config.getList(CollectorConfig.GPU_SHARED_RESOURCES));
+  }
+
   private void startSources(
       KubernetesClient client,
       Topics topics,
@@ -333,9 +341,7 @@ public final class Collector implements AutoCloseable {
             client,
             namespaces,
             config.getString(CollectorConfig.LABEL_SELECTOR),
-            new PodProjection(
-                config.getList(CollectorConfig.POD_LABELS),
-                config.getList(CollectorConfig.POD_ANNOTATIONS)),
+            podProjection(),
             owners,
             sink,
             records,

@@ -1,5 +1,6 @@
 package io.schedlens.collector;
 
+import io.schedlens.base.GpuShares;
 import io.schedlens.collector.k8s.OwnerKind;
 import io.schedlens.common.config.AppConfig;
 import io.schedlens.common.config.CommandLineSettings;
@@ -29,6 +30,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String EVENTS_APIS = "events.apis";
   public static final String POD_LABELS = "pod.labels";
   public static final String POD_ANNOTATIONS = "pod.annotations";
+  public static final String GPU_SHARED_RESOURCES = "gpu.shared-resources";
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
   public static final String OWNERS_KINDS = "owners.kinds";
@@ -130,6 +132,12 @@ public final class CollectorConfig extends AppConfig {
               List.of("schedlens.io/last-checkpoint"),
               Importance.MEDIUM,
               "Pod annotations carried on each observation.")
+          .define(
+              GPU_SHARED_RESOURCES,
+              Type.LIST,
+              GpuShares.DEFAULT_SHARED,
+              Importance.MEDIUM,
+              "Extended resources that are time-sliced or MPS replicas of a GPU (the NVIDIA device plugin's sharing with renameByDefault: true names them nvidia.com/gpu.shared): GPU requests whose pods may share one GPU. nvidia.com/gpu and every nvidia.com/mig-* are GPU requests always.")
           .define(
               READBACK,
               Type.BOOLEAN,

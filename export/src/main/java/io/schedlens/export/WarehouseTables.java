@@ -123,7 +123,10 @@ public final class WarehouseTables {
           Column.of("queue", "/queue", TEXT),
           Column.of("admittedAt", "/admittedAt", TIMESTAMP),
           Column.of("queueWaitMs", "/queueWaitMs", BIGINT),
-          Column.of("gatedMs", "/gatedMs", BIGINT));
+          Column.of("gatedMs", "/gatedMs", BIGINT),
+          Column.of("gpuResource", "/gpuResource", TEXT),
+          Column.of("gpuShare", "/gpuShare", DOUBLE),
+          Column.of("gpuShared", "/gpuShared", BOOLEAN));
 
   /** preemptions: one row per victim, from the victim's final timeline. */
   public static final FlatTable PREEMPTION_TABLE =

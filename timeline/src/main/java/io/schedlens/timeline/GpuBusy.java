@@ -5,6 +5,7 @@ import io.schedlens.avro.PodPoint;
 import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.internal.BusyMinute;
 import io.schedlens.avro.internal.TimelineState;
+import io.schedlens.base.GpuShares;
 import io.schedlens.schemas.GpuSeriesId;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,6 +44,26 @@ final class GpuBusy {
       v = pct == null ? null : pct / 100.0;
     }
     return v == null || v.isNaN() ? null : Math.max(0.0, Math.min(1.0, v));
+  }
+
+  /**
+   * The part of its physical GPU a sample's device is when it is a MIG instance ({@code
+   * GPU_I_PROFILE}, with {@code modelName}), else null (a whole GPU).
+   */
+  static Double share(GpuSample s) {
+    if (s.getMigProfile() == null) {
+      return null;
+    }
+    GpuShares.Share share =
+        GpuShares.of(null, List.of(), s.getMigProfile(), s.getModelName(), null);
+    return share.share();
+  }
+
+  /** Keeps the share a MIG instance's sample showed (a pod's devices are all alike). */
+  static void sampledShare(TimelineState state, Double share) {
+    if (share != null) {
+      state.getGpu().setSampledShare(share);
+    }
   }
 
   static String seriesId(GpuSample s) {

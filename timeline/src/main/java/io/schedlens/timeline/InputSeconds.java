@@ -127,7 +127,7 @@ public final class InputSeconds {
     while (i < readings.size() && order(readings.get(i), series, g.getTime()) < 0) {
       i++;
     }
-    readings.add(i, new GpuReading(series, g.getTime(), util, g.getIntervalMs()));
+    readings.add(i, new GpuReading(series, g.getTime(), util, g.getIntervalMs(), GpuBusy.share(g)));
     return null;
   }
 

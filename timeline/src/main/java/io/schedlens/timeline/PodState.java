@@ -103,13 +103,22 @@ final class PodState {
     return latest;
   }
 
+  /**
+   * A pod's GPU request.
+   *
+   * @param count devices of {@code resource}
+   * @param resource the extended resource, or null (from an older collector: nvidia.com/gpu)
+   * @param shared whether the resource is a time-sliced or MPS replica
+   */
+  record Gpus(int count, String resource, boolean shared) {}
+
   /** What the latest observation says the pod is: owner, priority, GPUs, labels, phase. */
   void describedAs(
       OwnerReference owner,
       String priorityClass,
       Integer priority,
       String preemptionPolicy,
-      int gpus,
+      Gpus gpus,
       Map<String, String> labels,
       String phase,
       String statusReason) {
@@ -122,7 +131,9 @@ final class PodState {
     id.setPriorityClass(priorityClass);
     id.setPriority(priority);
     id.setPreemptionPolicy(preemptionPolicy);
-    id.setGpus(gpus);
+    id.setGpus(gpus.count());
+    id.setGpuResource(gpus.resource());
+    id.setGpuShared(gpus.shared());
     id.setLabels(new HashMap<>(labels));
     s.getLatest().setPhase(phase);
     s.getLatest().setStatusReason(statusReason);

@@ -264,7 +264,8 @@ public final class TimelineView {
     String outcome = outcome(s);
     Disruption disruption = disruption(s);
 
-    GpuSeconds gpu = gpuSeconds(s, workload, running, terminated, disruption, now);
+    GpuEquivalents.Seconds gpu =
+        GpuEquivalents.seconds(s, canComplete(workload), running, terminated, disruption, now);
     DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
     boolean pendingTooLong = pendingTooLong(s, pendingMs, created, scheduled, now, isFinal);
     long until = terminated != null ? terminated : Long.MAX_VALUE;
@@ -324,6 +325,7 @@ public final class TimelineView {
             .setSeries(s.getSeries())
             .build();
     queued(t, s, terminated);
+    GpuEquivalents.describe(t, s);
     return t;
   }
 
@@ -362,57 +364,6 @@ public final class TimelineView {
       }
     }
     return null;
-  }
-
-  /** GPU-seconds as docs/design.md section 4 counts them; all null for a pod without GPUs. */
-  private record GpuSeconds(
-      Double allocated,
-      Double busy,
-      Double idle,
-      Double unsampled,
-      Double wasted,
-      Double wastedBusy) {}
-
-  private static GpuSeconds gpuSeconds(
-      TimelineState s,
-      WorkloadRef workload,
-      Long running,
-      Long terminated,
-      Disruption disruption,
-      long now) {
-    Double allocated = null;
-    Double busy = null;
-    Double idle = null;
-    Double unsampled = null;
-    Double wasted = null;
-    Double wastedBusy = null;
-    if (running != null && s.getIdentity().getGpus() > 0) {
-      long end = terminated != null ? terminated : Math.max(now, running);
-      allocated = s.getIdentity().getGpus() * Math.max(0, end - running) / 1000.0;
-      busy = GpuBusy.total(s);
-      // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
-      // contract's allocated - busy counts it as idle; see the README, "GPU time without samples".)
-      // A first sample's span may reach back before runningAt, hence the bound by allocated.
-      Double sampled = GpuBusy.sampled(s);
-      if (sampled == null) {
-        idle = Math.max(0.0, allocated - busy);
-      } else {
-        double covered = Math.min(allocated, sampled);
-        idle = Math.max(0.0, covered - busy);
-        unsampled = allocated - covered;
-      }
-      if (disruption != null && terminated != null && canComplete(workload)) {
-        long from =
-            Math.max(
-                running,
-                s.getLatest().getCheckpointAt() == null
-                    ? running
-                    : Math.min(s.getLatest().getCheckpointAt(), terminated));
-        wasted = s.getIdentity().getGpus() * Math.max(0, terminated - from) / 1000.0;
-        wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running)));
-      }
-    }
-    return new GpuSeconds(allocated, busy, idle, unsampled, wasted, wastedBusy);
   }
 
   /**

@@ -60,6 +60,23 @@ class WarehouseQueriesIT {
       assertThat(count(s, "SELECT count(*) FROM pod_timelines"))
           .isEqualTo(replay.timelines().size());
 
+      // GPU-equivalents by resource: day08's pods hold whole GPUs, and their timelines say so
+      List<Map<String, Object>> equivalents = rows(s, queries.get("gpu-equivalents"));
+      assertThat(equivalents).hasSize(1);
+      assertThat(equivalents.get(0).get("resource")).isEqualTo("nvidia.com/gpu");
+      assertThat(equivalents.get(0).get("shared")).isEqualTo(false);
+      assertThat(num(equivalents.get(0), "gpu_hours"))
+          .isCloseTo(
+              replay.timelines().values().stream()
+                      .filter(t -> t.getAllocatedGpuSeconds() != null)
+                      .mapToDouble(t -> t.getAllocatedGpuSeconds())
+                      .sum()
+                  / 3600,
+              within(1e-6));
+      assertThat(replay.timelines().values())
+          .filteredOn(t -> t.getGpus() > 0)
+          .allMatch(t -> t.getGpuShare() == 1.0 && "nvidia.com/gpu".equals(t.getGpuResource()));
+
       List<Map<String, Object>> pending = rows(s, queries.get("pending"));
       assertThat(pending).hasSize(report.rows().size());
       for (Map<String, Object> r : pending) {

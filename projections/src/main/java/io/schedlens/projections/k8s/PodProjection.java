@@ -6,10 +6,12 @@ import io.fabric8.kubernetes.api.model.ContainerStatus;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodCondition;
+import io.fabric8.kubernetes.api.model.PodSpec;
 import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.ResourceRequirements;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
+import io.schedlens.base.GpuShares;
 import io.schedlens.base.KubeTime;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -33,17 +35,29 @@ public final class PodProjection {
 
   private final Set<String> labelKeys;
   private final Set<String> annotationKeys;
+  private final Set<String> sharedGpuResources;
+
+  /** With the default shared GPU resources ({@link GpuShares#DEFAULT_SHARED}). */
+  public PodProjection(Collection<String> labelKeys, Collection<String> annotationKeys) {
+    this(labelKeys, annotationKeys, GpuShares.DEFAULT_SHARED);
+  }
 
   /**
    * @param labelKeys labels to carry (experiment, arm, repeat and any configured extras); Kueue's
    *     queue label ({@link QueueWorkloadProjection#QUEUE_LABEL}) is always carried
    * @param annotationKeys annotations to carry (e.g. schedlens.io/last-checkpoint)
+   * @param sharedGpuResources extended resources that are time-sliced or MPS replicas of a GPU
+   *     (besides nvidia.com/gpu and nvidia.com/mig-*, GPU requests too)
    */
-  public PodProjection(Collection<String> labelKeys, Collection<String> annotationKeys) {
+  public PodProjection(
+      Collection<String> labelKeys,
+      Collection<String> annotationKeys,
+      Collection<String> sharedGpuResources) {
     Set<String> keys = new HashSet<>(labelKeys);
     keys.add(QueueWorkloadProjection.QUEUE_LABEL);
     this.labelKeys = Set.copyOf(keys);
     this.annotationKeys = Set.copyOf(annotationKeys);
+    this.sharedGpuResources = Set.copyOf(sharedGpuResources);
   }
 
   /**
@@ -112,11 +126,14 @@ public final class PodProjection {
             .setLabels(select(meta.getLabels(), labelKeys))
             .setAnnotations(select(meta.getAnnotations(), annotationKeys));
     if (spec != null) {
+      GpuRequest gpu = gpu(spec);
       b.setPriorityClassName(spec.getPriorityClassName())
           .setPriority(spec.getPriority())
           .setPreemptionPolicy(spec.getPreemptionPolicy())
           .setSchedulerName(spec.getSchedulerName())
-          .setGpus(gpuRequest(spec.getContainers(), spec.getInitContainers()))
+          .setGpus(gpu.count())
+          .setGpuResource(gpu.resource())
+          .setGpuShared(gpu.resource() != null && sharedGpuResources.contains(gpu.resource()))
           .setTerminationGracePeriodSeconds(spec.getTerminationGracePeriodSeconds())
           .setNodeName(emptyToNull(spec.getNodeName()));
     }
@@ -146,38 +163,88 @@ public final class PodProjection {
     return b.setConditions(conditions).setContainers(containers).build();
   }
 
-  /**
-   * The pod's effective nvidia.com/gpu request, as the scheduler computes it: the larger of (the
-   * sum over app containers plus restartable "sidecar" init containers) and the largest plain init
-   * container. For extended resources a request, when absent, defaults to the limit.
-   */
-  public static int gpuRequest(List<Container> containers, List<Container> initContainers) {
-    long app = 0;
-    if (containers != null) {
-      for (Container c : containers) {
-        app += gpus(c.getResources());
-      }
-    }
-    long init = 0;
-    if (initContainers != null) {
-      for (Container c : initContainers) {
-        if ("Always".equals(c.getRestartPolicy())) {
-          app += gpus(c.getResources());
-        } else {
-          init = Math.max(init, gpus(c.getResources()));
-        }
-      }
-    }
-    return (int) Math.min(Integer.MAX_VALUE, Math.max(app, init));
+  private GpuRequest gpu(PodSpec spec) {
+    return gpuRequest(spec.getContainers(), spec.getInitContainers(), sharedGpuResources);
   }
 
-  private static long gpus(ResourceRequirements r) {
-    if (r == null) {
-      return 0;
+  /**
+   * A pod's GPU request: the extended resource and how many devices of it.
+   *
+   * @param resource {@code nvidia.com/gpu}, {@code nvidia.com/mig-<profile>} or a shared resource;
+   *     null when the pod asks for no GPU
+   */
+  public record GpuRequest(String resource, int count) {
+    public static final GpuRequest NONE = new GpuRequest(null, 0);
+  }
+
+  /**
+   * The pod's effective request of its GPU resource, as the scheduler computes a resource's: the
+   * larger of (the sum over app containers plus restartable "sidecar" init containers) and the
+   * largest plain init container; for extended resources a request, when absent, defaults to the
+   * limit. A GPU resource is nvidia.com/gpu, any nvidia.com/mig-* or one of {@code shared}; a pod
+   * that asks for several is given the one it asks most devices of (then the first by name).
+   */
+  public static GpuRequest gpuRequest(
+      List<Container> containers, List<Container> initContainers, Collection<String> shared) {
+    Map<String, long[]> byResource = new TreeMap<>(); // {app, init}
+    if (containers != null) {
+      for (Container c : containers) {
+        add(byResource, c.getResources(), shared, false);
+      }
     }
-    Quantity q = r.getRequests() == null ? null : r.getRequests().get(GPU_RESOURCE);
+    if (initContainers != null) {
+      for (Container c : initContainers) {
+        add(byResource, c.getResources(), shared, !"Always".equals(c.getRestartPolicy()));
+      }
+    }
+    GpuRequest best = GpuRequest.NONE;
+    for (Map.Entry<String, long[]> e : byResource.entrySet()) {
+      long n = Math.min(Integer.MAX_VALUE, Math.max(e.getValue()[0], e.getValue()[1]));
+      if (n > best.count()) {
+        best = new GpuRequest(e.getKey(), (int) n);
+      }
+    }
+    return best;
+  }
+
+  /** The pod's effective nvidia.com/gpu (or other GPU resource) request: its count of devices. */
+  public static int gpuRequest(List<Container> containers, List<Container> initContainers) {
+    return gpuRequest(containers, initContainers, GpuShares.DEFAULT_SHARED).count();
+  }
+
+  private static void add(
+      Map<String, long[]> byResource,
+      ResourceRequirements r,
+      Collection<String> shared,
+      boolean plainInit) {
+    if (r == null) {
+      return;
+    }
+    Set<String> names = new HashSet<>();
+    if (r.getRequests() != null) {
+      names.addAll(r.getRequests().keySet());
+    }
+    if (r.getLimits() != null) {
+      names.addAll(r.getLimits().keySet());
+    }
+    for (String name : names) {
+      if (!GpuShares.isGpu(name, shared)) {
+        continue;
+      }
+      long n = amount(r, name);
+      long[] v = byResource.computeIfAbsent(name, k -> new long[2]);
+      if (plainInit) {
+        v[1] = Math.max(v[1], n);
+      } else {
+        v[0] += n;
+      }
+    }
+  }
+
+  private static long amount(ResourceRequirements r, String resource) {
+    Quantity q = r.getRequests() == null ? null : r.getRequests().get(resource);
     if (q == null && r.getLimits() != null) {
-      q = r.getLimits().get(GPU_RESOURCE);
+      q = r.getLimits().get(resource);
     }
     if (q == null) {
       return 0;

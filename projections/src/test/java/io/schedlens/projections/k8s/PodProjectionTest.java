@@ -198,6 +198,67 @@ class PodProjectionTest {
     assertThat(PodProjection.gpuRequest(null, null)).isZero();
   }
 
+  /**
+   * Every NVIDIA GPU resource is a GPU request: a MIG profile of the GPU Operator's mixed strategy,
+   * and a time-sliced or MPS replica renamed by the device plugin (nvidia.com/gpu.shared).
+   */
+  @Test
+  void shouldTakeMigProfilesAndSharedReplicasForGpuRequests() {
+    var slice =
+        new ContainerBuilder()
+            .withName("server")
+            .editOrNewResources()
+            .addToLimits("nvidia.com/mig-1g.10gb", new Quantity("1"))
+            .addToLimits("cpu", new Quantity("4"))
+            .endResources()
+            .build();
+    var replicas =
+        new ContainerBuilder()
+            .withName("chat")
+            .editOrNewResources()
+            .addToRequests("nvidia.com/gpu.shared", new Quantity("2"))
+            .endResources()
+            .build();
+    var team =
+        new ContainerBuilder()
+            .withName("chat")
+            .editOrNewResources()
+            .addToLimits("example.com/gpu-slice", new Quantity("1"))
+            .endResources()
+            .build();
+
+    assertThat(PodProjection.gpuRequest(List.of(slice), null, List.of()))
+        .isEqualTo(new PodProjection.GpuRequest("nvidia.com/mig-1g.10gb", 1));
+    assertThat(PodProjection.gpuRequest(List.of(replicas), null, List.of("nvidia.com/gpu.shared")))
+        .isEqualTo(new PodProjection.GpuRequest("nvidia.com/gpu.shared", 2));
+    assertThat(PodProjection.gpuRequest(List.of(team), null, List.of()))
+        .isEqualTo(PodProjection.GpuRequest.NONE);
+    assertThat(PodProjection.gpuRequest(List.of(team), null, List.of("example.com/gpu-slice")))
+        .isEqualTo(new PodProjection.GpuRequest("example.com/gpu-slice", 1));
+
+    Pod pod =
+        new PodBuilder()
+            .withNewMetadata()
+            .withUid("u1")
+            .withNamespace("ai")
+            .withName("chat-0")
+            .endMetadata()
+            .withNewSpec()
+            .withContainers(replicas)
+            .endSpec()
+            .build();
+    PodObservation o =
+        new PodProjection(List.of(), List.of(), List.of("nvidia.com/gpu.shared"))
+            .project(pod, ChangeType.ADDED, 1L);
+    assertThat(o.getGpus()).isEqualTo(2);
+    assertThat(o.getGpuResource()).isEqualTo("nvidia.com/gpu.shared");
+    assertThat(o.getGpuShared()).isTrue();
+    PodObservation notShared =
+        new PodProjection(List.of(), List.of(), List.of()).project(pod, ChangeType.ADDED, 1L);
+    assertThat(notShared.getGpuResource()).isNull();
+    assertThat(notShared.getGpus()).isZero();
+  }
+
   @Test
   void shouldProjectEveryRealPodFixture() {
     for (var f : Fixtures.list("pods", ".json")) {

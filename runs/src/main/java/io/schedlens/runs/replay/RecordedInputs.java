@@ -86,7 +86,8 @@ public final class RecordedInputs {
     PodProjection pods =
         new PodProjection(
             config.getList(CollectorConfig.POD_LABELS),
-            config.getList(CollectorConfig.POD_ANNOTATIONS));
+            config.getList(CollectorConfig.POD_ANNOTATIONS),
+            config.getList(CollectorConfig.GPU_SHARED_RESOURCES));
     List<String> objectFiles = new ArrayList<>(config.getList(ReplayConfig.PODS));
     objectFiles.addAll(config.getList(ReplayConfig.EVENTS));
     objectFiles.addAll(config.getList(ReplayConfig.OBJECTS));

@@ -61,6 +61,7 @@ public final class ReplayConfig extends AppConfig {
       List.of(
           CollectorConfig.POD_LABELS,
           CollectorConfig.POD_ANNOTATIONS,
+          CollectorConfig.GPU_SHARED_RESOURCES,
           CollectorConfig.INTAKE_FIELD_MAPPING);
 
   public static final ConfigDef DEF = RunExport.define(PagesServer.define(define()));

@@ -9,6 +9,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.timeline.LatencyBins;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /** The pod page's charts on the shared time axis: GPU allocated against busy, requests, latency. */
 final class PodCharts {
@@ -26,16 +27,18 @@ final class PodCharts {
     double h = 120;
     double max = Math.max(1, t.getGpus());
     StringBuilder b = new StringBuilder("<h2 id=\"gpu-title\">GPU: allocated vs busy</h2>");
+    b.append("<p id=\"gpu-held\">Held: ").append(esc(held(t))).append("</p>");
     b.append(axis.svgOpen("gpu", "gpu-title gpu-desc", h + 40)).append('>');
     b.append("<desc id=\"gpu-desc\">")
         .append(
             esc(
-                t.getGpus()
-                    + " GPU(s) allocated; "
+                held(t)
+                    + " allocated; "
                     + Html.number(t.getBusyGpuSeconds(), "")
                     + " of "
                     + Html.number(t.getAllocatedGpuSeconds(), "")
-                    + " allocated GPU-seconds busy"))
+                    + " allocated GPU-seconds busy"
+                    + (share(t) == 1.0 ? "" : " (GPU-equivalents)")))
         .append("</desc>");
     b.append(axis.ticks(top, top + h));
     b.append("<text x=\"4\" y=\"")
@@ -107,6 +110,40 @@ final class PodCharts {
     return b.toString();
   }
 
+  /** The part of a physical GPU each device is: 1 for a whole GPU, and on older timelines. */
+  static double share(PodTimeline t) {
+    return t.getGpuShare() == null ? 1.0 : t.getGpuShare();
+  }
+
+  /**
+   * What the pod held: "2 GPU(s)", or for a MIG slice or a shared replica its resource and the part
+   * of a GPU each device is ("1 × nvidia.com/mig-1g.10gb, 1/7 of a GPU each").
+   */
+  static String held(PodTimeline t) {
+    String resource = t.getGpuResource();
+    boolean whole = resource == null || ("nvidia.com/gpu".equals(resource) && share(t) == 1.0);
+    if (whole && !Boolean.TRUE.equals(t.getGpuShared())) {
+      return t.getGpus() + " GPU(s)";
+    }
+    String part = fraction(share(t)) + " of a GPU each";
+    if (Boolean.TRUE.equals(t.getGpuShared())) {
+      part +=
+          share(t) == 1.0 ? ", shared with other pods (replicas per GPU not known)" : ", shared";
+    }
+    return t.getGpus() + " × " + resource + ", " + part;
+  }
+
+  /** 1/7 for a seventh, 3/7, 1/4; else the number. */
+  private static String fraction(double share) {
+    for (int of : new int[] {7, 4, 8, 2, 3}) {
+      double n = share * of;
+      if (Math.abs(n - Math.rint(n)) < 1e-9 && n >= 1) {
+        return Math.rint(n) == of ? "all" : (long) Math.rint(n) + "/" + of;
+      }
+    }
+    return String.format(Locale.ROOT, "%.3f", share);
+  }
+
   private static void allocatedAndWasted(
       StringBuilder b, PodTimeline t, TimeAxis axis, long end, double top, double h) {
     if (t.getRunningAt() != null && t.getGpus() > 0) {
@@ -127,7 +164,7 @@ final class PodCharts {
     }
     Double wasted = t.getWastedGpuSeconds();
     if (wasted != null && wasted > 0 && t.getGpus() > 0) {
-      long from = end - Math.round(wasted / t.getGpus() * 1000);
+      long from = end - Math.round(wasted / (t.getGpus() * share(t)) * 1000);
       double x = axis.x(from);
       b.append("<rect class=\"wasted\" id=\"wasted\" data-from=\"")
           .append(from)

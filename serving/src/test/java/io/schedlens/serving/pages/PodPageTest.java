@@ -120,6 +120,37 @@ class PodPageTest {
         .contains("id=\"wasted\"");
   }
 
+  /** The page says which slice or share of a GPU the pod held, and shades wasted time by it. */
+  @Test
+  void shouldSayWhichSliceOrShareOfAGpuThePodHeld() {
+    PodTimeline whole = victim();
+    PodTimeline slice =
+        PodTimeline.newBuilder(victim())
+            .setGpuResource("nvidia.com/mig-1g.10gb")
+            .setGpuShare(1.0 / 7)
+            .setGpuShared(false)
+            .setWastedGpuSeconds(90.0) // 630 s of a seventh of a GPU
+            .build();
+    PodTimeline replica =
+        PodTimeline.newBuilder(victim())
+            .setGpuResource("nvidia.com/gpu.shared")
+            .setGpuShare(1.0)
+            .setGpuShared(true)
+            .build();
+
+    assertThat(PodCharts.held(whole)).isEqualTo("1 GPU(s)");
+    assertThat(PodCharts.held(slice)).isEqualTo("1 × nvidia.com/mig-1g.10gb, 1/7 of a GPU each");
+    assertThat(PodCharts.held(replica))
+        .isEqualTo(
+            "1 × nvidia.com/gpu.shared, all of a GPU each, shared with other pods (replicas per"
+                + " GPU not known)");
+    String html = PodPage.render(slice, Map.of(), T + 800_000);
+    assertThat(html)
+        .contains("Held: 1 × nvidia.com/mig-1g.10gb, 1/7 of a GPU each")
+        // the wasted span is the 630 s since the start of running, not 90 s
+        .contains("data-from=\"" + (T + 140_000) + "\" data-to=\"" + (T + 770_000) + "\"");
+  }
+
   @Test
   void shouldDefineEveryNumberWithThePublishedSchemasDocumentation() {
     String table = PodPage.numbers(victim());

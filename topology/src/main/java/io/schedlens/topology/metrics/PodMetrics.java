@@ -87,12 +87,26 @@ public final class PodMetrics {
       if (t.getUnsampledGpuSeconds() != null) {
         metrics.unsampledGpuSeconds.labelValues(labels.values()).inc(t.getUnsampledGpuSeconds());
       }
+      countGpuEquivalents(t);
     }
     if (t.getWastedGpuSeconds() != null && t.getDisruption() != null) {
       metrics
           .wastedGpuSeconds
           .labelValues(labels.and(t.getDisruption().getCause()))
           .inc(t.getWastedGpuSeconds());
+    }
+  }
+
+  private void countGpuEquivalents(PodTimeline t) {
+    String namespace = t.getNamespace() == null ? "" : t.getNamespace();
+    String resource = t.getGpuResource() == null ? "" : t.getGpuResource();
+    boolean shared = Boolean.TRUE.equals(t.getGpuShared());
+    metrics
+        .gpuEquivalentSeconds
+        .labelValues(namespace, resource, Boolean.toString(shared))
+        .inc(t.getAllocatedGpuSeconds());
+    if (shared && t.getGpuShare() != null && t.getGpuShare() == 1.0) {
+      metrics.gpuShareAssumed.labelValues(namespace, resource).inc();
     }
   }
 

@@ -36,6 +36,8 @@ public final class StreamsMetrics {
   public final Counter busyGpuSeconds;
   public final Counter idleGpuSeconds;
   public final Counter unsampledGpuSeconds;
+  public final Counter gpuEquivalentSeconds;
+  public final Counter gpuShareAssumed;
   public final Counter wastedGpuSeconds;
   public final Counter podsFinished;
   public final Counter workloadsFreed;
@@ -139,6 +141,23 @@ public final class StreamsMetrics {
         podCounter(
             "schedlens_unsampled_gpu_seconds_total",
             "GPU-seconds allocated that no DCGM sample covers (missing data, neither busy nor idle), of pods that finished.");
+    gpuEquivalentSeconds =
+        Counter.builder()
+            .name("schedlens_gpu_equivalent_seconds_total")
+            .help(
+                "GPU-seconds allocated to pods that finished, in GPU-equivalents (devices x the"
+                    + " part of a GPU each is x time), by the GPU resource they requested and"
+                    + " whether other pods could hold the same GPU (time-slicing, MPS).")
+            .labelNames("namespace", "resource", "shared")
+            .register(registry);
+    gpuShareAssumed =
+        Counter.builder()
+            .name("schedlens_gpu_share_assumed_total")
+            .help(
+                "Pods that finished on a shared GPU resource whose replicas per GPU were not"
+                    + " known: counted as a whole GPU each (an upper bound).")
+            .labelNames("namespace", "resource")
+            .register(registry);
     wastedGpuSeconds =
         Counter.builder()
             .name("schedlens_wasted_gpu_seconds_total")

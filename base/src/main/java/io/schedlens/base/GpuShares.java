@@ -1,0 +1,150 @@
+package io.schedlens.base;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+/**
+ * Which extended resources are NVIDIA GPUs, and what part of one physical GPU each device of them
+ * is (its {@code gpuShare}, docs/design.md "Shared GPUs"). Pure.
+ *
+ * <p>A MIG device's share is its compute slices over the GPU's: the profile's {@code Ng} (or a
+ * compute instance's {@code Nc} of it) over 7 on A100, H100, H200, B200 and GB200, over 4 on A30
+ * (NVIDIA, <i>Multi-Instance GPU User Guide</i>, "Supported MIG Profiles": the fraction of SMs of
+ * each profile, e.g. 1g.10gb 1/7 on A100-80GB and H100, 1g.6gb 1/4 on A30). The GPU model is the
+ * node's {@code nvidia.com/gpu.product} label or dcgm-exporter's {@code modelName}; without one, an
+ * A30 is told by its profiles' names (1g.6gb, 2g.12gb, 4g.24gb are A30's alone). A time-sliced or
+ * MPS replica is 1/replicas of its GPU when the replicas are known, else counted as a whole GPU
+ * (and said so: {@link Share#assumed}).
+ */
+public final class GpuShares {
+
+  /** A whole NVIDIA GPU (or, on a single-strategy MIG node or with time-slicing, one device). */
+  public static final String WHOLE = "nvidia.com/gpu";
+
+  /** The GPU Operator's mixed MIG strategy names each profile's resource with this prefix. */
+  public static final String MIG_PREFIX = "nvidia.com/mig-";
+
+  /**
+   * The renamed shared resource of the device plugin's time-slicing and MPS ({@code
+   * renameByDefault: true}); the collector's {@code gpu.shared-resources} setting lists others.
+   */
+  public static final List<String> DEFAULT_SHARED = List.of("nvidia.com/gpu.shared");
+
+  /** Compute slices of a whole GPU of the models whose MIG has four (A30). */
+  private static final int A30_SLICES = 4;
+
+  /** Compute slices of a whole A100, H100, H200, B200 or GB200. */
+  private static final int SLICES = 7;
+
+  private static final Set<String> A30_PROFILES = Set.of("1g.6gb", "2g.12gb", "4g.24gb");
+
+  private GpuShares() {}
+
+  /**
+   * A device's part of a physical GPU.
+   *
+   * @param share the part, in (0, 1]
+   * @param shared whether other pods may hold the same GPU at the same time (time-slicing, MPS)
+   * @param assumed whether the part was not known and 1 was taken (a shared resource whose replicas
+   *     are not known)
+   */
+  public record Share(double share, boolean shared, boolean assumed) {
+    public static final Share WHOLE_GPU = new Share(1, false, false);
+  }
+
+  /** Whether {@code resource} is an NVIDIA GPU: the whole GPU, a MIG profile or a shared one. */
+  public static boolean isGpu(String resource, Collection<String> sharedResources) {
+    return resource != null
+        && (WHOLE.equals(resource)
+            || resource.startsWith(MIG_PREFIX)
+            || sharedResources.contains(resource));
+  }
+
+  /**
+   * The MIG profile a resource names ({@code 1g.10gb} for {@code nvidia.com/mig-1g.10gb}), or null.
+   */
+  public static String migProfile(String resource) {
+    return resource != null && resource.startsWith(MIG_PREFIX)
+        ? resource.substring(MIG_PREFIX.length())
+        : null;
+  }
+
+  /**
+   * The share of one device.
+   *
+   * @param resource the extended resource the pod requested
+   * @param sharedResources the resources that are time-sliced or MPS replicas
+   * @param sampledProfile the MIG profile dcgm-exporter's samples of the pod's device carry ({@code
+   *     GPU_I_PROFILE}; a single-strategy MIG node names its slices {@code nvidia.com/gpu}), or
+   *     null
+   * @param model the GPU's model (node label or {@code modelName}), or null
+   * @param replicas the device plugin's replicas per GPU on the pod's node, or null when not known
+   */
+  public static Share of(
+      String resource,
+      Collection<String> sharedResources,
+      String sampledProfile,
+      String model,
+      Integer replicas) {
+    String profile = migProfile(resource);
+    if (profile == null) {
+      profile = sampledProfile;
+    }
+    if (profile != null) {
+      int slices = computeSlices(profile);
+      if (slices > 0) {
+        return new Share(Math.min(1.0, (double) slices / gpuSlices(model, profile)), false, false);
+      }
+    }
+    boolean shared =
+        resource != null
+            && (sharedResources.contains(resource) || (WHOLE.equals(resource) && replicas != null));
+    if (!shared) {
+      return Share.WHOLE_GPU;
+    }
+    if (replicas == null || replicas < 1) {
+      return new Share(1, true, true);
+    }
+    return new Share(1.0 / replicas, true, false);
+  }
+
+  /**
+   * The compute slices of a MIG profile: {@code 3} for {@code 3g.40gb} (and {@code 3g.40gb+me}),
+   * {@code 1} for the compute instance {@code 1c.3g.40gb}; 0 when it is not a profile's name.
+   */
+  static int computeSlices(String profile) {
+    String p = profile.toLowerCase(Locale.ROOT);
+    int dot = p.indexOf('.');
+    if (dot < 2) {
+      return 0;
+    }
+    String first = p.substring(0, dot);
+    char unit = first.charAt(first.length() - 1);
+    if (unit != 'g' && unit != 'c') {
+      return 0;
+    }
+    try {
+      return Integer.parseInt(first.substring(0, first.length() - 1));
+    } catch (NumberFormatException e) {
+      return 0;
+    }
+  }
+
+  /** The compute slices of a whole GPU of {@code model} (or, without one, of {@code profile}'s). */
+  static int gpuSlices(String model, String profile) {
+    if (model != null) {
+      return model.toUpperCase(Locale.ROOT).matches(".*\\bA30\\b.*") ? A30_SLICES : SLICES;
+    }
+    String base = profile.toLowerCase(Locale.ROOT);
+    int plus = base.indexOf('+');
+    if (plus > 0) {
+      base = base.substring(0, plus);
+    }
+    if (base.matches("\\d+c\\..*")) {
+      base = base.substring(base.indexOf('.') + 1);
+    }
+    return A30_PROFILES.contains(base) ? A30_SLICES : SLICES;
+  }
+}
