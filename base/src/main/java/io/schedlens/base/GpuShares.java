@@ -4,6 +4,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Which extended resources are NVIDIA GPUs, and what part of one physical GPU each device of them
@@ -39,6 +40,11 @@ public final class GpuShares {
   private static final int SLICES = 7;
 
   private static final Set<String> A30_PROFILES = Set.of("1g.6gb", "2g.12gb", "4g.24gb");
+
+  private static final Pattern A30 = Pattern.compile("\\bA30\\b", Pattern.CASE_INSENSITIVE);
+
+  /** A compute instance's profile, e.g. 1c.3g.40gb: its GPU instance's profile follows the dot. */
+  private static final Pattern COMPUTE_INSTANCE = Pattern.compile("\\d+c\\..*");
 
   private GpuShares() {}
 
@@ -135,14 +141,14 @@ public final class GpuShares {
   /** The compute slices of a whole GPU of {@code model} (or, without one, of {@code profile}'s). */
   static int gpuSlices(String model, String profile) {
     if (model != null) {
-      return model.toUpperCase(Locale.ROOT).matches(".*\\bA30\\b.*") ? A30_SLICES : SLICES;
+      return A30.matcher(model).find() ? A30_SLICES : SLICES;
     }
     String base = profile.toLowerCase(Locale.ROOT);
     int plus = base.indexOf('+');
     if (plus > 0) {
       base = base.substring(0, plus);
     }
-    if (base.matches("\\d+c\\..*")) {
+    if (COMPUTE_INSTANCE.matcher(base).matches()) {
       base = base.substring(base.indexOf('.') + 1);
     }
     return A30_PROFILES.contains(base) ? A30_SLICES : SLICES;

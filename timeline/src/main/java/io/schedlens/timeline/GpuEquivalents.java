@@ -50,12 +50,11 @@ final class GpuEquivalents {
   }
 
   /** Sets the timeline's {@code gpuResource}, {@code gpuShare} and {@code gpuShared}. */
-  static void describe(PodTimeline t, TimelineState s) {
+  static void describe(PodTimeline t, TimelineState s, GpuShares.Share share) {
     String resource = resource(s);
     if (resource == null) {
       return;
     }
-    GpuShares.Share share = share(s);
     t.setGpuResource(resource);
     t.setGpuShare(share.share());
     t.setGpuShared(share.shared());
@@ -64,11 +63,13 @@ final class GpuEquivalents {
   /**
    * The pod's GPU-seconds.
    *
+   * @param share the part of a physical GPU each of its devices is ({@link #share})
    * @param canComplete whether its workload completes (a Job's pod, a bare pod): only such a pod's
    *     work can be wasted
    */
   static Seconds seconds(
       TimelineState s,
+      double share,
       boolean canComplete,
       Long running,
       Long terminated,
@@ -77,7 +78,6 @@ final class GpuEquivalents {
     if (running == null || s.getIdentity().getGpus() <= 0) {
       return new Seconds(null, null, null, null, null, null);
     }
-    double share = share(s).share();
     double gpus = s.getIdentity().getGpus() * share;
     long end = terminated != null ? terminated : Math.max(now, running);
     double allocated = gpus * Math.max(0, end - running) / 1000.0;
