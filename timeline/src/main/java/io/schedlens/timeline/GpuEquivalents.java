@@ -20,8 +20,12 @@ final class GpuEquivalents {
 
   private GpuEquivalents() {}
 
-  /** GPU-equivalent seconds as docs/design.md section 4 counts them; all null without GPUs. */
+  /**
+   * GPU-equivalent seconds as docs/design.md section 4 counts them (all null without GPUs), and the
+   * share they were counted with.
+   */
   record Seconds(
+      GpuShares.Share share,
       Double allocated,
       Double busy,
       Double idle,
@@ -63,21 +67,21 @@ final class GpuEquivalents {
   /**
    * The pod's GPU-seconds.
    *
-   * @param share the part of a physical GPU each of its devices is ({@link #share})
    * @param canComplete whether its workload completes (a Job's pod, a bare pod): only such a pod's
    *     work can be wasted
    */
   static Seconds seconds(
       TimelineState s,
-      double share,
       boolean canComplete,
       Long running,
       Long terminated,
       Disruption disruption,
       long now) {
+    GpuShares.Share part = share(s);
     if (running == null || s.getIdentity().getGpus() <= 0) {
-      return new Seconds(null, null, null, null, null, null);
+      return new Seconds(part, null, null, null, null, null, null);
     }
+    double share = part.share();
     double gpus = s.getIdentity().getGpus() * share;
     long end = terminated != null ? terminated : Math.max(now, running);
     double allocated = gpus * Math.max(0, end - running) / 1000.0;
@@ -107,6 +111,6 @@ final class GpuEquivalents {
       wasted = gpus * Math.max(0, terminated - from) / 1000.0;
       wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running) * share));
     }
-    return new Seconds(allocated, busy, idle, unsampled, wasted, wastedBusy);
+    return new Seconds(part, allocated, busy, idle, unsampled, wasted, wastedBusy);
   }
 }

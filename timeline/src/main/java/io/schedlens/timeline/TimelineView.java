@@ -10,7 +10,6 @@ import io.schedlens.avro.QueueEviction;
 import io.schedlens.avro.WorkloadRef;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.base.DisruptionCause;
-import io.schedlens.base.GpuShares;
 import io.schedlens.base.KueueNames;
 import io.schedlens.base.Outcome;
 import java.util.ArrayList;
@@ -265,10 +264,8 @@ public final class TimelineView {
     String outcome = outcome(s);
     Disruption disruption = disruption(s);
 
-    GpuShares.Share share = GpuEquivalents.share(s);
     GpuEquivalents.Seconds gpu =
-        GpuEquivalents.seconds(
-            s, share.share(), canComplete(workload), running, terminated, disruption, now);
+        GpuEquivalents.seconds(s, canComplete(workload), running, terminated, disruption, now);
     DDSketch sketch = LatencySketch.decodeForRead(s.getServing().getLatencySketch());
     boolean pendingTooLong = pendingTooLong(s, pendingMs, created, scheduled, now, isFinal);
     long until = terminated != null ? terminated : Long.MAX_VALUE;
@@ -328,7 +325,7 @@ public final class TimelineView {
             .setSeries(s.getSeries())
             .build();
     queued(t, s, terminated);
-    GpuEquivalents.describe(t, s, share);
+    GpuEquivalents.describe(t, s, gpu.share());
     return t;
   }
 
