@@ -51,13 +51,16 @@ public final class GpuShares {
   /**
    * A device's part of a physical GPU.
    *
-   * @param share the part, in (0, 1]
+   * @param share the part each of the pod's devices is, in (0, 1]: {@code device} over the replicas
+   *     when time-sliced or MPS
+   * @param device the part of a physical GPU the device under it is, before replicas divide it: a
+   *     MIG instance's compute slices, else 1. A sample's utilisation is of this device.
    * @param shared whether other pods may hold the same GPU at the same time (time-slicing, MPS)
-   * @param assumed whether the part was not known and 1 was taken (a shared resource whose replicas
-   *     are not known)
+   * @param assumed whether the replicas were not known and none was taken (a shared resource on a
+   *     node without the replicas label): then {@code share} is {@code device}, an upper bound
    */
-  public record Share(double share, boolean shared, boolean assumed) {
-    public static final Share WHOLE_GPU = new Share(1, false, false);
+  public record Share(double share, double device, boolean shared, boolean assumed) {
+    public static final Share WHOLE_GPU = new Share(1, 1, false, false);
   }
 
   /** Whether {@code resource} is an NVIDIA GPU: the whole GPU, a MIG profile or a shared one. */
@@ -86,7 +89,8 @@ public final class GpuShares {
    *     GPU_I_PROFILE}; a single-strategy MIG node names its slices {@code nvidia.com/gpu}), or
    *     null
    * @param model the GPU's model (node label or {@code modelName}), or null
-   * @param replicas the device plugin's replicas per GPU on the pod's node, or null when not known
+   * @param replicas the device plugin's replicas per GPU of the resource on the pod's node (node
+   *     label {@code <resource>.replicas}), or null when not known
    */
   public static Share of(
       String resource,
@@ -94,6 +98,18 @@ public final class GpuShares {
       String sampledProfile,
       String model,
       Integer replicas) {
+    return split(
+        device(resource, sampledProfile, model),
+        resource != null && sharedResources.contains(resource),
+        replicas);
+  }
+
+  /**
+   * The part of a physical GPU one device of {@code resource} is, before any replicas: a MIG
+   * profile's compute slices over the GPU's (the profile from the resource, else from the samples),
+   * else 1.
+   */
+  public static double device(String resource, String sampledProfile, String model) {
     String profile = migProfile(resource);
     if (profile == null) {
       profile = sampledProfile;
@@ -101,19 +117,27 @@ public final class GpuShares {
     if (profile != null) {
       int slices = computeSlices(profile);
       if (slices > 0) {
-        return new Share(Math.min(1.0, (double) slices / gpuSlices(model, profile)), false, false);
+        return Math.min(1.0, (double) slices / gpuSlices(model, profile));
       }
     }
-    boolean shared =
-        resource != null
-            && (sharedResources.contains(resource) || (WHOLE.equals(resource) && replicas != null));
-    if (!shared) {
-      return Share.WHOLE_GPU;
+    return 1.0;
+  }
+
+  /**
+   * A device of part {@code device} of a GPU, divided among the replicas when it is shared: when
+   * {@code shared} is said (a renamed shared resource, or samples that showed other pods on the
+   * GPU) or the node's replicas are more than 1. Shared without known replicas, it counts whole and
+   * says {@link Share#assumed}.
+   */
+  public static Share split(double device, boolean shared, Integer replicas) {
+    boolean replicated = replicas != null && replicas > 1;
+    if (!shared && !replicated) {
+      return new Share(device, device, false, false);
     }
-    if (replicas == null || replicas < 1) {
-      return new Share(1, true, true);
+    if (!replicated) {
+      return new Share(device, device, true, true);
     }
-    return new Share(1.0 / replicas, true, false);
+    return new Share(device / replicas, device, true, false);
   }
 
   /**

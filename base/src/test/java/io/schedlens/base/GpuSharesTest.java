@@ -53,14 +53,33 @@ class GpuSharesTest {
   void shouldCountAReplicaAsItsPartWhenItsReplicasAreKnownElseAsAWholeGpuAssumed() {
     List<String> shared = GpuShares.DEFAULT_SHARED;
     assertThat(GpuShares.of("nvidia.com/gpu.shared", shared, null, null, 4))
-        .isEqualTo(new GpuShares.Share(0.25, true, false));
+        .isEqualTo(new GpuShares.Share(0.25, 1, true, false));
     assertThat(GpuShares.of("nvidia.com/gpu.shared", shared, null, null, null))
-        .isEqualTo(new GpuShares.Share(1, true, true));
+        .isEqualTo(new GpuShares.Share(1, 1, true, true));
     // time-slicing without renaming: nvidia.com/gpu with replicas on its node
     assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, 2))
-        .isEqualTo(new GpuShares.Share(0.5, true, false));
+        .isEqualTo(new GpuShares.Share(0.5, 1, true, false));
+    // the label's value on a node without sharing (k8s-device-plugin internal/lm/resource.go)
+    assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, 1))
+        .isEqualTo(GpuShares.Share.WHOLE_GPU);
     assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, null))
         .isEqualTo(GpuShares.Share.WHOLE_GPU);
+  }
+
+  @Test
+  void shouldDivideATimeSlicedMigSliceAmongItsReplicas() {
+    // mixed strategy with time-slicing of a MIG resource: nvidia.com/mig-1g.10gb.replicas = 2
+    GpuShares.Share s =
+        GpuShares.of("nvidia.com/mig-1g.10gb", List.of(), null, "NVIDIA-H100-80GB-HBM3", 2);
+    assertThat(s.share()).isCloseTo(1.0 / 14, within(1e-12));
+    assertThat(s.device()).isCloseTo(1.0 / 7, within(1e-12));
+    assertThat(s.shared()).isTrue();
+  }
+
+  @Test
+  void shouldCountAGpuSamplesShowedSharedAsAssumedWholeWithoutReplicas() {
+    assertThat(GpuShares.split(1, true, null)).isEqualTo(new GpuShares.Share(1, 1, true, true));
+    assertThat(GpuShares.split(1, true, 4)).isEqualTo(new GpuShares.Share(0.25, 1, true, false));
   }
 
   @Test

@@ -12,6 +12,7 @@ import io.schedlens.collector.intake.RequestLogIntake;
 import io.schedlens.collector.intake.RequestMarkHold;
 import io.schedlens.collector.k8s.EventSource;
 import io.schedlens.collector.k8s.ExperimentSource;
+import io.schedlens.collector.k8s.NodeSource;
 import io.schedlens.collector.k8s.OwnerKind;
 import io.schedlens.collector.k8s.OwnerSource;
 import io.schedlens.collector.k8s.PodSource;
@@ -28,7 +29,6 @@ import io.schedlens.common.http.ServerTls;
 import io.schedlens.common.kafka.KafkaReachability;
 import io.schedlens.common.threads.WorkerThreads;
 import io.schedlens.projections.k8s.OwnerChain;
-import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.k8s.WorkloadProjection;
 import io.schedlens.projections.records.Records;
 import io.schedlens.projections.requests.FieldMapping;
@@ -321,14 +321,6 @@ public final class Collector implements AutoCloseable {
     }
   }
 
-  /** The pods' projection, with the labels, annotations and shared GPU resources configured. */
-  private PodProjection podProjection() {
-    return new PodProjection(
-        config.getList(CollectorConfig.POD_LABELS),
-        config.getList(CollectorConfig.POD_ANNOTATIONS),
-        config.getList(CollectorConfig.GPU_SHARED_RESOURCES));
-  }
-
   private void startSources(
       KubernetesClient client,
       Topics topics,
@@ -341,8 +333,9 @@ public final class Collector implements AutoCloseable {
             client,
             namespaces,
             config.getString(CollectorConfig.LABEL_SELECTOR),
-            podProjection(),
+            config.podProjection(),
             owners,
+            startNodes(client),
             sink,
             records,
             clock,
@@ -406,6 +399,17 @@ public final class Collector implements AutoCloseable {
       resources.add(experiments);
       experiments.start();
     }
+  }
+
+  /** The nodes' NVIDIA labels (gpu.node-labels), listed before the pods. */
+  private PodSource.NodeLookup startNodes(KubernetesClient client) {
+    if (!config.getBoolean(CollectorConfig.GPU_NODE_LABELS)) {
+      return PodSource.NodeLookup.NONE;
+    }
+    NodeSource nodes = new NodeSource(client, metrics);
+    resources.add(nodes);
+    nodes.startAndWait(OWNERS_LIST_WAIT);
+    return nodes::of;
   }
 
   /**

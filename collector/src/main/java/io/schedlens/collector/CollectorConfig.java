@@ -9,6 +9,7 @@ import io.schedlens.common.http.BearerToken;
 import io.schedlens.common.http.HttpSettings;
 import io.schedlens.common.http.ServerTls;
 import io.schedlens.projections.InputBounds;
+import io.schedlens.projections.k8s.PodProjection;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -31,6 +32,7 @@ public final class CollectorConfig extends AppConfig {
   public static final String POD_LABELS = "pod.labels";
   public static final String POD_ANNOTATIONS = "pod.annotations";
   public static final String GPU_SHARED_RESOURCES = "gpu.shared-resources";
+  public static final String GPU_NODE_LABELS = "gpu.node-labels";
   public static final String READBACK = "startup.readback";
   public static final String WORKLOADS_WATCH = "workloads.watch";
   public static final String OWNERS_KINDS = "owners.kinds";
@@ -138,6 +140,12 @@ public final class CollectorConfig extends AppConfig {
               GpuShares.DEFAULT_SHARED,
               Importance.MEDIUM,
               "Extended resources that are time-sliced or MPS replicas of a GPU (the NVIDIA device plugin's sharing with renameByDefault: true names them nvidia.com/gpu.shared): GPU requests whose pods may share one GPU. nvidia.com/gpu and every nvidia.com/mig-* are GPU requests always.")
+          .define(
+              GPU_NODE_LABELS,
+              Type.BOOLEAN,
+              true,
+              Importance.MEDIUM,
+              "Read (list and watch) the nodes' NVIDIA labels that GPU feature discovery sets: <resource>.replicas and <resource>.sharing-strategy give a time-sliced or MPS replica's part of its GPU (1/replicas), <resource>.product or nvidia.com/gpu.product the model a MIG slice is counted on. Needs RBAC to list nodes (the chart's collector.nodeLabels); without it a shared replica counts as a whole GPU, marked assumed.")
           .define(
               READBACK,
               Type.BOOLEAN,
@@ -435,6 +443,12 @@ public final class CollectorConfig extends AppConfig {
   /** The intake token, or null when none is required (intake.auth none). */
   public String intakeToken() {
     return BearerToken.required(this, "intake", "the request-log intake");
+  }
+
+  /** The pods' projection, with the labels, annotations and shared GPU resources configured. */
+  public PodProjection podProjection() {
+    return new PodProjection(
+        getList(POD_LABELS), getList(POD_ANNOTATIONS), getList(GPU_SHARED_RESOURCES));
   }
 
   /** What an input's time and latencies may be. */

@@ -18,8 +18,9 @@ import java.util.TreeSet;
  *       deletion is asked for, or it ends) and <em>holding</em> its GPUs from {@code runningAt}
  *       until it stops.
  *   <li>{@code gangWaitGpuSeconds}: over every interval in which some pod of a group is pending,
- *       the GPUs the group's holding pods hold, times the interval. A gang restarted (a JobSet's
- *       failure policy recreates every Job) waits again and counts again.
+ *       the GPUs the group's holding pods hold, in GPU-equivalents (a MIG slice or a shared replica
+ *       its part of a GPU), times the interval. A gang restarted (a JobSet's failure policy
+ *       recreates every Job) waits again and counts again.
  *   <li>{@code gangRunningAt}: the first time a group had a pod running and none pending; for a
  *       workload of several groups (a LeaderWorkerSet's, one per group index), the latest of the
  *       groups' that got there.
@@ -91,13 +92,13 @@ public final class GangStart {
     }
     times.add(now);
     Long runningAt = null;
-    long waitGpuMs = 0;
+    double waitGpuMs = 0;
     // the group as it stands from each time on, to the next (the last, now, the latest fact)
     long previous = 0;
     At before = null;
     for (long t : times) {
       if (before != null && before.pending > 0) {
-        waitGpuMs += before.gpus * (t - previous);
+        waitGpuMs += before.nanoGpus / 1e9 * (t - previous);
       }
       At at = At.of(group, t);
       if (runningAt == null && at.pending == 0 && at.running > 0) {
@@ -109,21 +110,24 @@ public final class GangStart {
     return new Figures(runningAt, waitGpuMs / 1000.0);
   }
 
-  /** A group at one time: its pods pending, its pods running, and the GPUs those hold. */
-  private record At(int pending, int running, long gpus) {
+  /**
+   * A group at one time: its pods pending, its pods running, and the GPU-equivalents those hold, in
+   * billionths (an integer sum, the same in whatever order the members come).
+   */
+  private record At(int pending, int running, long nanoGpus) {
     static At of(List<WorkloadMember> group, long t) {
       int pending = 0;
       int running = 0;
-      long gpus = 0;
+      long nanoGpus = 0;
       for (WorkloadMember p : group) {
         if (pendingAt(p, t)) {
           pending++;
         } else if (holdingAt(p, t)) {
           running++;
-          gpus += p.getGpus();
+          nanoGpus += Math.round(p.getGpus() * p.getGpuShare() * 1e9);
         }
       }
-      return new At(pending, running, gpus);
+      return new At(pending, running, nanoGpus);
     }
   }
 

@@ -35,15 +35,39 @@ final class GpuBusy {
 
   private GpuBusy() {}
 
-  /** Utilisation as a ratio 0..1, or null when the sample carries neither field. */
+  /**
+   * The pod's part of its device's time as a ratio 0..1, or null when the sample carries neither
+   * field: the device's utilisation split equally among the pods the scrape attributed it to
+   * ({@link GpuSample#getHolders}, a time-sliced or MPS GPU), or the pod's own processes' {@code
+   * DCGM_FI_DEV_GPU_UTIL} where dcgm-exporter measured them ({@link GpuSample#getOwnUtilisation}).
+   */
   static Double utilisation(GpuSample s) {
     Map<String, Double> f = s.getFields();
+    if (s.getOwnUtilisation()) {
+      return ratio(percent(f.get(GPU_UTIL)));
+    }
     Double v = f.get(ENGINE_ACTIVE);
     if (v == null) {
-      Double pct = f.get(GPU_UTIL);
-      v = pct == null ? null : pct / 100.0;
+      v = percent(f.get(GPU_UTIL));
     }
+    Double util = ratio(v);
+    if (util == null || s.getHolders() <= 1) {
+      return util;
+    }
+    return util / s.getHolders();
+  }
+
+  private static Double percent(Double pct) {
+    return pct == null ? null : pct / 100.0;
+  }
+
+  private static Double ratio(Double v) {
     return v == null || v.isNaN() ? null : Math.max(0.0, Math.min(1.0, v));
+  }
+
+  /** Whether the sample showed the pod's GPU shared with other pods. */
+  static boolean shared(GpuSample s) {
+    return s.getHolders() > 1 || s.getOwnUtilisation();
   }
 
   /**
@@ -54,15 +78,19 @@ final class GpuBusy {
     if (s.getMigProfile() == null) {
       return null;
     }
-    GpuShares.Share share =
-        GpuShares.of(null, List.of(), s.getMigProfile(), s.getModelName(), null);
-    return share.share();
+    return GpuShares.device(null, s.getMigProfile(), s.getModelName());
   }
 
-  /** Keeps the share a MIG instance's sample showed (a pod's devices are all alike). */
-  static void sampledShare(TimelineState state, Double share) {
+  /**
+   * Keeps the share a MIG instance's sample showed (a pod's devices are all alike), and whether a
+   * sample showed the GPU shared.
+   */
+  static void sampled(TimelineState state, Double share, boolean shared) {
     if (share != null) {
       state.getGpu().setSampledShare(share);
+    }
+    if (shared) {
+      state.getGpu().setSampledShared(true);
     }
   }
 

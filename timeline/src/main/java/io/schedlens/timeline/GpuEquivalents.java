@@ -4,17 +4,17 @@ import io.schedlens.avro.Disruption;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.base.GpuShares;
-import java.util.List;
 
 /**
  * A pod's GPU-seconds as GPU-equivalents (docs/design.md section 4, "Shared GPUs"): its devices
- * times the part of a physical GPU each is ({@code gpuShare}) times the time. A MIG instance's
- * share comes from its samples ({@code GPU_I_PROFILE} with {@code modelName}: a single-strategy MIG
- * node names its slices {@code nvidia.com/gpu}) or, before any, from the resource it requested
- * ({@code nvidia.com/mig-1g.10gb}); a time-sliced or MPS replica counts as a whole GPU, as the
- * replicas per GPU are not known here, and says {@code gpuShared}. Busy time stays, in the state,
- * the devices' own (a MIG instance's utilisation is of the instance); the share turns it into the
- * physical GPU's. Pure.
+ * times the part of a physical GPU each is ({@code gpuShare}) times the time. A MIG instance's part
+ * comes from its samples ({@code GPU_I_PROFILE} with {@code modelName}: a single-strategy MIG node
+ * names its slices {@code nvidia.com/gpu}) or, before any, from the resource it requested ({@code
+ * nvidia.com/mig-1g.10gb}) and the node's GPU model; a time-sliced or MPS replica is its device
+ * over the node's replicas ({@code <resource>.replicas}), or the whole device, assumed, when they
+ * are not known, and says {@code gpuShared}. Busy time stays, in the state, the pod's part of its
+ * device's time (a MIG instance's utilisation is of the instance; a shared GPU's is split among the
+ * pods holding it); the device's part turns it into the physical GPU's. Pure.
  */
 final class GpuEquivalents {
 
@@ -39,18 +39,23 @@ final class GpuEquivalents {
     return r == null && s.getIdentity().getGpus() > 0 ? GpuShares.WHOLE : r;
   }
 
-  /** The part of a physical GPU each of the pod's devices is. */
+  /**
+   * The part of a physical GPU each of the pod's devices is: the device's (a MIG instance's slices
+   * from its samples, else from the resource and the node's GPU model), divided among the node's
+   * replicas when the GPU is shared (a shared resource, a node whose replicas are more than 1, or
+   * samples that showed other pods on it).
+   */
   static GpuShares.Share share(TimelineState s) {
     String resource = resource(s);
     if (resource == null) {
       return GpuShares.Share.WHOLE_GPU;
     }
+    var id = s.getIdentity();
     Double sampled = s.getGpu().getSampledShare();
-    if (sampled != null) {
-      return new GpuShares.Share(sampled, false, false);
-    }
-    List<String> shared = s.getIdentity().getGpuShared() ? List.of(resource) : List.of();
-    return GpuShares.of(resource, shared, null, null, null);
+    double device =
+        sampled != null ? sampled : GpuShares.device(resource, null, id.getGpuProduct());
+    return GpuShares.split(
+        device, id.getGpuShared() || s.getGpu().getSampledShared(), id.getGpuReplicas());
   }
 
   /** Sets the timeline's {@code gpuResource}, {@code gpuShare} and {@code gpuShared}. */
@@ -85,7 +90,12 @@ final class GpuEquivalents {
     double gpus = s.getIdentity().getGpus() * share;
     long end = terminated != null ? terminated : Math.max(now, running);
     double allocated = gpus * Math.max(0, end - running) / 1000.0;
-    double busy = GpuBusy.total(s) * share;
+    // Busy is kept as the pod's part of its device's time (a shared GPU's split among its holders),
+    // so the device's part of the GPU turns it into the GPU's. On a shared GPU the pod may have
+    // used more than its replica while other replicas were free: it is counted up to what it was
+    // allocated (below), the rest belonging to no pod.
+    double device = part.device();
+    double busy = GpuBusy.total(s) * device;
     Double idle;
     Double unsampled = null;
     // Time no sample stands for is missing data, not idle: idle is what samples saw idle. (The
@@ -93,9 +103,13 @@ final class GpuEquivalents {
     // A first sample's span may reach back before runningAt, hence the bound by allocated.
     Double sampled = GpuBusy.sampled(s);
     if (sampled == null) {
+      busy = part.shared() ? Math.min(busy, allocated) : busy;
       idle = Math.max(0.0, allocated - busy);
     } else {
       double covered = Math.min(allocated, sampled * share);
+      if (part.shared()) {
+        busy = Math.min(busy, covered);
+      }
       idle = Math.max(0.0, covered - busy);
       unsampled = allocated - covered;
     }
@@ -109,7 +123,7 @@ final class GpuEquivalents {
                   ? running
                   : Math.min(s.getLatest().getCheckpointAt(), terminated));
       wasted = gpus * Math.max(0, terminated - from) / 1000.0;
-      wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running) * share));
+      wastedBusy = Math.max(0.0, Math.min(wasted, busy - GpuBusy.until(s, from, running) * device));
     }
     return new Seconds(part, allocated, busy, idle, unsampled, wasted, wastedBusy);
   }

@@ -127,7 +127,10 @@ public final class InputSeconds {
     while (i < readings.size() && order(readings.get(i), series, g.getTime()) < 0) {
       i++;
     }
-    readings.add(i, new GpuReading(series, g.getTime(), util, g.getIntervalMs(), GpuBusy.share(g)));
+    readings.add(
+        i,
+        new GpuReading(
+            series, g.getTime(), util, g.getIntervalMs(), GpuBusy.share(g), GpuBusy.shared(g)));
     return null;
   }
 

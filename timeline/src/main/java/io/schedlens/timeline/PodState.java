@@ -109,8 +109,17 @@ final class PodState {
    * @param count devices of {@code resource}
    * @param resource the extended resource, or null (from an older collector: nvidia.com/gpu)
    * @param shared whether the resource is a time-sliced or MPS replica
+   * @param replicas replicas per GPU of the resource on the pod's node, or null
+   * @param sharing the node's sharing strategy for the resource, or null
+   * @param product the GPU model on the pod's node, or null
    */
-  record Gpus(int count, String resource, boolean shared) {}
+  record Gpus(
+      int count,
+      String resource,
+      boolean shared,
+      Integer replicas,
+      String sharing,
+      String product) {}
 
   /** What the latest observation says the pod is: owner, priority, GPUs, labels, phase. */
   void describedAs(
@@ -134,6 +143,17 @@ final class PodState {
     id.setGpus(gpus.count());
     id.setGpuResource(gpus.resource());
     id.setGpuShared(gpus.shared());
+    // The node's labels, kept once told: an observation made while the collector's node cache
+    // lacked the node (at its start, or after the node left) says nothing of them.
+    if (gpus.replicas() != null) {
+      id.setGpuReplicas(gpus.replicas());
+    }
+    if (gpus.sharing() != null) {
+      id.setGpuSharing(gpus.sharing());
+    }
+    if (gpus.product() != null) {
+      id.setGpuProduct(gpus.product());
+    }
     id.setLabels(new HashMap<>(labels));
     s.getLatest().setPhase(phase);
     s.getLatest().setStatusReason(statusReason);

@@ -101,7 +101,13 @@ public final class TimelineReducer {
           o.getPriorityClassName(),
           o.getPriority(),
           o.getPreemptionPolicy(),
-          new PodState.Gpus(o.getGpus(), o.getGpuResource(), o.getGpuShared()),
+          new PodState.Gpus(
+              o.getGpus(),
+              o.getGpuResource(),
+              o.getGpuShared(),
+              o.getGpuReplicas(),
+              o.getGpuSharing(),
+              o.getGpuProduct()),
           o.getLabels(),
           o.getPhase(),
           o.getReason());
@@ -353,7 +359,7 @@ public final class TimelineReducer {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), g.getTime()));
     long span = GpuBusy.span(g.getIntervalMs(), settings);
     GpuBusy.add(s, g.getTime(), util, span);
-    GpuBusy.sampledShare(s, GpuBusy.share(g));
+    GpuBusy.sampled(s, GpuBusy.share(g), GpuBusy.shared(g));
     s.setSeries(
         PodSeriesPoints.addSample(
             s.getSeries(), g.getTime(), util, span, PodSeriesPoints.baseStepMs(settings)));
@@ -369,7 +375,7 @@ public final class TimelineReducer {
     }
     for (GpuReading r : in.getGpu()) {
       GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
-      GpuBusy.sampledShare(s, r.getShare());
+      GpuBusy.sampled(s, r.getShare(), r.getShared());
     }
     if (in.getRequests() > 0) {
       PodState p = new PodState(s);

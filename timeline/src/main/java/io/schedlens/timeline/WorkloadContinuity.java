@@ -221,6 +221,7 @@ public final class WorkloadContinuity {
         .setFinal$(t.getFinal$())
         .setRunningAt(t.getRunningAt())
         .setGpus(t.getGpus())
+        .setGpuShare(t.getGpuShare() == null ? 1.0 : t.getGpuShare())
         .setGang(GangStart.groupOf(s.getIdentity().getLabels()))
         .build();
   }

@@ -48,6 +48,19 @@ class GangStartTest {
   }
 
   @Test
+  void shouldCountTheWaitInGpuEquivalentsOfTheSlicesTheEarlyPodsHeld() {
+    // the same gang on H100 1g.10gb MIG slices: each worker holds a seventh of a GPU
+    List<WorkloadMember> gang =
+        trainingGang().stream()
+            .map(m -> WorkloadMember.newBuilder(m).setGpuShare(1.0 / 7).build())
+            .toList();
+
+    GangStart.Figures f = GangStart.of("JobSet", gang, at(100));
+
+    assertThat(f.waitGpuSeconds()).isCloseTo((10 + 20 + 120) / 7.0, within(1e-6));
+  }
+
+  @Test
   void shouldLeaveWorkloadsThatAreNotGangsWithout() {
     GangStart.Figures f = GangStart.of("Deployment", trainingGang(), at(100));
 

@@ -21,7 +21,7 @@ class PodSeriesPointsTest {
   /** A second with one GPU sample of the given utilisation and, optionally, requests. */
   static InputSecond second(long t, double util, long requests, List<Double> latencies) {
     InputSecond in = InputSeconds.empty(Math.floorDiv(t, 1000) * 1000, "ns/pod");
-    in.setGpu(new ArrayList<>(List.of(new GpuReading("GPU-1", t, util, 15_000L, null))));
+    in.setGpu(new ArrayList<>(List.of(new GpuReading("GPU-1", t, util, 15_000L, null, false))));
     in.setRequests(requests);
     in.setLatencies(new ArrayList<>(latencies));
     return in;

@@ -14,11 +14,13 @@ import io.schedlens.projections.dcgm.GpuSampleAssembler;
 import io.schedlens.projections.dcgm.GpuSampleAssembler.KeyedGpuSample;
 import io.schedlens.testsupport.Fixtures;
 import io.schedlens.testsupport.Inputs;
+import io.schedlens.testsupport.SharedGpuSeries;
 import io.schedlens.topology.metrics.StreamsMetrics;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,6 +160,92 @@ class SharedGpuTimelinesTest {
     assertThat(t.getGpuShared()).isTrue();
     assertThat(t.getGpuShare()).isEqualTo(1.0);
     assertThat(t.getAllocatedGpuSeconds()).isCloseTo(600.0, within(1e-9));
+  }
+
+  /**
+   * Both pods of issue #340's GPU holding a replica of it in every scrape (virtual GPUs on) at
+   * {@code utilPct} of the GPU, every 15 s from 10 to 610 s.
+   */
+  static List<GpuSample> virtualGpuScrapes(double utilPct) throws Exception {
+    List<GpuSample> out = new ArrayList<>();
+    for (double t = 10; t <= 610; t += 15) {
+      for (KeyedGpuSample k :
+          GpuSampleAssembler.assemble(
+                  ExpositionParser.parse(
+                      SharedGpuSeries.virtualGpuScrape("DCGM_FI_DEV_GPU_UTIL", utilPct, at(t)),
+                      Format.PROMETHEUS_TEXT),
+                  at(t),
+                  "http://10.0.0.1:9400/metrics",
+                  "gpu-node-1")
+              .samples()) {
+        out.add(GpuSample.newBuilder(k.sample()).setIntervalMs(t == 10 ? null : 15_000L).build());
+      }
+    }
+    return out;
+  }
+
+  /** The pods' timelines by UID, their observations and samples run together. */
+  Map<String, PodTimeline> runAll(List<PodObservation> pods, List<GpuSample> samples) {
+    List<Object> ordered = new ArrayList<>(pods);
+    ordered.addAll(samples);
+    ordered.sort(Comparator.comparingLong(StageDriver::timestampOf));
+    driver =
+        new StageDriver(
+            TopologySettings.defaults(),
+            stateDir.resolve("all-" + System.nanoTime()),
+            new StreamsMetrics());
+    driver.pipeMarked(ordered, 30_000);
+    driver.finish(at(610 + 900));
+    return driver.latestByUid();
+  }
+
+  @Test
+  void shouldSplitATimeSlicedGpusBusyAmongItsPodsAndCountEachOneReplica() throws Exception {
+    // the node time-slices its GPU four ways (GPU feature discovery's labels); two pods hold one
+    // replica each for 600 s while the GPU is 40 % busy
+    List<PodObservation> pods = new ArrayList<>();
+    for (String name : SharedGpuSeries.PODS) {
+      for (PodObservation o : life(SharedGpuSeries.NAMESPACE, name, "nvidia.com/gpu")) {
+        pods.add(
+            PodObservation.newBuilder(o)
+                .setGpuReplicas(4)
+                .setGpuSharing("time-slicing")
+                .setGpuProduct("NVIDIA-GeForce-RTX-4090-SHARED")
+                .build());
+      }
+    }
+
+    Map<String, PodTimeline> byUid = runAll(pods, virtualGpuScrapes(40));
+
+    for (String name : SharedGpuSeries.PODS) {
+      PodTimeline t = byUid.get("u-" + name);
+      assertThat(t.getGpuResource()).isEqualTo("nvidia.com/gpu");
+      assertThat(t.getGpuShared()).isTrue();
+      assertThat(t.getGpuShare()).isEqualTo(0.25);
+      assertThat(t.getAllocatedGpuSeconds()).isCloseTo(150.0, within(1e-9));
+      // 41 samples of 15 s, the GPU 40 % busy split between its two pods: 0.2 × 615 s each
+      assertThat(t.getBusyGpuSeconds()).as(name).isCloseTo(123.0, within(1e-6));
+      assertThat(t.getIdleAllocatedGpuSeconds()).isCloseTo(27.0, within(1e-6));
+    }
+  }
+
+  @Test
+  void shouldMarkAGpuItsSamplesShowedSharedAndCountNoMoreBusyThanTheReplicaWhenReplicasAreUnknown()
+      throws Exception {
+    // no node labels (gpu.node-labels off): the samples alone tell the GPU is shared
+    List<PodObservation> pods = new ArrayList<>();
+    for (String name : SharedGpuSeries.PODS) {
+      pods.addAll(life(SharedGpuSeries.NAMESPACE, name, "nvidia.com/gpu"));
+    }
+
+    Map<String, PodTimeline> byUid = runAll(pods, virtualGpuScrapes(100));
+
+    PodTimeline t = byUid.get("u-pod1");
+    assertThat(t.getGpuShared()).isTrue();
+    assertThat(t.getGpuShare()).isEqualTo(1.0); // assumed: the replicas are not known
+    assertThat(t.getAllocatedGpuSeconds()).isCloseTo(600.0, within(1e-9));
+    // half of a fully busy GPU for 615 s of samples, within the 600 s allocated
+    assertThat(t.getBusyGpuSeconds()).isCloseTo(307.5, within(1e-6));
   }
 
   @Test

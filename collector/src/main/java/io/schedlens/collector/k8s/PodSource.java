@@ -9,6 +9,7 @@ import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.collector.kafka.KafkaSink;
+import io.schedlens.projections.k8s.NodeGpuLabels;
 import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.records.Records;
@@ -40,6 +41,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
   private final String labelSelector;
   private final PodProjection projection;
   private final OwnerChain.Lookup owners;
+  private final NodeLookup nodes;
   private final KafkaSink sink;
   private final Records records;
   private final Clock clock;
@@ -54,6 +56,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
       String labelSelector,
       PodProjection projection,
       OwnerChain.Lookup owners,
+      NodeLookup nodes,
       KafkaSink sink,
       Records records,
       Clock clock,
@@ -64,6 +67,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     this.labelSelector = labelSelector;
     this.projection = projection;
     this.owners = owners;
+    this.nodes = nodes;
     this.sink = sink;
     this.records = records;
     this.clock = clock;
@@ -140,6 +144,14 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
     return OwnerChain.Owner.of(pod);
   }
 
+  /** What a node's labels say of a GPU resource on it ({@link NodeSource#of}). */
+  @FunctionalInterface
+  public interface NodeLookup {
+    NodeLookup NONE = (node, resource) -> NodeGpuLabels.NONE;
+
+    NodeGpuLabels of(String node, String resource);
+  }
+
   @Override
   public void onAdd(Pod pod) {
     send(project(pod, InformerHandle.addType(pod, startedAt)));
@@ -157,6 +169,7 @@ public final class PodSource implements ResourceEventHandler<Pod>, AutoCloseable
    */
   private PodObservation project(Pod pod, ChangeType change) {
     PodObservation p = projection.project(pod, change, clock.millis());
+    nodes.of(p.getNodeName(), p.getGpuResource()).tell(p);
     PodObservation last = sent.last(p.getUid());
     if (last != null && last.getWorkload() != null) {
       p.setWorkload(last.getWorkload());

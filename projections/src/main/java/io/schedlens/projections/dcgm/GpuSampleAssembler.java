@@ -4,11 +4,13 @@ import io.schedlens.avro.GpuSample;
 import io.schedlens.schemas.GpuSampleKey;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -119,13 +121,60 @@ public final class GpuSampleAssembler {
       fields.get(id).put(field, s.value());
     }
 
+    Map<Device, Holders> holders = holders(builders.keySet(), fields);
     List<KeyedGpuSample> out = new ArrayList<>(builders.size());
     builders.forEach(
         (id, b) -> {
+          if (id.pod != null) {
+            Holders h = holders.get(Device.of(id));
+            b.setHolders(h.pods.size())
+                .setOwnUtilisation(h.deviceUtil && fields.get(id).containsKey(GPU_UTIL));
+          }
           GpuSample sample = b.setFields(fields.get(id)).build();
           out.add(new KeyedGpuSample(keyOf(sample), sample));
         });
     return new Result(out, notUsed);
+  }
+
+  private static final String GPU_UTIL = "DCGM_FI_DEV_GPU_UTIL";
+
+  /** One GPU (or MIG instance) at one sample time, whoever holds it. */
+  private record Device(String node, String gpu, String uuid, String migInstance, long time) {
+    static Device of(Identity id) {
+      return new Device(id.node, id.gpu, id.uuid, id.migInstance, id.time);
+    }
+  }
+
+  /**
+   * The pods a device was attributed to, and whether the scrape also gave its utilisation
+   * unattributed beside them.
+   */
+  private static final class Holders {
+    final Set<String> pods = new HashSet<>(2);
+    boolean deviceUtil;
+  }
+
+  /**
+   * Who holds each device. dcgm-exporter with virtual GPUs ({@code --kubernetes-virtual-gpus})
+   * repeats a time-sliced or MPS GPU's series for every pod holding a replica of it, so a device
+   * attributed to several pods at one time is shared by them. From 4.5.3-4.8.2 on it also writes
+   * {@code DCGM_FI_DEV_GPU_UTIL} per pod from the pod's own processes and keeps the device's
+   * unattributed series beside them (internal/pkg/transformation/kubernetes.go, {@code
+   * createPerProcessMetrics}); without virtual GPUs a device's series is either attributed or not,
+   * never both.
+   */
+  private static Map<Device, Holders> holders(
+      Iterable<Identity> ids, Map<Identity, Map<String, Double>> fields) {
+    Map<Device, Holders> holders = new HashMap<>();
+    for (Identity id : ids) {
+      Holders h = holders.computeIfAbsent(Device.of(id), d -> new Holders());
+      if (id.pod != null) {
+        h.pods.add(id.namespace + "/" + id.pod);
+      } else if (fields.get(id).containsKey(GPU_UTIL)) {
+        h.deviceUtil = true;
+      }
+    }
+    return holders;
   }
 
   /** The sample's topic key ({@link GpuSampleKey}). */

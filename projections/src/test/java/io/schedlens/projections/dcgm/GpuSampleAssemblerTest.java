@@ -8,6 +8,7 @@ import io.schedlens.projections.dcgm.ExpositionParser.Format;
 import io.schedlens.projections.dcgm.GpuSampleAssembler.KeyedGpuSample;
 import io.schedlens.projections.dcgm.GpuSampleAssembler.Result;
 import io.schedlens.testsupport.Fixtures;
+import io.schedlens.testsupport.SharedGpuSeries;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -264,6 +265,73 @@ class GpuSampleAssemblerTest {
     assertThat(r.samples().get(0).sample().getFields()).hasSize(2);
     assertThat(r.samples().get(1).sample().getFields())
         .containsOnly(Map.entry("DCGM_FI_DEV_GPU_UTIL", 40.0));
+  }
+
+  private static Result assemble(String exposition) throws ExpositionFormatException {
+    return GpuSampleAssembler.assemble(
+        ExpositionParser.parse(exposition, Format.PROMETHEUS_TEXT), SCRAPED_AT, "file", null);
+  }
+
+  @Test
+  void shouldCountThePodsAScrapeAttributedOneGpuTo() throws Exception {
+    // issue #340's GPU and pods, both holding a replica in one scrape (virtual GPUs on)
+    Result r = assemble(SharedGpuSeries.virtualGpuScrape("DCGM_FI_DEV_GPU_UTIL", 60, SCRAPED_AT));
+
+    assertThat(r.samples()).hasSize(2);
+    assertThat(r.samples())
+        .allSatisfy(
+            k -> {
+              assertThat(k.sample().getUuid()).isEqualTo("GPU-longgui");
+              assertThat(k.sample().getHolders()).isEqualTo(2);
+              assertThat(k.sample().getOwnUtilisation()).isFalse();
+              assertThat(k.sample().getLabels()).containsKey("vgpu");
+            })
+        .extracting(k -> k.sample().getPod())
+        .containsExactlyInAnyOrderElementsOf(SharedGpuSeries.PODS);
+  }
+
+  @Test
+  void shouldCountOneHolderWhenTheExporterAttributesTheGpuToOnePodAScrape() throws Exception {
+    // without virtual GPUs: each scrape names one of the pods ("every sample a different metric")
+    for (int i = 0; i < SharedGpuSeries.PODS.size(); i++) {
+      Result r =
+          assemble(SharedGpuSeries.oneHolderScrape(i, "DCGM_FI_DEV_GPU_UTIL", 60, SCRAPED_AT));
+      assertThat(r.samples())
+          .singleElement()
+          .satisfies(
+              k -> {
+                assertThat(k.sample().getHolders()).isEqualTo(1);
+                assertThat(k.sample().getOwnUtilisation()).isFalse();
+              });
+    }
+  }
+
+  @Test
+  void shouldTellThePodsOwnUtilisationWhereTheExporterMeasuredItsProcesses() throws Exception {
+    // 4.5.3-4.8.2 with virtual GPUs: GPU_UTIL per pod from its processes, the device's unattributed
+    // beside them; other fields still the device's, copied to each pod
+    String scrape =
+        SharedGpuSeries.virtualGpuScrape("DCGM_FI_DEV_GPU_UTIL", 25, SCRAPED_AT)
+            + SharedGpuSeries.virtualGpuScrape("DCGM_FI_PROF_GR_ENGINE_ACTIVE", 0.7, SCRAPED_AT)
+            + "DCGM_FI_DEV_GPU_UTIL{gpu=\"0\",UUID=\"GPU-longgui\",Hostname=\"worker1\"} 70 "
+            + SCRAPED_AT
+            + "\n";
+
+    Result r = assemble(scrape);
+
+    assertThat(r.samples()).hasSize(3);
+    assertThat(r.samples())
+        .filteredOn(k -> k.sample().getPod() != null)
+        .hasSize(2)
+        .allSatisfy(
+            k -> {
+              assertThat(k.sample().getHolders()).isEqualTo(2);
+              assertThat(k.sample().getOwnUtilisation()).isTrue();
+            });
+    assertThat(r.samples())
+        .filteredOn(k -> k.sample().getPod() == null)
+        .singleElement()
+        .satisfies(k -> assertThat(k.sample().getHolders()).isEqualTo(1));
   }
 
   @Test
