@@ -141,6 +141,17 @@ public final class GpuShares {
   }
 
   /**
+   * How many instances of {@code profile} one GPU of {@code model} holds when all its instances are
+   * of that profile (mig-parted's {@code all-1g.10gb}): its compute slices over the profile's, 7 of
+   * 1g.10gb on an H100, 3 of 2g.20gb, 2 of 3g.40gb, 4 of 1g.6gb on an A30 (NVIDIA's MIG user guide,
+   * "Supported MIG Profiles", instances available); 0 when {@code profile} is not a profile.
+   */
+  public static int instancesPerGpu(String profile, String model) {
+    int slices = computeSlices(profile);
+    return slices <= 0 ? 0 : gpuSlices(model, profile) / slices;
+  }
+
+  /**
    * The compute slices of a MIG profile: {@code 3} for {@code 3g.40gb} (and {@code 3g.40gb+me}),
    * {@code 1} for the compute instance {@code 1c.3g.40gb}; 0 when it is not a profile's name.
    */

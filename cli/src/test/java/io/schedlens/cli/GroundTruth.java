@@ -143,8 +143,37 @@ public final class GroundTruth {
             .as(pod + " busy ≤ allocated (allocation is not utilisation)")
             .isLessThanOrEqualTo(t.getAllocatedGpuSeconds() + 15 * truth.gpus());
       }
+      gpuEquivalents(soft, pod, truth, t);
     }
     soft.assertAll();
+  }
+
+  /**
+   * A pod that ran held {@code gpuShare} of a GPU per device (a MIG slice's compute slices, a
+   * time-sliced replica's 1/replicas) and its allocated GPU-seconds are GPU-equivalents: devices ×
+   * share × running time, whose ends are whole seconds on the API.
+   */
+  private static void gpuEquivalents(
+      SoftAssertions soft, String pod, PodTruth truth, PodTimeline t) {
+    if (truth.gpus() <= 0 || truth.runningAt() == null) {
+      return;
+    }
+    soft.assertThat(t.getGpuShare())
+        .as(pod + " gpuShare")
+        .isNotNull()
+        .isCloseTo(truth.gpuShare(), org.assertj.core.api.Assertions.within(1e-9));
+    if (truth.terminatedAt() != null && t.getAllocatedGpuSeconds() != null) {
+      double gpus = truth.gpus() * truth.gpuShare();
+      double expected = gpus * (truth.terminatedAt() - truth.runningAt()) / 1000.0;
+      soft.assertThat(Math.abs(t.getAllocatedGpuSeconds() - expected))
+          .as(
+              pod
+                  + " allocated GPU-equivalent seconds "
+                  + t.getAllocatedGpuSeconds()
+                  + " vs "
+                  + expected)
+          .isLessThanOrEqualTo(gpus * 2.0);
+    }
   }
 
   /**

@@ -7,6 +7,7 @@ import io.schedlens.simulator.cluster.ClusterWriter;
 import io.schedlens.simulator.cluster.EventQueue;
 import io.schedlens.simulator.cluster.GpuView;
 import io.schedlens.simulator.cluster.Names;
+import io.schedlens.simulator.cluster.NodeObjects;
 import io.schedlens.simulator.cluster.PodTruth;
 import io.schedlens.simulator.cluster.RequestSink;
 import io.schedlens.simulator.cluster.SchedulerWrites;
@@ -79,7 +80,8 @@ public final class Simulator {
                 pool.gpuModel(),
                 pool.labels(),
                 pool.taints(),
-                uuids));
+                uuids,
+                pool.layout()));
       }
     }
   }
@@ -96,6 +98,21 @@ public final class Simulator {
 
   public GpuView gpus() {
     return gpus;
+  }
+
+  /**
+   * A pool's GPUs as the experiment's description says them: "8 GPU", "8 GPU, 2 as 14 × 1g.10gb".
+   */
+  private static String gpus(NodePool n) {
+    Scenario.GpuLayout l = n.layout();
+    String out = n.gpus() + " GPU";
+    if (l.migProfile() != null) {
+      out += ", " + l.migGpus() + " as " + n.devices(l.migResource()) + " × " + l.migProfile();
+    }
+    if (l.replicas() > 1) {
+      out += ", time-sliced × " + l.replicas();
+    }
+    return out;
   }
 
   /** How the scheduler writes failed attempts; default {@link SchedulerWrites#EVERY_ATTEMPT}. */
@@ -130,6 +147,12 @@ public final class Simulator {
   public List<PodTruth> run(ClusterWriter api, RequestSink requests, Pacer pacer, Progress progress)
       throws InterruptedException {
     long runLength = scenario.duration().toMillis() + scenario.gap().toMillis();
+    for (SimNode node : nodes) {
+      if (!node.layout().equals(Scenario.GpuLayout.WHOLE)) {
+        // GPU feature discovery's labels say how a shared node's GPUs are offered
+        api.applyObject(NodeObjects.node(node, origin));
+      }
+    }
     runs.clear();
     int k = 0;
     for (int repeat = 1; repeat <= scenario.repeats(); repeat++) {
@@ -226,7 +249,7 @@ public final class Simulator {
                     + String.join(
                         ", ",
                         s.nodes().stream()
-                            .map(n -> n.count() + " × " + n.name() + " (" + n.gpus() + " GPU)")
+                            .map(n -> n.count() + " × " + n.name() + " (" + gpus(n) + ")")
                             .toList())
                     + "; workloads: "
                     + String.join(

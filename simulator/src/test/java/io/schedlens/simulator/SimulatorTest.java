@@ -124,17 +124,21 @@ class SimulatorTest {
               .collect(Collectors.groupingBy(PodTruth::node));
       byNode.forEach(
           (node, ran) -> {
-            List<long[]> edges = new ArrayList<>();
+            // in GPU-equivalents: a MIG slice or a time-sliced replica is its part of a GPU
+            List<double[]> edges = new ArrayList<>();
             for (PodTruth t : ran) {
               long end = t.terminatedAt() != null ? t.terminatedAt() : t.deletedAt();
-              edges.add(new long[] {t.runningAt(), t.gpus()});
-              edges.add(new long[] {end, -t.gpus()});
+              edges.add(new double[] {t.runningAt(), t.gpus() * t.gpuShare()});
+              edges.add(new double[] {end, -t.gpus() * t.gpuShare()});
             }
-            edges.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
-            long inUse = 0;
-            for (long[] e : edges) {
+            edges.sort(
+                Comparator.<double[]>comparingDouble(e -> e[0]).thenComparingDouble(e -> e[1]));
+            double inUse = 0;
+            for (double[] e : edges) {
               inUse += e[1];
-              assertThat(inUse).as(name + " " + node).isLessThanOrEqualTo(capacity.get(node));
+              assertThat(inUse)
+                  .as(name + " " + node)
+                  .isLessThanOrEqualTo(capacity.get(node) + 1e-9);
             }
           });
     }

@@ -3,6 +3,7 @@ package io.schedlens.whatif;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.ReplicaPoint;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.base.GpuShares;
 import io.schedlens.report.PodFacts;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
@@ -93,9 +94,26 @@ public final class ObservedArrivals {
     List<NodePool> pools = new ArrayList<>();
     if (!policy.nodes().isEmpty()) {
       for (Policy.Node n : policy.nodes()) {
-        pools.add(new NodePool(n.name(), n.count(), n.gpus(), "", Map.of(), List.of()));
+        pools.add(
+            new NodePool(
+                n.name(), n.count(), n.gpus(), n.gpuModel(), Map.of(), List.of(), n.layout()));
       }
       return pools;
+    }
+    for (ObservedRun run : runs) {
+      for (PodTimeline t : run.pods()) {
+        if (t.getGpuResource() != null && GpuShares.migProfile(t.getGpuResource()) != null) {
+          throw new PolicyException(
+              "policy "
+                  + policy.name()
+                  + ": "
+                  + t.getName()
+                  + " ran on "
+                  + t.getGpuResource()
+                  + " (MIG slices); the nodes' layout cannot be told from the timelines: describe"
+                  + " them under nodes, with mig: {profile, gpus} (docs/operators/whatif.md)");
+        }
+      }
     }
     Map<String, Integer> peak = new TreeMap<>();
     for (ObservedRun run : runs) {
@@ -400,6 +418,12 @@ public final class ObservedArrivals {
     boolean warm = startup < START_OVERHEAD_MS;
     long pull = warm ? 0 : Math.max(200, startup - START_OVERHEAD_MS);
     long stop = Math.max(0, Math.min(30_000, median(stops, 2_000) - 150));
+    String resource =
+        pods.stream()
+            .map(PodTimeline::getGpuResource)
+            .filter(r -> r != null)
+            .findFirst()
+            .orElse(GpuShares.WHOLE);
     return new PodTemplate(
         gpus,
         "observed",
@@ -408,7 +432,8 @@ public final class ObservedArrivals {
         Duration.ofMillis(stop),
         Map.of(),
         List.of(),
-        warm);
+        warm,
+        resource);
   }
 
   static long median(List<Long> values, long fallback) {

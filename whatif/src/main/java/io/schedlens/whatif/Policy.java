@@ -1,6 +1,7 @@
 package io.schedlens.whatif;
 
 import io.schedlens.simulator.scenario.Kueue;
+import io.schedlens.simulator.scenario.Scenario.GpuLayout;
 import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import java.time.Duration;
@@ -77,8 +78,17 @@ public record Policy(
     QUEUED
   }
 
-  /** {@code count} nodes named {@code name-1 … name-count} with {@code gpus} GPUs each. */
-  public record Node(String name, int count, int gpus) {}
+  /**
+   * {@code count} nodes named {@code name-1 … name-count} with {@code gpus} GPUs of {@code
+   * gpuModel} each, offered as {@code layout} says (MIG slices, time-sliced replicas).
+   */
+  public record Node(String name, int count, int gpus, String gpuModel, GpuLayout layout) {
+
+    /** Whole GPUs of no model in particular. */
+    public Node(String name, int count, int gpus) {
+      this(name, count, gpus, "", GpuLayout.WHOLE);
+    }
+  }
 
   /** The same policy with another random seed for the simulated traffic and timing. */
   public Policy withSeed(long otherSeed) {

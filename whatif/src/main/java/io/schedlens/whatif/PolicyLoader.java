@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import io.schedlens.base.Durations;
+import io.schedlens.base.GpuShares;
 import io.schedlens.simulator.scenario.Kueue;
+import io.schedlens.simulator.scenario.Scenario.GpuLayout;
 import io.schedlens.simulator.scenario.Scenario.GpuQuota;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.ScenarioException;
@@ -118,9 +120,16 @@ public final class PolicyLoader {
     for (int i = 0; i < ns.size(); i++) {
       String p = "nodes[" + i + "]";
       JsonNode x = ns.get(i);
-      known(x, p, "name", "count", "gpus");
+      known(x, p, "name", "count", "gpus", "gpuModel", "mig", "timeSlicing");
+      int gpus = positive(x, p, "gpus", null);
+      String model = text(x, p, "gpuModel", "");
       nodes.add(
-          new Node(name(x, p, "name"), positive(x, p, "count", 1), positive(x, p, "gpus", null)));
+          new Node(
+              name(x, p, "name"),
+              positive(x, p, "count", 1),
+              gpus,
+              model,
+              layout(x, p, gpus, model)));
     }
     JsonNode seed = n.get("seed");
     if (seed != null && !seed.canConvertToLong()) {
@@ -128,6 +137,35 @@ public final class PolicyLoader {
     }
     return new Policy(
         name, classes, workloads, quotas, kueue, u, nodes, seed == null ? 1L : seed.asLong());
+  }
+
+  /**
+   * A node entry's {@code mig} ({@code gpus} of each node's GPUs partitioned into instances of
+   * {@code profile}, the GPU Operator's mixed strategy) and {@code timeSlicing} ({@code replicas}
+   * of each whole GPU), as a scenario's node pools say them.
+   */
+  private GpuLayout layout(JsonNode x, String p, int gpus, String model) {
+    String profile = null;
+    int migGpus = 0;
+    JsonNode mig = x.get("mig");
+    if (mig != null && !mig.isNull()) {
+      known(mig, p + ".mig", "profile", "gpus");
+      profile = text(mig, p + ".mig", "profile", null);
+      if (GpuShares.instancesPerGpu(profile, model) < 1) {
+        throw fail(p + ".mig.profile", "'" + profile + "' is not a MIG profile (e.g. 1g.10gb)");
+      }
+      migGpus = positive(mig, p + ".mig", "gpus", gpus);
+      if (migGpus > gpus) {
+        throw fail(p + ".mig.gpus", "more GPUs partitioned than the node has (" + gpus + ")");
+      }
+    }
+    int replicas = 1;
+    JsonNode slicing = x.get("timeSlicing");
+    if (slicing != null && !slicing.isNull()) {
+      known(slicing, p + ".timeSlicing", "replicas");
+      replicas = positive(slicing, p + ".timeSlicing", "replicas", null);
+    }
+    return new GpuLayout(profile, migGpus, replicas);
   }
 
   private List<PriorityClassSpec> priorityClasses(JsonNode n) {

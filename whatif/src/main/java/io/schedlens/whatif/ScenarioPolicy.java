@@ -60,7 +60,9 @@ public final class ScenarioPolicy {
         arm.quotas(),
         s.kueue(),
         Policy.Unserved.FAILED,
-        s.nodes().stream().map(n -> new Policy.Node(n.name(), n.count(), n.gpus())).toList(),
+        s.nodes().stream()
+            .map(n -> new Policy.Node(n.name(), n.count(), n.gpus(), n.gpuModel(), n.layout()))
+            .toList(),
         s.seed());
   }
 }

@@ -3,6 +3,7 @@ package io.schedlens.whatif;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.schedlens.simulator.scenario.Scenario.GpuLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,34 @@ class PolicyLoaderTest {
     assertThat(p.unserved()).isEqualTo(Policy.Unserved.QUEUED);
     assertThat(p.nodes()).containsExactly(new Policy.Node("gpu-node", 4, 8));
     assertThat(p.seed()).isEqualTo(7);
+  }
+
+  @Test
+  void shouldReadNodesWithMigSlicesAndTimeSlicedReplicas() {
+    Policy p =
+        PolicyLoader.parse(
+            "p.yaml",
+            """
+            name: shared
+            priorityClasses: [{name: interactive, value: 100000}]
+            nodes:
+              - name: mig-pool
+                count: 2
+                gpus: 8
+                gpuModel: NVIDIA A30
+                mig: {profile: 1g.6gb, gpus: 2}
+                timeSlicing: {replicas: 2}
+            """);
+    Policy.Node n = p.nodes().get(0);
+    assertThat(n.layout()).isEqualTo(new GpuLayout("1g.6gb", 2, 2));
+    assertThat(n.layout().devices("nvidia.com/mig-1g.6gb", n.gpus(), n.gpuModel())).isEqualTo(8);
+    assertThat(n.layout().devices("nvidia.com/gpu", n.gpus(), n.gpuModel())).isEqualTo(12);
+    assertThatThrownBy(
+            () ->
+                PolicyLoader.parse(
+                    "p.yaml",
+                    "name: x\nnodes: [{name: n, gpus: 2, mig: {profile: 1g.10gb, gpus: 3}}]\n"))
+        .hasMessageContaining("nodes[0].mig.gpus: more GPUs partitioned than the node has (2)");
   }
 
   @Test

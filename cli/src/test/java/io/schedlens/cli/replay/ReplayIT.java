@@ -1,6 +1,7 @@
 package io.schedlens.cli.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.cli.GroundTruth;
@@ -92,6 +93,54 @@ class ReplayIT {
     assertThat(r.report().row("treatment", "embedding-batch").preemptions().min()).isPositive();
     assertThat(Files.readString(out.resolve("replay-summary.json")))
         .contains("\"finalTimelines\" : " + truth.size());
+  }
+
+  /**
+   * Shared GPUs recorded and replayed: chat-small on H100 1g.10gb MIG slices (a seventh of a GPU
+   * each), the embedder on a T4 time-sliced four ways (a quarter, from the recorded node's GPU
+   * feature discovery labels; its busy split among the pods holding the T4 in each scrape), the
+   * training Jobs on whole GPUs beside the slices; every pod's share and allocated GPU-equivalent
+   * seconds as the simulator lived them.
+   */
+  @Test
+  void shouldReplaySharedGpusInGpuEquivalentsToTheSimulatorsGroundTruth() throws Exception {
+    Recorded rec = recordAndReplay("shared");
+    Replay.Result r = rec.result();
+    assertThat(r.unusable().counts()).as("a clean recording").isEmpty();
+    GroundTruth.assertMatches(rec.truth(), r.timelines());
+    List<PodTimeline> chat =
+        r.timelines().values().stream().filter(t -> t.getName().startsWith("chat-small-")).toList();
+    List<PodTimeline> embedder =
+        r.timelines().values().stream().filter(t -> t.getName().startsWith("embedder-")).toList();
+    List<PodTimeline> train =
+        r.timelines().values().stream().filter(t -> t.getName().startsWith("train-")).toList();
+    assertThat(chat)
+        .isNotEmpty()
+        .allSatisfy(
+            t -> {
+              assertThat(t.getGpuResource()).isEqualTo("nvidia.com/mig-1g.10gb");
+              assertThat(t.getGpuShare()).isCloseTo(1.0 / 7, within(1e-12));
+              assertThat(t.getGpuShared()).isFalse();
+            });
+    assertThat(embedder)
+        .isNotEmpty()
+        .allSatisfy(
+            t -> {
+              assertThat(t.getGpuResource()).isEqualTo("nvidia.com/gpu");
+              assertThat(t.getGpuShare()).isEqualTo(0.25);
+              assertThat(t.getGpuShared()).isTrue();
+            });
+    assertThat(embedder.stream().mapToDouble(t -> orZero(t.getBusyGpuSeconds())).sum())
+        .as("the T4's busy time, split among its holders")
+        .isPositive();
+    assertThat(chat.stream().mapToDouble(t -> orZero(t.getBusyGpuSeconds())).sum())
+        .as("the slices' busy time, from the instances' own GR_ENGINE_ACTIVE")
+        .isPositive();
+    assertThat(train).isNotEmpty().allSatisfy(t -> assertThat(t.getGpuShare()).isEqualTo(1.0));
+  }
+
+  private static double orZero(Double d) {
+    return d == null ? 0 : d;
   }
 
   /**

@@ -10,10 +10,12 @@ import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import com.fasterxml.jackson.dataformat.yaml.YAMLMapper;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.schedlens.avro.ChangeType;
+import io.schedlens.projections.k8s.NodeGpuLabels;
 import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.QueueWorkloadProjection;
 import java.io.IOException;
@@ -38,7 +40,7 @@ public final class RecordedObjects {
    * the List holding it) starts on.
    */
   public sealed interface Item
-      permits PodItem, CoreEventItem, EventsV1Item, QueueWorkloadItem, OwnerItem {
+      permits PodItem, CoreEventItem, EventsV1Item, QueueWorkloadItem, OwnerItem, NodeItem {
     ChangeType change();
 
     int line();
@@ -58,6 +60,12 @@ public final class RecordedObjects {
    */
   public record QueueWorkloadItem(GenericKubernetesResource workload, ChangeType change, int line)
       implements Item {}
+
+  /**
+   * A Node ({@code kubectl get nodes -o json}, or its watch), kept as its name and NVIDIA labels
+   * ({@link NodeGpuLabels#retainRead}): what its pods' GPU sharing is read from.
+   */
+  public record NodeItem(Node node, ChangeType change, int line) implements Item {}
 
   /**
    * An object of another kind (a ReplicaSet, a Job, a JobSet, a RayCluster…), kept as what a pod's
@@ -177,6 +185,10 @@ public final class RecordedObjects {
                     node.toString(), io.fabric8.kubernetes.api.model.events.v1.Event.class),
                 c,
                 line));
+      } else if (kind.equals("Node") && apiVersion.equals("v1")) {
+        items.add(
+            new NodeItem(
+                NodeGpuLabels.retainRead(KUBE.unmarshal(node.toString(), Node.class)), c, line));
       } else if (kind.equals("Workload")
           && apiVersion.startsWith(QueueWorkloadProjection.GROUP + "/")) {
         items.add(

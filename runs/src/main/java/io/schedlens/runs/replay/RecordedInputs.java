@@ -7,6 +7,7 @@ import io.schedlens.avro.WorkloadObservation;
 import io.schedlens.collector.CollectorConfig;
 import io.schedlens.projections.InputBounds;
 import io.schedlens.projections.k8s.EventProjection;
+import io.schedlens.projections.k8s.NodeGpuLabels;
 import io.schedlens.projections.k8s.OwnerChain;
 import io.schedlens.projections.k8s.PodProjection;
 import io.schedlens.projections.k8s.QueueWorkloadProjection;
@@ -94,6 +95,7 @@ public final class RecordedInputs {
     Map<String, List<RecordedObjects.Item>> read = new LinkedHashMap<>();
     Map<String, OwnerChain.Owner> owners = new HashMap<>();
     Map<String, String> admittedBy = new HashMap<>();
+    Map<String, Map<String, String>> nodeLabels = new HashMap<>();
     for (String file : new LinkedHashSet<>(objectFiles)) {
       List<RecordedObjects.Item> items = RecordedObjects.read(readFile(file), unusable);
       read.put(file, items);
@@ -107,6 +109,9 @@ public final class RecordedInputs {
               w.workload().getMetadata().getUid(), QueueWorkloadProjection.admits(w.workload()));
         } else if (item instanceof RecordedObjects.PodItem p && p.pod().getMetadata() != null) {
           owners.putIfAbsent(p.pod().getMetadata().getUid(), OwnerChain.Owner.of(p.pod()));
+        } else if (item instanceof RecordedObjects.NodeItem n && n.node().getMetadata() != null) {
+          // a node as last recorded, as the collector's node cache holds it
+          nodeLabels.put(n.node().getMetadata().getName(), n.node().getMetadata().getLabels());
         }
       }
     }
@@ -118,6 +123,9 @@ public final class RecordedInputs {
               if (item instanceof RecordedObjects.PodItem p) {
                 PodObservation o = pods.project(p.pod(), p.change(), 0);
                 o.setWorkload(OwnerChain.topOf(p.pod(), lookup));
+                if (o.getNodeName() != null) {
+                  NodeGpuLabels.of(nodeLabels.get(o.getNodeName()), o.getGpuResource()).tell(o);
+                }
                 podNames.put(o.getUid(), PodName.of(o));
                 pod(records, inputs, watched, file, p, o);
               } else if (item instanceof RecordedObjects.CoreEventItem e) {

@@ -1,6 +1,7 @@
 package io.schedlens.simulator.cluster;
 
 import io.schedlens.base.DisruptionCause;
+import io.schedlens.base.GpuShares;
 import io.schedlens.base.Outcome;
 import io.schedlens.simulator.scenario.Scenario;
 import io.schedlens.simulator.scenario.Scenario.Arm;
@@ -330,6 +331,10 @@ public final class ClusterRun {
     List<PodTruth> out = new ArrayList<>();
     for (SimPod p : state.pods.values()) {
       LiveTruth t = state.truth(p.uid);
+      double share =
+          p.node == null
+              ? GpuShares.device(p.gpuResource, null, null)
+              : state.node(p.node).share(p.gpuResource);
       Double wasted = null;
       if (p.workload.spec() instanceof JobSpec
           && p.containerStartedAt != null
@@ -340,7 +345,7 @@ public final class ClusterRun {
             p.lastCheckpointAt == null
                 ? p.containerStartedAt
                 : Math.max(p.containerStartedAt, p.lastCheckpointAt);
-        wasted = p.gpus * Math.max(0, p.containerFinishedAt - from) / 1000.0;
+        wasted = p.gpus * share * Math.max(0, p.containerFinishedAt - from) / 1000.0;
       }
       out.add(
           new PodTruth(
@@ -354,6 +359,7 @@ public final class ClusterRun {
               p.priorityClassName,
               p.priority,
               p.gpus,
+              share,
               p.node,
               p.createdAt,
               t.scheduledAt,

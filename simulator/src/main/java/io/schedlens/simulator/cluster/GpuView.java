@@ -24,9 +24,14 @@ public final class GpuView {
   }
 
   /**
-   * One GPU.
+   * One GPU, or one MIG instance of it, or one pod's replica of a time-sliced GPU.
    *
+   * @param index the GPU's index on its node
    * @param load for SERVING: offered requests per second over capacity (0..1+)
+   * @param migProfile the MIG instance's profile (GPU_I_PROFILE), or null for a GPU
+   * @param migInstance the MIG instance's id (GPU_I_ID), or null
+   * @param vgpu the replica of a time-sliced GPU the pod holds (dcgm-exporter's {@code vgpu} with
+   *     {@code --kubernetes-virtual-gpus}), or null: then the GPU is not time-sliced
    */
   public record Slot(
       String node,
@@ -37,7 +42,25 @@ public final class GpuView {
       String pod,
       String container,
       Activity activity,
-      double load) {}
+      double load,
+      String migProfile,
+      Integer migInstance,
+      Integer vgpu) {
+
+    /** A whole GPU. */
+    public Slot(
+        String node,
+        int index,
+        String uuid,
+        String model,
+        String namespace,
+        String pod,
+        String container,
+        Activity activity,
+        double load) {
+      this(node, index, uuid, model, namespace, pod, container, activity, load, null, null, null);
+    }
+  }
 
   private volatile List<Slot> slots = List.of();
   private volatile boolean watched = true;

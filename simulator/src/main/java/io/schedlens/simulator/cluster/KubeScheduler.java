@@ -1,5 +1,6 @@
 package io.schedlens.simulator.cluster;
 
+import io.schedlens.base.GpuShares;
 import io.schedlens.base.KubeTime;
 import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
@@ -168,19 +169,24 @@ public final class KubeScheduler {
       }
     }
     if (pod.gpus > free(pod, node, pods, removed)) {
-      return new NodeStatus(INSUFFICIENT_GPU, true);
+      return new NodeStatus(
+          GpuShares.WHOLE.equals(pod.gpuResource)
+              ? INSUFFICIENT_GPU
+              : "Insufficient " + pod.gpuResource,
+          true);
     }
     return null;
   }
 
   /**
-   * GPUs left on the node for this pod: allocatable minus pods bound there (terminating ones still
-   * hold theirs) minus pods nominated there with at least this pod's priority.
+   * Devices of the pod's resource left on the node for it: allocatable minus pods bound there
+   * (terminating ones still hold theirs) minus pods nominated there with at least this pod's
+   * priority.
    */
   static int free(SimPod pod, SimNode node, Collection<SimPod> pods, List<SimPod> removed) {
     int used = 0;
     for (SimPod p : pods) {
-      if (p == pod || removed.contains(p)) {
+      if (p == pod || removed.contains(p) || !p.gpuResource.equals(pod.gpuResource)) {
         continue;
       }
       if (p.holdsNode() && p.node.equals(node.name())) {
@@ -189,7 +195,7 @@ public final class KubeScheduler {
         used += p.gpus;
       }
     }
-    return node.gpus() - used;
+    return node.devices(pod.gpuResource) - used;
   }
 
   static boolean tolerates(List<Toleration> tolerations, Taint taint) {

@@ -207,13 +207,17 @@ final class Kubelet {
     gpusChanged.run();
   }
 
-  /** The device plugin's allocation: the node's lowest-numbered GPUs no running container holds. */
+  /**
+   * The device plugin's allocation: the node's lowest-numbered devices of the pod's resource no
+   * running container holds.
+   */
   private void allocateGpus(SimPod p) {
     SimNode node = c.node(p.node);
-    boolean[] used = new boolean[node.gpus()];
+    boolean[] used = new boolean[node.devices(p.gpuResource)];
     for (SimPod other : c.live.values()) {
       if (other != p
           && p.node.equals(other.node)
+          && other.gpuResource.equals(p.gpuResource)
           && !other.gone
           && other.containerFinishedAt == null) {
         other.gpuIndices.forEach(i -> used[i] = true);

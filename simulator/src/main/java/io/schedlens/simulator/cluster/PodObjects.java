@@ -143,7 +143,7 @@ public final class PodObjects {
 
   private static Map<String, Quantity> gpus(SimPod p) {
     Map<String, Quantity> gpus = new LinkedHashMap<>();
-    gpus.put("nvidia.com/gpu", new Quantity(Integer.toString(p.gpus)));
+    gpus.put(p.gpuResource, new Quantity(Integer.toString(p.gpus)));
     return gpus;
   }
 

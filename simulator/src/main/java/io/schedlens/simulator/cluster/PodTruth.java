@@ -12,8 +12,11 @@ import java.util.List;
  *     preemption, queue-preemption, eviction-api, taint-manager, rollout; null when nothing did (it
  *     completed, or was deleted by a scale-down or the end of the run)
  * @param deletionRequestedAt when its deletion was asked for (it left its Service's endpoints)
- * @param wastedGpuSeconds for a Job pod stopped before it completed: GPUs × time from its last
- *     checkpoint (else its container start) to its container's end; null otherwise
+ * @param gpuShare the part of a physical GPU each of its devices is on its node (a MIG slice's, a
+ *     time-sliced replica's 1/replicas, else 1)
+ * @param wastedGpuSeconds for a Job pod stopped before it completed: GPU-equivalents (devices ×
+ *     gpuShare) × time from its last checkpoint (else its container start) to its container's end;
+ *     null otherwise
  * @param queue its Job's Kueue LocalQueue, or null
  * @param admittedAt when Kueue admitted the Workload whose admission let it be created, or null
  * @param queueWaitMs how long that admission waited (since the Workload's creation or its
@@ -30,6 +33,7 @@ public record PodTruth(
     String priorityClass,
     int priority,
     int gpus,
+    double gpuShare,
     String node,
     long createdAt,
     Long scheduledAt,

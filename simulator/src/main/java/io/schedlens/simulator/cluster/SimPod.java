@@ -33,6 +33,7 @@ public final class SimPod {
   final int priority;
   final String preemptionPolicy;
   final int gpus;
+  final String gpuResource;
   final List<Toleration> tolerations;
   final Map<String, String> nodeSelector;
   final long graceMs;
@@ -116,6 +117,7 @@ public final class SimPod {
     this.priority = priority;
     this.preemptionPolicy = preemptionPolicy;
     this.gpus = workload.template().gpus();
+    this.gpuResource = workload.template().gpuResource();
     this.tolerations = workload.template().tolerations();
     this.nodeSelector = workload.template().nodeSelector();
     this.graceMs = workload.template().terminationGracePeriod().toMillis();
@@ -161,6 +163,11 @@ public final class SimPod {
 
   public int gpus() {
     return gpus;
+  }
+
+  /** The extended resource its devices are of. */
+  public String gpuResource() {
+    return gpuResource;
   }
 
   public String node() {

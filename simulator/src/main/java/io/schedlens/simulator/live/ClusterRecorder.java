@@ -29,12 +29,13 @@ import java.util.UUID;
  * Records a simulation as a real cluster would have been recorded, for {@code ./schedlens replay}:
  * {@code pods.json} and {@code events.json} as {@code kubectl get --watch --output-watch-events -o
  * json} prints them (one watch event per line), {@code objects.json} the same for the workload
- * objects pods' owner chains run through (Deployments, ReplicaSets, StatefulSets, Jobs, JobSets),
- * {@code dcgm.prom} with one timestamped scrape of every node's dcgm-exporter every scrape
- * interval, and {@code requests.jsonl} with the intake's fields. Objects carry a {@code
- * metadata.resourceVersion} from one cluster-wide counter, as the API server's are. Used as the
- * simulator's {@link ClusterWriter}, {@link RequestSink} and {@link Simulator.Pacer} at once (the
- * pacer sees virtual time pass, which is when scrapes happen).
+ * objects pods' owner chains run through (Deployments, ReplicaSets, StatefulSets, Jobs, JobSets)
+ * and the nodes whose GPUs are shared (their GPU feature discovery labels), {@code dcgm.prom} with
+ * one timestamped scrape of every node's dcgm-exporter every scrape interval, and {@code
+ * requests.jsonl} with the intake's fields. Objects carry a {@code metadata.resourceVersion} from
+ * one cluster-wide counter, as the API server's are. Used as the simulator's {@link ClusterWriter},
+ * {@link RequestSink} and {@link Simulator.Pacer} at once (the pacer sees virtual time pass, which
+ * is when scrapes happen).
  */
 public final class ClusterRecorder
     implements ClusterWriter, RequestSink, Simulator.Pacer, AutoCloseable {

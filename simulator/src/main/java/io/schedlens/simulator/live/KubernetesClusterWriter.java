@@ -100,13 +100,15 @@ public final class KubernetesClusterWriter implements ClusterWriter {
     HasMetadata o = ownersAsKept(workload);
     String namespace = o.getMetadata().getNamespace();
     HasMetadata written =
-        o instanceof GenericKubernetesResource g
-            ? client
-                .genericKubernetesResources(context(g))
-                .inNamespace(namespace)
-                .resource(g)
-                .createOr(existing -> existing.update())
-            : client.resource(o).inNamespace(namespace).createOr(existing -> existing.update());
+        namespace == null
+            ? client.resource(o).createOr(existing -> existing.update())
+            : o instanceof GenericKubernetesResource g
+                ? client
+                    .genericKubernetesResources(context(g))
+                    .inNamespace(namespace)
+                    .resource(g)
+                    .createOr(existing -> existing.update())
+                : client.resource(o).inNamespace(namespace).createOr(existing -> existing.update());
     String uid = o.getMetadata().getUid();
     if (uid != null && written != null && written.getMetadata().getUid() != null) {
       kept.put(uid, written.getMetadata().getUid());

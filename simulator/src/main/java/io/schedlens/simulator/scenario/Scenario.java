@@ -1,5 +1,6 @@
 package io.schedlens.simulator.scenario;
 
+import io.schedlens.base.GpuShares;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -79,14 +80,71 @@ public record Scenario(
     }
   }
 
-  /** {@code count} identical nodes named {@code name-1 … name-count}. */
+  /**
+   * {@code count} identical nodes named {@code name-1 … name-count}, their GPUs offered as {@code
+   * layout} says.
+   */
   public record NodePool(
       String name,
       int count,
       int gpus,
       String gpuModel,
       Map<String, String> labels,
-      List<Taint> taints) {}
+      List<Taint> taints,
+      GpuLayout layout) {
+
+    /** Whole GPUs. */
+    public NodePool(
+        String name,
+        int count,
+        int gpus,
+        String gpuModel,
+        Map<String, String> labels,
+        List<Taint> taints) {
+      this(name, count, gpus, gpuModel, labels, taints, GpuLayout.WHOLE);
+    }
+
+    /** How many devices of {@code resource} each node offers. */
+    public int devices(String resource) {
+      return layout.devices(resource, gpus, gpuModel);
+    }
+  }
+
+  /**
+   * How a node's GPUs are offered, as the GPU Operator's MIG manager and NVIDIA's device plugin
+   * configure them. The mixed MIG strategy: {@code migGpus} of the node's GPUs are partitioned into
+   * instances of {@code migProfile} (all alike, as mig-parted's {@code all-1g.10gb}), offered as
+   * {@code nvidia.com/mig-<profile>}; the others stay whole, {@code nvidia.com/gpu}. Time-slicing
+   * (not renamed): each whole GPU is offered {@code replicas} times as {@code nvidia.com/gpu}.
+   *
+   * @param migProfile the partitioned GPUs' profile, e.g. 1g.10gb; null without MIG
+   * @param migGpus how many of each node's GPUs are partitioned
+   * @param replicas time-slicing replicas of each whole GPU; 1 without sharing
+   */
+  public record GpuLayout(String migProfile, int migGpus, int replicas) {
+    public static final GpuLayout WHOLE = new GpuLayout(null, 0, 1);
+
+    /** The resource the partitioned GPUs' instances are offered as, or null. */
+    public String migResource() {
+      return migProfile == null ? null : GpuShares.MIG_PREFIX + migProfile;
+    }
+
+    /** MIG instances per partitioned GPU of {@code model}; 0 without MIG. */
+    public int instancesPerGpu(String model) {
+      return migProfile == null ? 0 : GpuShares.instancesPerGpu(migProfile, model);
+    }
+
+    /** How many devices of {@code resource} a node of {@code gpus} GPUs of {@code model} offers. */
+    public int devices(String resource, int gpus, String model) {
+      if (GpuShares.WHOLE.equals(resource)) {
+        return (gpus - migGpus) * replicas;
+      }
+      if (resource != null && resource.equals(migResource())) {
+        return migGpus * instancesPerGpu(model);
+      }
+      return 0;
+    }
+  }
 
   /** A node taint; {@code effect} NoSchedule, PreferNoSchedule or NoExecute. */
   public record Taint(String key, String value, String effect) {}
@@ -212,7 +270,7 @@ public record Scenario(
   /**
    * A pod of a workload, as its template says.
    *
-   * @param gpus nvidia.com/gpu request
+   * @param gpus the request of {@code gpuResource}: devices (whole GPUs, MIG slices or replicas)
    * @param image container image
    * @param pull time to pull the image on a node
    * @param terminationGracePeriod terminationGracePeriodSeconds
@@ -223,6 +281,7 @@ public record Scenario(
    *     the image present and starts the container within half a second, and a server's {@code
    *     modelLoad} may be under a second, so it can answer its first request less than a second
    *     after it is created
+   * @param gpuResource the extended resource requested: nvidia.com/gpu or nvidia.com/mig-PROFILE
    */
   public record PodTemplate(
       int gpus,
@@ -232,7 +291,31 @@ public record Scenario(
       Duration stopTime,
       Map<String, String> nodeSelector,
       List<Toleration> tolerations,
-      boolean warmStart) {}
+      boolean warmStart,
+      String gpuResource) {
+
+    /** Requesting whole GPUs, {@code nvidia.com/gpu}. */
+    public PodTemplate(
+        int gpus,
+        String image,
+        Duration pull,
+        Duration terminationGracePeriod,
+        Duration stopTime,
+        Map<String, String> nodeSelector,
+        List<Toleration> tolerations,
+        boolean warmStart) {
+      this(
+          gpus,
+          image,
+          pull,
+          terminationGracePeriod,
+          stopTime,
+          nodeSelector,
+          tolerations,
+          warmStart,
+          GpuShares.WHOLE);
+    }
+  }
 
   /** What a workload's controller does with its pods. */
   public sealed interface Spec permits ServingSpec, JobSpec {

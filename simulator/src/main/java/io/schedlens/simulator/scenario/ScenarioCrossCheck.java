@@ -1,5 +1,6 @@
 package io.schedlens.simulator.scenario;
 
+import io.schedlens.base.GpuShares;
 import io.schedlens.simulator.scenario.Scenario.Arm;
 import io.schedlens.simulator.scenario.Scenario.NodePool;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
@@ -46,11 +47,19 @@ final class ScenarioCrossCheck {
             "workloads[" + i + "].priorityClass",
             "'" + w.priorityClass() + "' is not one of priorityClasses " + names(s));
       }
-      int largest = s.nodes().stream().mapToInt(NodePool::gpus).max().orElse(0);
+      String resource = w.template().gpuResource();
+      int largest = s.nodes().stream().mapToInt(n -> n.devices(resource)).max().orElse(0);
       if (w.template().gpus() > largest) {
         throw fields.fail(
             "workloads[" + i + "].gpus",
-            w.template().gpus() + " GPUs fit on no node (the largest has " + largest + ")");
+            GpuShares.WHOLE.equals(resource)
+                ? w.template().gpus() + " GPUs fit on no node (the largest has " + largest + ")"
+                : w.template().gpus()
+                    + " of "
+                    + resource
+                    + " fit on no node (the most a node offers is "
+                    + largest
+                    + ")");
       }
     }
     for (int i = 0; i < s.arms().size(); i++) {

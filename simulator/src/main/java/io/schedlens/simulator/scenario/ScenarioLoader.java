@@ -12,7 +12,6 @@ import io.schedlens.simulator.scenario.Scenario.PodTemplate;
 import io.schedlens.simulator.scenario.Scenario.PriorityClassSpec;
 import io.schedlens.simulator.scenario.Scenario.ReplicaStep;
 import io.schedlens.simulator.scenario.Scenario.ServingSpec;
-import io.schedlens.simulator.scenario.Scenario.Taint;
 import io.schedlens.simulator.scenario.Scenario.Toleration;
 import io.schedlens.simulator.scenario.Scenario.Traffic;
 import io.schedlens.simulator.scenario.Scenario.Workload;
@@ -27,7 +26,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * Reads a scenario YAML (see {@code simulator/src/main/resources/scenarios/day08.yaml} for every
@@ -39,10 +37,17 @@ public final class ScenarioLoader {
 
   /** Scenarios bundled with schedlens, by name. */
   public static final List<String> BUNDLED =
-      List.of("day08", "day08-disruptions", "node-failure", "pool", "dense", "gangs", "kueue");
+      List.of(
+          "day08",
+          "day08-disruptions",
+          "node-failure",
+          "pool",
+          "dense",
+          "gangs",
+          "kueue",
+          "shared");
 
   private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-  private static final Set<String> EFFECTS = Set.of("NoSchedule", "PreferNoSchedule", "NoExecute");
 
   private final String source;
   private final YamlFields fields;
@@ -118,7 +123,7 @@ public final class ScenarioLoader {
         "kueue");
     String name = fields.dnsName(n, "", "name", null);
     List<NodePool> nodes = new ArrayList<>();
-    fields.forEach(n, "nodes", true, (x, p) -> nodes.add(nodePool(x, p)));
+    fields.forEach(n, "nodes", true, (x, p) -> nodes.add(NodePoolFields.nodePool(fields, x, p)));
     List<PriorityClassSpec> classes = new ArrayList<>();
     fields.forEach(n, "priorityClasses", false, (x, p) -> classes.add(priorityClass(x, p)));
     List<Arm> arms = new ArrayList<>();
@@ -231,32 +236,6 @@ public final class ScenarioLoader {
     return slos;
   }
 
-  private NodePool nodePool(JsonNode n, String p) {
-    fields.known(n, p, "name", "count", "gpus", "gpuModel", "labels", "taints");
-    List<Taint> taints = new ArrayList<>();
-    fields.forEach(
-        n,
-        p,
-        "taints",
-        (x, q) -> {
-          fields.known(x, q, "key", "value", "effect");
-          String effect = fields.text(x, q, "effect", null);
-          if (!EFFECTS.contains(effect)) {
-            throw fields.fail(
-                q + ".effect", "must be one of " + EFFECTS + ", got '" + effect + "'");
-          }
-          taints.add(
-              new Taint(fields.text(x, q, "key", null), fields.text(x, q, "value", ""), effect));
-        });
-    return new NodePool(
-        fields.dnsName(n, p, "name", null),
-        fields.intValue(n, p, "count", 1, 1, 1000),
-        fields.intValue(n, p, "gpus", null, 0, 64),
-        fields.text(n, p, "gpuModel", "NVIDIA H100 80GB HBM3"),
-        fields.stringMap(n, p, "labels"),
-        taints);
-  }
-
   private PriorityClassSpec priorityClass(JsonNode n, String p) {
     fields.known(n, p, "name", "value", "preemptionPolicy");
     return new PriorityClassSpec(
@@ -321,7 +300,8 @@ public final class ScenarioLoader {
             "nodeSelector",
             "tolerations",
             "disruptionBudget",
-            "warmStart");
+            "warmStart",
+            "gpuResource");
     List<String> own =
         serving
             ? List.of("replicas", "modelLoad", "traffic")
@@ -369,7 +349,8 @@ public final class ScenarioLoader {
             fields.duration(n, p, "stopTime", Duration.ofSeconds(3)),
             fields.stringMap(n, p, "nodeSelector"),
             tolerations,
-            fields.bool(n, p, "warmStart", false));
+            fields.bool(n, p, "warmStart", false),
+            NodePoolFields.resource(fields, n, p));
     return new Workload(
         fields.dnsName(n, p, "name", null),
         n.hasNonNull("priorityClass") ? fields.text(n, p, "priorityClass", null) : null,

@@ -6,6 +6,7 @@ import io.schedlens.simulator.cluster.KubeScheduler.Bind;
 import io.schedlens.simulator.cluster.KubeScheduler.Decision;
 import io.schedlens.simulator.cluster.KubeScheduler.Preempt;
 import io.schedlens.simulator.cluster.KubeScheduler.Unschedulable;
+import io.schedlens.simulator.scenario.Scenario.GpuLayout;
 import io.schedlens.simulator.scenario.Scenario.JobSpec;
 import io.schedlens.simulator.scenario.Scenario.PodTemplate;
 import io.schedlens.simulator.scenario.Scenario.Taint;
@@ -103,6 +104,90 @@ class KubeSchedulerTest {
     p.kubeletStartedAt = acknowledged;
     p.containerStartedAt = started;
     return p;
+  }
+
+  /** A pod of priority 0 asking for one device of {@code resource}. */
+  SimPod pod(String resource, String node) {
+    Workload w = workload(1, List.of(TOLERATE_GPU), Map.of());
+    PodTemplate t = w.template();
+    Workload of =
+        new Workload(
+            w.name(),
+            null,
+            new PodTemplate(
+                1,
+                t.image(),
+                t.pull(),
+                t.terminationGracePeriod(),
+                t.stopTime(),
+                t.nodeSelector(),
+                t.tolerations(),
+                false,
+                resource),
+            null,
+            w.spec());
+    SimPod p =
+        new SimPod(
+            "uid-" + (++seq),
+            "ns",
+            "p" + seq,
+            "p",
+            of,
+            "Job",
+            "j",
+            "juid",
+            null,
+            0,
+            "PreemptLowerPriority",
+            1000L * seq);
+    p.node = node;
+    if (node != null) {
+      p.phase = "Running";
+    }
+    pods.add(p);
+    return p;
+  }
+
+  @Test
+  void shouldFitAPodToTheDevicesOfTheResourceItAsksFor() {
+    // an H100 node, one of its two GPUs as seven 1g.10gb instances (the mixed strategy)
+    SimNode mixed =
+        new SimNode(
+            "m",
+            2,
+            "NVIDIA H100 80GB HBM3",
+            Map.of(),
+            List.of(),
+            List.of("GPU-m-0", "GPU-m-1"),
+            new GpuLayout("1g.10gb", 1, 1));
+    assertThat(mixed.devices("nvidia.com/mig-1g.10gb")).isEqualTo(7);
+    assertThat(mixed.devices("nvidia.com/gpu")).isEqualTo(1);
+    for (int i = 0; i < 7; i++) {
+      pod("nvidia.com/mig-1g.10gb", "m");
+    }
+
+    assertThat(KubeScheduler.schedule(pod("nvidia.com/mig-1g.10gb", null), List.of(mixed), pods))
+        .isEqualTo(
+            new Unschedulable(
+                "0/1 nodes are available: 1 Insufficient nvidia.com/mig-1g.10gb. preemption: 0/1"
+                    + " nodes are available: 1 No preemption victims found for incoming pod."));
+    assertThat(KubeScheduler.schedule(pod("nvidia.com/gpu", null), List.of(mixed), pods))
+        .as("the whole GPU is another resource, still free")
+        .isEqualTo(new Bind("m"));
+  }
+
+  @Test
+  void shouldOfferEachTimeSlicedGpuAsManyTimesAsItsReplicas() {
+    SimNode t4 =
+        new SimNode(
+            "t", 1, "Tesla T4", Map.of(), List.of(), List.of("GPU-t-0"), new GpuLayout(null, 0, 4));
+    assertThat(t4.devices("nvidia.com/gpu")).isEqualTo(4);
+    assertThat(t4.share("nvidia.com/gpu")).isEqualTo(0.25);
+    assertThat(t4.device("nvidia.com/gpu", 3)).isEqualTo(new SimNode.Device(0, null, 3));
+    assertThat(t4.gpuLabels())
+        .containsEntry("nvidia.com/gpu.replicas", "4")
+        .containsEntry("nvidia.com/gpu.sharing-strategy", "time-slicing")
+        .containsEntry("nvidia.com/gpu.product", "Tesla-T4-SHARED");
   }
 
   @Test

@@ -81,7 +81,42 @@ class ScenarioLoaderTest {
     assertThatThrownBy(() -> ScenarioLoader.load("no-such-scenario"))
         .hasMessageContaining(
             "neither a bundled scenario [day08, day08-disruptions, node-failure, pool, dense, gangs,"
-                + " kueue] nor a readable file");
+                + " kueue, shared] nor a readable file");
+  }
+
+  @Test
+  void shouldReadAPoolsMigLayoutAndTimeSlicingAndAWorkloadsGpuResource() {
+    Scenario s = ScenarioLoader.load("shared");
+    Scenario.NodePool h100 = s.nodes().get(0);
+    assertThat(h100.layout()).isEqualTo(new Scenario.GpuLayout("1g.10gb", 2, 1));
+    assertThat(h100.devices("nvidia.com/mig-1g.10gb")).isEqualTo(14);
+    assertThat(h100.devices("nvidia.com/gpu")).isEqualTo(6);
+    assertThat(s.nodes().get(1).devices("nvidia.com/gpu")).isEqualTo(4);
+    assertThat(s.workloads().get(0).template().gpuResource()).isEqualTo("nvidia.com/mig-1g.10gb");
+    assertThat(s.workloads().get(2).template().gpuResource()).isEqualTo("nvidia.com/gpu");
+
+    String mig = MINIMAL.replace("gpus: 1}", "gpus: 1, mig: {profile: 1g.10gb}}");
+    assertThatThrownBy(() -> ScenarioLoader.parse("t.yaml", mig))
+        .as("the Job asks for nvidia.com/gpu; the node's only GPU is partitioned")
+        .hasMessage("t.yaml: workloads[0].gpus: 1 GPUs fit on no node (the largest has 0)");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "t.yaml",
+                    mig.replace("work: 1m}", "work: 1m, gpuResource: nvidia.com/mig-3g.40gb}")))
+        .hasMessage(
+            "t.yaml: workloads[0].gpus: 1 of nvidia.com/mig-3g.40gb fit on no node (the most a"
+                + " node offers is 0)");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "t.yaml", MINIMAL.replace("gpus: 1}", "gpus: 1, mig: {profile: 9x.1gb}}")))
+        .hasMessageContaining("nodes[0].mig.profile: '9x.1gb' is not a MIG profile");
+    assertThatThrownBy(
+            () ->
+                ScenarioLoader.parse(
+                    "t.yaml", MINIMAL.replace("work: 1m}", "work: 1m, gpuResource: amd.com/gpu}")))
+        .hasMessageContaining("workloads[0].gpuResource: must be nvidia.com/gpu or a MIG profile");
   }
 
   static final String QUEUED =
