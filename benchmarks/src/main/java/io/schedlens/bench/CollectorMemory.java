@@ -1,11 +1,15 @@
 package io.schedlens.bench;
 
 import com.sun.net.httpserver.HttpServer;
+import io.fabric8.kubernetes.api.model.ContainerImage;
 import io.fabric8.kubernetes.api.model.ManagedFieldsEntryBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.api.model.events.v1.Event;
 import io.fabric8.kubernetes.api.model.events.v1.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,6 +39,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -143,6 +149,9 @@ public final class CollectorMemory {
   private static void populate(
       KubernetesClient client, List<Pod> templates, int pods, int nodes, int eventsPerPod) {
     long t0 = System.nanoTime();
+    for (int n = 0; n < nodes; n++) {
+      client.nodes().resource(gpuNode(n)).create();
+    }
     OwnerPopulation owners = new OwnerPopulation(client);
     for (int i = 0; i < pods; i++) {
       Pod p = pod(templates.get(i % templates.size()), i, nodes);
@@ -172,6 +181,55 @@ public final class CollectorMemory {
             i + 1, owners.owners(), (System.nanoTime() - t0) / 1_000_000_000);
       }
     }
+  }
+
+  /**
+   * A GPU node as GPU feature discovery labels an 8-GPU H100 node (k8s-device-plugin's label
+   * catalogue), with a status listing its capacity and the images it holds: the collector's node
+   * cache keeps its name and NVIDIA labels only.
+   */
+  private static Node gpuNode(int n) {
+    Map<String, String> labels = new TreeMap<>();
+    labels.put("kubernetes.io/hostname", "node-" + n);
+    labels.put("kubernetes.io/os", "linux");
+    labels.put("kubernetes.io/arch", "amd64");
+    labels.put("node.kubernetes.io/instance-type", "p5.48xlarge");
+    labels.put("topology.kubernetes.io/zone", "us-east-1" + (char) ('a' + n % 3));
+    labels.put("nvidia.com/cuda.driver-version.full", "580.105.08");
+    labels.put("nvidia.com/cuda.runtime-version.full", "13.0");
+    labels.put("nvidia.com/gfd.timestamp", "1765000000");
+    labels.put("nvidia.com/gpu.compute.major", "9");
+    labels.put("nvidia.com/gpu.compute.minor", "0");
+    labels.put("nvidia.com/gpu.count", "8");
+    labels.put("nvidia.com/gpu.family", "hopper");
+    labels.put("nvidia.com/gpu.machine", "p5.48xlarge");
+    labels.put("nvidia.com/gpu.memory", "81559");
+    labels.put("nvidia.com/gpu.mode", "compute");
+    labels.put("nvidia.com/gpu.present", "true");
+    labels.put("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3");
+    labels.put("nvidia.com/gpu.replicas", "1");
+    labels.put("nvidia.com/gpu.sharing-strategy", "none");
+    labels.put("nvidia.com/mig.capable", "true");
+    labels.put("nvidia.com/mig.strategy", "single");
+    labels.put("nvidia.com/mps.capable", "false");
+    List<ContainerImage> images = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      images.add(
+          new ContainerImage(
+              List.of("registry.example.com/team-" + i + "/server@sha256:" + "0".repeat(64)),
+              4_000_000_000L));
+    }
+    return new NodeBuilder()
+        .withNewMetadata()
+        .withName("node-" + n)
+        .withLabels(labels)
+        .endMetadata()
+        .withNewStatus()
+        .addToCapacity("nvidia.com/gpu", new Quantity("8"))
+        .addToAllocatable("nvidia.com/gpu", new Quantity("8"))
+        .withImages(images)
+        .endStatus()
+        .build();
   }
 
   /** The largest live heap of three readings 10 s apart, resident memory, the histogram. */
