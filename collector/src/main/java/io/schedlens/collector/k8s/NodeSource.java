@@ -1,7 +1,9 @@
 package io.schedlens.collector.k8s;
 
+import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.schedlens.collector.CollectorMetrics;
 import io.schedlens.projections.k8s.NodeGpuLabels;
@@ -39,6 +41,9 @@ public final class NodeSource implements ResourceEventHandler<Node>, AutoCloseab
    * pods listed at start find their nodes.
    */
   public void startAndWait(Duration wait) {
+    if (!readable()) {
+      return;
+    }
     informers =
         InformerHandle.start(
             RESOURCE, List.of(client.nodes()), this, metrics, NodeGpuLabels::retainRead);
@@ -52,6 +57,30 @@ public final class NodeSource implements ResourceEventHandler<Node>, AutoCloseab
           e.toString());
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /**
+   * Whether the API lets the collector list nodes: asked once, so that a collector without the
+   * rights (403) or an API without nodes (404) says so once and starts at once, instead of retrying
+   * a watch it will never get. Another failure (the API away) is the informer's to retry.
+   */
+  private boolean readable() {
+    try {
+      client.nodes().list(new ListOptionsBuilder().withLimit(1L).build());
+      return true;
+    } catch (KubernetesClientException e) {
+      if (e.getCode() == 403 || e.getCode() == 404) {
+        log.warn(
+            "nodes: cannot be listed ({} {}): replicas per GPU and GPU models are not read from"
+                + " the nodes, and a shared replica counts as a whole GPU. Grant get, list and"
+                + " watch on nodes (the chart's collector.nodeLabels), or set"
+                + " gpu.node-labels=false",
+            e.getCode(),
+            e.getStatus() == null ? "" : e.getStatus().getReason());
+        return false;
+      }
+      return true;
     }
   }
 
