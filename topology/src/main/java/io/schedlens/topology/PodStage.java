@@ -74,9 +74,9 @@ final class PodStage
   private final long graceMs;
   private final Duration orphanTimeout;
   private final long orphanMs;
-  private final long dedupMs;
   private final int partitions;
   private final int hot;
+  private final Duration dedup;
 
   /** Timelines whose counters changed since they were last published: out at the next flush. */
   private final Set<String> dirty = new LinkedHashSet<>();
@@ -107,9 +107,9 @@ final class PodStage
     this.graceMs = settings.grace().toMillis();
     this.orphanTimeout = s.orphanTimeout();
     this.orphanMs = orphanTimeout.toMillis();
-    this.dedupMs = s.dedupWindow().toMillis();
     this.partitions = s.partitions();
     this.hot = s.hotObjects();
+    this.dedup = s.dedupWindow();
   }
 
   @Override
@@ -120,7 +120,10 @@ final class PodStage
     this.waiting =
         new WaitingSeconds(
             new HotStore<>(context.getStateStore(TopologyNames.INPUT_SECONDS_STORE), hot),
-            context.getStateStore(TopologyNames.REQUEST_IDS_STORE));
+            new RequestIdWindows(
+                context.getStateStore(TopologyNames.REQUEST_ID_WINDOWS_STORE),
+                dedup,
+                context.getStateStore(TopologyNames.LEGACY_REQUEST_IDS_STORE)));
     this.eventTime =
         new PodEventTime(
             context.getStateStore(TopologyNames.POD_PROGRESS_STORE),
@@ -148,9 +151,7 @@ final class PodStage
 
   @Override
   public void mark(String source, long time) {
-    if (eventTime.mark(source, time, this) && REQUESTS.equals(source)) {
-      waiting.forgetIdsBefore(time - dedupMs);
-    }
+    eventTime.mark(source, time, this);
   }
 
   @Override
@@ -368,7 +369,7 @@ final class PodStage
     }
     long n = InputSeconds.pendingInputs(b);
     InputSecond taken = InputSeconds.take(b);
-    waiting.rememberIds(key, b);
+    waiting.rememberIds(b);
     if (a instanceof Incarnations.Live live) {
       TimelineState s = live.pod();
       if (s.getLifecycle().getGone()

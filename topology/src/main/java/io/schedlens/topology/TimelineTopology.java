@@ -12,6 +12,7 @@ import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.Topic;
 import io.schedlens.schemas.Topics;
 import io.schedlens.topology.metrics.StreamsMetrics;
+import java.time.Duration;
 import java.util.Map;
 import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
@@ -26,6 +27,7 @@ import org.apache.kafka.streams.processor.api.ProcessorSupplier;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.StoreBuilder;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * The streams app's topology, as a pure factory: no I/O, every source, processor, store and sink
@@ -35,7 +37,8 @@ import org.apache.kafka.streams.state.Stores;
  * <pre>
  * pod stage, one task per partition; every input about a pod is partitioned by its namespace/name:
  *   pods, k8s-events, gpu-samples, requests, internal.to-pod
- *     -> pods [pods-by-name, input-seconds, request-ids, pod-timers, pod-progress]
+ *     -> pods [pods-by-name, input-seconds, request-id-windows, request-ids (emptied at start:
+ *              an earlier release's), pod-timers, pod-progress]
  *     -> pod-timelines, preemptions, dlq,
  *        internal.to-pod (a victim to its preemptor, the answer back),
  *        internal.by-workload (a pod's facts), internal.by-node (nominations, bindings, victims)
@@ -163,7 +166,14 @@ public final class TimelineTopology {
         w, kept, TopologyNames.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
     writeBackStore(
         w, kept, TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
-    store(w, kept, TopologyNames.REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+    w.store(
+        kept.windows(
+            TopologyNames.REQUEST_ID_WINDOWS_STORE,
+            RequestIdWindows.retention(settings.dedupWindow()),
+            RequestIdWindows.WINDOW,
+            RequestIdWindows.serde()),
+        "pods");
+    store(w, kept, TopologyNames.LEGACY_REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     store(w, kept, TopologyNames.POD_TIMERS_STORE, Serdes.String(), "pods");
     store(w, kept, TopologyNames.POD_PROGRESS_STORE, Serdes.Long(), "pods");
     sink(w, TopologyNames.PODS_TO_POD_SINK, topics.toPod, keyOut, new Broadcast(), "pods");
@@ -282,6 +292,22 @@ public final class TimelineTopology {
               kind == StoreKind.PERSISTENT
                   ? Stores.persistentKeyValueStore(name)
                   : Stores.inMemoryKeyValueStore(name),
+              Serdes.String(),
+              values);
+      return kind == StoreKind.PERSISTENT ? b : b.withLoggingDisabled();
+    }
+
+    /**
+     * Windows of {@code size} kept for {@code retention} after the latest written: whole segments
+     * expire, nothing is deleted key by key. Written once per key and window, so not cached.
+     */
+    <V> StoreBuilder<WindowStore<String, V>> windows(
+        String name, Duration retention, Duration size, Serde<V> values) {
+      StoreBuilder<WindowStore<String, V>> b =
+          Stores.windowStoreBuilder(
+              kind == StoreKind.PERSISTENT
+                  ? Stores.persistentWindowStore(name, retention, size, false)
+                  : Stores.inMemoryWindowStore(name, retention, size, false),
               Serdes.String(),
               values);
       return kind == StoreKind.PERSISTENT ? b : b.withLoggingDisabled();

@@ -12,7 +12,16 @@ public final class TopologyNames {
 
   public static final String PODS_BY_NAME_STORE = "pods-by-name";
   public static final String INPUT_SECONDS_STORE = "input-seconds";
-  public static final String REQUEST_IDS_STORE = "request-ids";
+
+  /** The ids of settled seconds' lines and samples, by pod name ({@link RequestIdWindows}). */
+  public static final String REQUEST_ID_WINDOWS_STORE = "request-id-windows";
+
+  /**
+   * Where releases before {@link #REQUEST_ID_WINDOWS_STORE} kept those ids: read at start, moved
+   * into the windows and emptied; kept in the topology so that an upgrade carries them.
+   */
+  public static final String LEGACY_REQUEST_IDS_STORE = "request-ids";
+
   public static final String POD_TIMERS_STORE = "pod-timers";
   public static final String POD_PROGRESS_STORE = "pod-progress";
   public static final String WORKLOADS_STORE = "workloads";

@@ -6,12 +6,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import org.apache.kafka.streams.state.KeyValueIterator;
-import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * GPU samples and requests waiting, gathered per pod name and second ({@link InputSeconds}), until
- * the second is complete and its incarnation known; and the request ids of settled seconds, kept
- * for the de-duplication window so that a line seen twice counts once. Keys are {@code
+ * the second is complete and its incarnation known; a second that was settled before opens with the
+ * ids it kept ({@link RequestIdWindows}), so that a line seen twice counts once. Keys are {@code
  * second|namespace/name}, the second zero-padded, so that store order is time order.
  */
 final class WaitingSeconds {
@@ -23,7 +22,7 @@ final class WaitingSeconds {
    * comes after its second settled, so not kept decoded (kept, they filled the heap: live heap
    * after a 5-minute StreamsLoad latency run 67 to 107 MiB with them, 44 to 68 MiB without).
    */
-  private final KeyValueStore<String, InputSecond> seen;
+  private final RequestIdWindows seen;
 
   /**
    * The keys of {@code pending}, in time order: seconds come due as the pods stream passes them,
@@ -33,10 +32,7 @@ final class WaitingSeconds {
    */
   private final TreeSet<String> keys = new TreeSet<>();
 
-  private String seenFloor = "";
-  private long lastExpiry = Long.MIN_VALUE;
-
-  WaitingSeconds(HotStore<InputSecond> pending, KeyValueStore<String, InputSecond> seen) {
+  WaitingSeconds(HotStore<InputSecond> pending, RequestIdWindows seen) {
     this.pending = pending;
     this.seen = seen;
     try (KeyValueIterator<String, InputSecond> it = pending.store().all()) {
@@ -56,9 +52,9 @@ final class WaitingSeconds {
     InputSecond b = keys.contains(key) ? pending.get(key) : null;
     if (b == null) {
       b = InputSeconds.empty(second, name);
-      InputSecond ids = complete ? seen.get(key) : null;
+      List<Long> ids = complete ? seen.of(name, second) : null;
       if (ids != null) {
-        b.setIds(new ArrayList<>(ids.getIds()));
+        b.setIds(new ArrayList<>(ids));
       }
     }
     return b;
@@ -89,29 +85,8 @@ final class WaitingSeconds {
     return new ArrayList<>(keys.headSet(TimerIndex.pad(second) + "|\uffff", true));
   }
 
-  /** Keeps what is left of a settled second, its request ids, for the de-duplication window. */
-  void rememberIds(String key, InputSecond settled) {
-    if (settled.getIds().isEmpty()) {
-      return;
-    }
-    seen.put(key, settled);
-    if (key.compareTo(seenFloor) < 0) {
-      seenFloor = key;
-    }
-  }
-
-  /** Forgets the request ids of seconds before {@code before} (looks once a second at most). */
-  void forgetIdsBefore(long before) {
-    if (before < lastExpiry + 1000) {
-      return;
-    }
-    lastExpiry = before;
-    List<String> old = new ArrayList<>();
-    String to = TimerIndex.pad(before) + "|";
-    try (KeyValueIterator<String, InputSecond> it = seen.range(seenFloor, to)) {
-      it.forEachRemaining(kv -> old.add(kv.key));
-    }
-    old.forEach(k -> HotStore.remove(seen, k));
-    seenFloor = to;
+  /** Keeps what is left of a settled second, its ids, for the de-duplication window. */
+  void rememberIds(InputSecond settled) {
+    seen.remember(settled.getName(), settled.getSecond(), settled.getIds());
   }
 }

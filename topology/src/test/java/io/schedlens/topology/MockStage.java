@@ -20,6 +20,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.state.KeyValueStore;
 import org.apache.kafka.streams.state.Stores;
+import org.apache.kafka.streams.state.WindowStore;
 
 /**
  * One stage's processor on {@link MockProcessorContext}, Kafka's way to unit-test a processor: its
@@ -65,6 +66,18 @@ final class MockStage {
   <V> MockStage store(String name, Serde<V> values) {
     KeyValueStore<String, V> store =
         Stores.keyValueStoreBuilder(Stores.inMemoryKeyValueStore(name), Serdes.String(), values)
+            .withLoggingDisabled()
+            .build();
+    store.init(context.getStateStoreContext(), store);
+    context.addStateStore(store);
+    return this;
+  }
+
+  /** Adds an in-memory window store of the name the stage asks for. */
+  <V> MockStage windows(String name, Duration retention, Duration size, Serde<V> values) {
+    WindowStore<String, V> store =
+        Stores.windowStoreBuilder(
+                Stores.inMemoryWindowStore(name, retention, size, false), Serdes.String(), values)
             .withLoggingDisabled()
             .build();
     store.init(context.getStateStoreContext(), store);

@@ -45,7 +45,12 @@ class PodStageTest {
             TOPICS.toPod.name())
         .store(TopologyNames.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class))
         .store(TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class))
-        .store(TopologyNames.REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class))
+        .windows(
+            TopologyNames.REQUEST_ID_WINDOWS_STORE,
+            RequestIdWindows.retention(settings.dedupWindow()),
+            RequestIdWindows.WINDOW,
+            RequestIdWindows.serde())
+        .store(TopologyNames.LEGACY_REQUEST_IDS_STORE, AvroSerde.of(InputSecond.class))
         .store(TopologyNames.POD_TIMERS_STORE, Serdes.String())
         .store(TopologyNames.POD_PROGRESS_STORE, Serdes.Long())
         .init();

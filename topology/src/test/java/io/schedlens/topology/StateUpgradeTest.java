@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadState;
@@ -13,12 +15,14 @@ import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.SchemaHistory;
 import io.schedlens.schemas.SchemaMigrations;
 import io.schedlens.testsupport.Inputs;
+import io.schedlens.timeline.InputSeconds;
 import io.schedlens.timeline.TimelineReducer;
 import io.schedlens.timeline.TimelineView;
 import io.schedlens.topology.metrics.StreamsMetrics;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,9 +47,11 @@ import org.apache.avro.specific.SpecificData;
 import org.apache.avro.specific.SpecificRecordBase;
 import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.StateStore;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
+import org.apache.kafka.streams.state.WindowStore;
 import org.apache.kafka.streams.state.internals.MeteredKeyValueStore;
 import org.apache.kafka.streams.state.internals.WrappedStateStore;
 import org.junit.jupiter.api.Test;
@@ -83,7 +89,8 @@ class StateUpgradeTest {
   static {
     STORED_TYPES.put(TopologyNames.PODS_BY_NAME_STORE, "PodsOfName");
     STORED_TYPES.put(TopologyNames.INPUT_SECONDS_STORE, "InputSecond");
-    STORED_TYPES.put(TopologyNames.REQUEST_IDS_STORE, "InputSecond");
+    // the request-id windows are written where the release before them kept the ids
+    STORED_TYPES.put(TopologyNames.LEGACY_REQUEST_IDS_STORE, "InputSecond");
     STORED_TYPES.put(TopologyNames.POD_TIMERS_STORE, null);
     STORED_TYPES.put(TopologyNames.POD_PROGRESS_STORE, null);
     STORED_TYPES.put(TopologyNames.WORKLOADS_STORE, "WorkloadState");
@@ -141,6 +148,7 @@ class StateUpgradeTest {
     in.addAll(TimelineTopologyTest.replica("gone", "aaaaa", 0, 300.0));
     in.addAll(TimelineTopologyTest.replica("gone", "bbbbb", 0, 320.0));
     in.add(TimelineTopologyTest.deployment("gone", ChangeType.DELETED, 330, 0));
+    in.addAll(withIds());
     in.sort(Comparator.comparingLong(StageDriver::timestampOf));
     // marks a second behind the inputs, as the collector writes them: one sequence for both runs
     List<Object> marked = new ArrayList<>();
@@ -154,6 +162,27 @@ class StateUpgradeTest {
       marked.add(i);
     }
     return marked;
+  }
+
+  /** Request lines with ids to the interactive pod, a few seconds before each cut. */
+  static List<RequestLog> withIds() {
+    List<RequestLog> lines = new ArrayList<>();
+    for (double t : new double[] {55.5, 56.25, 300.5}) {
+      RequestLog r = Inputs.request("ai-lab", "chat-5d8f7-abcde", "chat", at(t), 200, 70);
+      r.setRequestId("req-" + t);
+      lines.add(r);
+    }
+    return lines;
+  }
+
+  /**
+   * A shipper's retry of the lines of the ten seconds before the cut, read after it: their seconds
+   * were settled before the cut, so only the ids kept across the upgrade make them count once.
+   */
+  static List<RequestLog> resent(double cut) {
+    return withIds().stream()
+        .filter(r -> r.getTime() >= at(cut - 10) && r.getTime() < at(cut))
+        .toList();
   }
 
   /** What a run put out: the latest of each timeline and every preemption. */
@@ -208,6 +237,7 @@ class StateUpgradeTest {
         new StageDriver(settings, dir.resolve("reference"), new StreamsMetrics())) {
       feed(d, marked, -1e9, cut);
       d.settle();
+      resent(cut).forEach(d::pipe);
       feed(d, marked, cut, 1e9);
       end(d, reference);
     }
@@ -223,6 +253,9 @@ class StateUpgradeTest {
     assertThat(stores.keySet()).as("every store's type is known").isEqualTo(STORED_TYPES.keySet());
     assertThat(stores.get(TopologyNames.PODS_BY_NAME_STORE)).as("pods in state").isNotEmpty();
     assertThat(stores.get(TopologyNames.WORKLOADS_STORE)).as("workloads").isNotEmpty();
+    assertThat(stores.get(TopologyNames.LEGACY_REQUEST_IDS_STORE))
+        .as("request ids of settled seconds")
+        .isNotEmpty();
 
     Path stateDir = dir.resolve("new");
     Map<String, Integer> written = new TreeMap<>();
@@ -262,6 +295,10 @@ class StateUpgradeTest {
       KeyValueStore<String, Object> states =
           d.driver.getKeyValueStore(TopologyNames.PODS_BY_NAME_STORE);
       assertThat(count(states)).as("the new release opened the old state").isPositive();
+      assertThat(count(d.driver.getKeyValueStore(TopologyNames.LEGACY_REQUEST_IDS_STORE)))
+          .as("the old release's request ids moved into the windows")
+          .isZero();
+      resent(cut).forEach(d::pipe);
       feed(d, marked, cut, 1e9);
       end(d, upgraded);
       assertThat(count(d.driver.getKeyValueStore(TopologyNames.WORKLOADS_STORE)))
@@ -407,8 +444,13 @@ class StateUpgradeTest {
   @SuppressWarnings({"unchecked", "rawtypes"})
   static Map<String, List<KeyValue<Bytes, byte[]>>> storeBytes(StageDriver d) {
     Map<String, List<KeyValue<Bytes, byte[]>>> out = new TreeMap<>();
+    List<KeyValue<Bytes, byte[]>> legacyIds = new ArrayList<>();
     for (Map.Entry<String, StateStore> e : d.driver.getAllStateStores().entrySet()) {
       StateStore s = e.getValue();
+      if (s instanceof WindowStore<?, ?> windows) {
+        legacyIds.addAll(asLegacyIds((WindowStore<String, List<Long>>) windows));
+        continue;
+      }
       count((KeyValueStore<?, ?>) s);
       while (!(s instanceof MeteredKeyValueStore)) {
         s = ((WrappedStateStore) s).wrapped();
@@ -421,6 +463,32 @@ class StateUpgradeTest {
       }
       out.put(e.getKey(), entries);
     }
+    out.get(TopologyNames.LEGACY_REQUEST_IDS_STORE).addAll(legacyIds);
+    return out;
+  }
+
+  /**
+   * The request-id windows as the release before them kept the same ids: {@code second|name} to a
+   * settled {@link InputSecond} holding them.
+   */
+  static List<KeyValue<Bytes, byte[]>> asLegacyIds(WindowStore<String, List<Long>> windows) {
+    AvroSerde<InputSecond> serde = AvroSerde.of(InputSecond.class);
+    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
+    try (KeyValueIterator<Windowed<String>, List<Long>> it = windows.all()) {
+      it.forEachRemaining(
+          kv -> {
+            long second = kv.key.window().start();
+            InputSecond settled = InputSeconds.empty(second, kv.key.key());
+            settled.setApplied(true);
+            settled.setIds(kv.value);
+            String key = TimerIndex.pad(second) + "|" + kv.key.key();
+            out.add(
+                KeyValue.pair(
+                    Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
+                    serde.serialize("", settled)));
+          });
+    }
+    out.sort(Comparator.comparing(kv -> kv.key));
     return out;
   }
 
