@@ -40,6 +40,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StoreQueryParameters;
+import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.QueryableStoreTypes;
 import org.awaitility.Awaitility;
@@ -67,7 +68,8 @@ class SoakIT {
       List.of(
           TopologyNames.PODS_BY_NAME_STORE,
           TopologyNames.INPUT_SECONDS_STORE,
-          TopologyNames.REQUEST_IDS_STORE,
+          TopologyNames.REQUEST_ID_WINDOWS_STORE,
+          TopologyNames.LEGACY_REQUEST_IDS_STORE,
           TopologyNames.POD_TIMERS_STORE,
           TopologyNames.POD_PROGRESS_STORE,
           TopologyNames.WORKLOADS_STORE,
@@ -354,6 +356,10 @@ class SoakIT {
     Map<Class<?>, AvroSerde<SpecificRecord>> serdes = new HashMap<>();
     for (String store : STORES) {
       long n = 0;
+      if (store.equals(TopologyNames.REQUEST_ID_WINDOWS_STORE)) {
+        sizes.put(store, windows(streams, store, bytes));
+        continue;
+      }
       try (KeyValueIterator<String, Object> it =
           streams
               .store(
@@ -368,6 +374,28 @@ class SoakIT {
       sizes.put(store, n);
     }
     return sizes;
+  }
+
+  /** A window store's entries, or their bytes: the key, the window's start and 8 bytes an id. */
+  static long windows(KafkaStreams streams, String store, boolean bytes) {
+    long n = 0;
+    try (KeyValueIterator<Windowed<String>, List<Long>> it =
+        streams
+            .store(
+                StoreQueryParameters.fromNameAndType(
+                    store, QueryableStoreTypes.<String, List<Long>>windowStore()))
+            .all()) {
+      while (it.hasNext()) {
+        KeyValue<Windowed<String>, List<Long>> kv = it.next();
+        n +=
+            bytes
+                ? kv.key.key().getBytes(StandardCharsets.UTF_8).length
+                    + Long.BYTES
+                    + (long) Long.BYTES * kv.value.size()
+                : 1;
+      }
+    }
+    return n;
   }
 
   @SuppressWarnings("unchecked")
