@@ -81,30 +81,6 @@ public final class GpuShares {
   }
 
   /**
-   * The share of one device.
-   *
-   * @param resource the extended resource the pod requested
-   * @param sharedResources the resources that are time-sliced or MPS replicas
-   * @param sampledProfile the MIG profile dcgm-exporter's samples of the pod's device carry ({@code
-   *     GPU_I_PROFILE}; a single-strategy MIG node names its slices {@code nvidia.com/gpu}), or
-   *     null
-   * @param model the GPU's model (node label or {@code modelName}), or null
-   * @param replicas the device plugin's replicas per GPU of the resource on the pod's node (node
-   *     label {@code <resource>.replicas}), or null when not known
-   */
-  public static Share of(
-      String resource,
-      Collection<String> sharedResources,
-      String sampledProfile,
-      String model,
-      Integer replicas) {
-    return split(
-        device(resource, sampledProfile, model),
-        resource != null && sharedResources.contains(resource),
-        replicas);
-  }
-
-  /**
    * The part of a physical GPU one device of {@code resource} is, before any replicas: a MIG
    * profile's compute slices over the GPU's (the profile from the resource, else from the samples),
    * else 1.

@@ -14,6 +14,22 @@ import org.junit.jupiter.params.provider.CsvSource;
  */
 class GpuSharesTest {
 
+  /**
+   * A pod's share as the timeline makes it: the device's part ({@link GpuShares#device}), split
+   * among the replicas of a shared resource ({@link GpuShares#split}).
+   */
+  static GpuShares.Share share(
+      String resource,
+      List<String> sharedResources,
+      String sampledProfile,
+      String model,
+      Integer replicas) {
+    return GpuShares.split(
+        GpuShares.device(resource, sampledProfile, model),
+        resource != null && sharedResources.contains(resource),
+        replicas);
+  }
+
   @ParameterizedTest(name = "{0} on {1}: {2}/{3}")
   @CsvSource({
     // the GPU Operator's mixed strategy, the model from its node label or dcgm-exporter
@@ -36,7 +52,7 @@ class GpuSharesTest {
   })
   void shouldGiveAMigDeviceItsComputeSlicesOverTheGpus(
       String resource, String model, int slices, int of) {
-    GpuShares.Share s = GpuShares.of(resource, List.of(), null, model, null);
+    GpuShares.Share s = share(resource, List.of(), null, model, null);
     assertThat(s.share()).isCloseTo((double) slices / of, within(1e-12));
     assertThat(s.shared()).isFalse();
     assertThat(s.assumed()).isFalse();
@@ -45,24 +61,23 @@ class GpuSharesTest {
   @Test
   void shouldTakeASingleStrategyNodesSliceFromItsSamplesProfile() {
     GpuShares.Share s =
-        GpuShares.of("nvidia.com/gpu", List.of(), "1g.10gb", "NVIDIA H100 80GB HBM3", null);
+        share("nvidia.com/gpu", List.of(), "1g.10gb", "NVIDIA H100 80GB HBM3", null);
     assertThat(s.share()).isCloseTo(1.0 / 7, within(1e-12));
   }
 
   @Test
   void shouldCountAReplicaAsItsPartWhenItsReplicasAreKnownElseAsAWholeGpuAssumed() {
     List<String> shared = GpuShares.DEFAULT_SHARED;
-    assertThat(GpuShares.of("nvidia.com/gpu.shared", shared, null, null, 4))
+    assertThat(share("nvidia.com/gpu.shared", shared, null, null, 4))
         .isEqualTo(new GpuShares.Share(0.25, 1, true, false));
-    assertThat(GpuShares.of("nvidia.com/gpu.shared", shared, null, null, null))
+    assertThat(share("nvidia.com/gpu.shared", shared, null, null, null))
         .isEqualTo(new GpuShares.Share(1, 1, true, true));
     // time-slicing without renaming: nvidia.com/gpu with replicas on its node
-    assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, 2))
+    assertThat(share("nvidia.com/gpu", shared, null, null, 2))
         .isEqualTo(new GpuShares.Share(0.5, 1, true, false));
     // the label's value on a node without sharing (k8s-device-plugin internal/lm/resource.go)
-    assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, 1))
-        .isEqualTo(GpuShares.Share.WHOLE_GPU);
-    assertThat(GpuShares.of("nvidia.com/gpu", shared, null, null, null))
+    assertThat(share("nvidia.com/gpu", shared, null, null, 1)).isEqualTo(GpuShares.Share.WHOLE_GPU);
+    assertThat(share("nvidia.com/gpu", shared, null, null, null))
         .isEqualTo(GpuShares.Share.WHOLE_GPU);
   }
 
@@ -70,7 +85,7 @@ class GpuSharesTest {
   void shouldDivideATimeSlicedMigSliceAmongItsReplicas() {
     // mixed strategy with time-slicing of a MIG resource: nvidia.com/mig-1g.10gb.replicas = 2
     GpuShares.Share s =
-        GpuShares.of("nvidia.com/mig-1g.10gb", List.of(), null, "NVIDIA-H100-80GB-HBM3", 2);
+        share("nvidia.com/mig-1g.10gb", List.of(), null, "NVIDIA-H100-80GB-HBM3", 2);
     assertThat(s.share()).isCloseTo(1.0 / 14, within(1e-12));
     assertThat(s.device()).isCloseTo(1.0 / 7, within(1e-12));
     assertThat(s.shared()).isTrue();

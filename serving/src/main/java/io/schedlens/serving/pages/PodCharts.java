@@ -6,6 +6,7 @@ import static io.schedlens.serving.pages.Html.px;
 import io.schedlens.avro.PodPoint;
 import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.PodTimeline;
+import io.schedlens.base.GpuShares;
 import io.schedlens.timeline.LatencyBins;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,7 +122,7 @@ final class PodCharts {
    */
   static String held(PodTimeline t) {
     String resource = t.getGpuResource();
-    boolean whole = resource == null || ("nvidia.com/gpu".equals(resource) && share(t) == 1.0);
+    boolean whole = resource == null || (GpuShares.WHOLE.equals(resource) && share(t) == 1.0);
     if (whole && !Boolean.TRUE.equals(t.getGpuShared())) {
       return t.getGpus() + " GPU(s)";
     }
