@@ -12,6 +12,7 @@ import io.schedlens.export.Exporter;
 import io.schedlens.export.FileFormat;
 import io.schedlens.export.FileSink;
 import io.schedlens.export.WarehouseSink;
+import io.schedlens.export.WarehouseTables;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.schemas.Topics;
 import java.io.IOException;
@@ -31,6 +32,10 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringSerializer;
+import org.apache.parquet.hadoop.ParquetFileReader;
+import org.apache.parquet.hadoop.metadata.BlockMetaData;
+import org.apache.parquet.hadoop.metadata.ColumnChunkMetaData;
+import org.apache.parquet.io.LocalInputFile;
 
 /**
  * The export's write rate and file sizes: {@code N} realistic final pod timelines (a week of a
@@ -38,7 +43,9 @@ import org.apache.kafka.common.serialization.StringSerializer;
  * file sink in commits of 50,000 (the default flush.records) as Parquet and as Avro, and with
  * {@code kafka}, the whole export from an embedded broker (6 partitions) to Parquet.
  *
- * <pre>java -Xmx3g -cp "$CP" io.schedlens.bench.ExportLoad 1000000 [kafka]</pre>
+ * <p>With {@code columns}, where the Parquet table's bytes go, column by column.
+ *
+ * <pre>java -Xmx3g -cp "$CP" io.schedlens.bench.ExportLoad 1000000 [kafka] [columns]</pre>
  */
 public final class ExportLoad {
 
@@ -49,7 +56,9 @@ public final class ExportLoad {
 
   public static void main(String[] args) throws Exception {
     int n = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-    boolean kafka = args.length > 1 && args[1].equals("kafka");
+    List<String> options = List.of(args).subList(Math.min(1, args.length), args.length);
+    boolean kafka = options.contains("kafka");
+    boolean columns = options.contains("columns");
     System.out.printf("export load: %,d final pod timelines%n", n);
     List<PodTimeline> rows = timelines(n);
     Topics topics = Topics.defaults();
@@ -90,6 +99,9 @@ public final class ExportLoad {
             files(dir, format.extension()),
             bytes / 1048576.0,
             (double) bytes / n);
+        if (columns && format == FileFormat.PARQUET) {
+          printColumns(dir.resolve(WarehouseTables.POD_TIMELINES), n);
+        }
       } finally {
         delete(dir);
       }
@@ -100,6 +112,36 @@ public final class ExportLoad {
     if (kafka) {
       throughKafka(rows, topics);
     }
+  }
+
+  /**
+   * Where a Parquet table's bytes go: each column's compressed bytes per row (from the files'
+   * footers, summed over the row groups), largest first, with its encodings.
+   */
+  static void printColumns(Path table, int rows) throws IOException {
+    Map<String, Long> bytes = new HashMap<>();
+    Map<String, String> encodings = new HashMap<>();
+    try (Stream<Path> files = Files.walk(table)) {
+      for (Path f : files.filter(p -> p.toString().endsWith(".parquet")).toList()) {
+        try (ParquetFileReader r = ParquetFileReader.open(new LocalInputFile(f))) {
+          for (BlockMetaData block : r.getFooter().getBlocks()) {
+            for (ColumnChunkMetaData c : block.getColumns()) {
+              bytes.merge(c.getPath().toDotString(), c.getTotalSize(), Long::sum);
+              encodings.put(c.getPath().toDotString(), c.getEncodings().toString());
+            }
+          }
+        }
+      }
+    }
+    System.out.printf("  pod_timelines columns, compressed bytes per row:%n");
+    bytes.entrySet().stream()
+        .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+        .limit(24)
+        .forEach(
+            e ->
+                System.out.printf(
+                    "    %-32s %6.2f %s%n",
+                    e.getKey(), (double) e.getValue() / rows, encodings.get(e.getKey())));
   }
 
   /** The whole export: read_committed consumer, decode, Parquet, manifest commits. */
