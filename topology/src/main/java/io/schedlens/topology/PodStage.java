@@ -119,7 +119,7 @@ final class PodStage
     this.names = new HotStore<>(context.getStateStore(TopologyNames.PODS_BY_NAME_STORE), hot);
     this.waiting =
         new WaitingSeconds(
-            new HotStore<>(context.getStateStore(TopologyNames.INPUT_SECONDS_STORE), hot),
+            context.getStateStore(TopologyNames.INPUT_SECONDS_STORE),
             new RequestIdWindows(
                 context.getStateStore(TopologyNames.REQUEST_ID_WINDOWS_STORE),
                 dedup,
@@ -192,10 +192,9 @@ final class PodStage
    */
   @Override
   public void complete(long upTo) {
-    for (String key : waiting.upTo(upTo)) {
-      InputSecond b = waiting.get(key);
-      if (b == null || settle(key, b, eventTime.progress(PODS))) {
-        waiting.done(key);
+    for (WaitingSeconds.Waiting w : waiting.upTo(upTo)) {
+      if (w.waits() && settle(w.inputs, eventTime.progress(PODS))) {
+        waiting.done(w);
       }
     }
     tellRequestCounts();
@@ -336,9 +335,9 @@ final class PodStage
       return;
     }
     long second = InputSeconds.secondOf(time);
-    String key = WaitingSeconds.key(second, name.key());
     boolean complete = eventTime.complete(second);
-    InputSecond b = waiting.open(key, second, name.key(), complete);
+    WaitingSeconds.Waiting w = waiting.open(second, name, complete);
+    InputSecond b = w.inputs;
     String refused =
         input instanceof RequestLog r
             ? InputSeconds.addRequest(b, r, settings.serviceSlo(r.getService()))
@@ -348,11 +347,11 @@ final class PodStage
       return;
     }
     InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
-    if (complete && settle(key, b, eventTime.progress(PODS))) {
-      waiting.done(key);
+    if (complete && settle(b, eventTime.progress(PODS))) {
+      waiting.done(w);
       tellRequestCounts();
     } else {
-      waiting.keep(key, b);
+      waiting.keep(w);
     }
   }
 
@@ -360,7 +359,7 @@ final class PodStage
    * Gives a second's inputs to the incarnation that held the name, when the pods stream has passed
    * far enough to say; true when the second was settled (its ids then kept for de-duplication).
    */
-  private boolean settle(String key, InputSecond b, long podsProgress) {
+  private boolean settle(InputSecond b, long podsProgress) {
     PodsOfName pods = names.get(b.getName());
     Incarnations.Answer a =
         Incarnations.at(pods, b.getSecond(), podsProgress, PodLife.CREATION_TOLERANCE_MS, graceMs);

@@ -51,13 +51,27 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
    */
   private final Set<String> fresh = new HashSet<>();
 
+  /**
+   * What the store's owner writes into it just before each write-back ({@link #beforeWriteBack}).
+   */
+  private Runnable before = () -> {};
+
   WriteBackStore(KeyValueStore<String, V> inner) {
     super(inner);
     this.inner = inner;
   }
 
+  /**
+   * Has {@code write} run just before each write-back (a commit, or a range read): an owner that
+   * keeps its values in a structure of its own puts them into the store then, and only then.
+   */
+  void beforeWriteBack(Runnable write) {
+    this.before = write;
+  }
+
   @SuppressWarnings("unchecked")
   private void writeBack() {
+    before.run();
     if (dirty.isEmpty()) {
       return;
     }
