@@ -22,23 +22,32 @@ class RequestIdWindowsTest {
   static final long T = 1_764_000_000_000L;
 
   final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
-  final WindowStore<String, List<Long>> windows =
-      Stores.windowStoreBuilder(
-              Stores.inMemoryWindowStore(
-                  "w", RequestIdWindows.retention(DEDUP), RequestIdWindows.WINDOW, false),
-              Serdes.String(),
-              RequestIdWindows.serde())
-          .withLoggingDisabled()
-          .build();
-  final KeyValueStore<String, InputSecond> legacy =
-      Stores.keyValueStoreBuilder(
-              Stores.inMemoryKeyValueStore("l"), Serdes.String(), AvroSerde.of(InputSecond.class))
-          .withLoggingDisabled()
-          .build();
+  final WindowStore<String, List<Long>> windows = windows(context);
+  final KeyValueStore<String, InputSecond> legacy = legacyIds(context);
 
-  RequestIdWindowsTest() {
-    windows.init(context.getStateStoreContext(), windows);
-    legacy.init(context.getStateStoreContext(), legacy);
+  /** The request-id windows of a {@link #DEDUP} window, in memory, opened on {@code context}. */
+  static WindowStore<String, List<Long>> windows(MockProcessorContext<?, ?> context) {
+    WindowStore<String, List<Long>> w =
+        Stores.windowStoreBuilder(
+                Stores.inMemoryWindowStore(
+                    "w", RequestIdWindows.retention(DEDUP), RequestIdWindows.WINDOW, false),
+                Serdes.String(),
+                RequestIdWindows.serde())
+            .withLoggingDisabled()
+            .build();
+    w.init(context.getStateStoreContext(), w);
+    return w;
+  }
+
+  /** Where an earlier release kept the ids, in memory, opened on {@code context}. */
+  static KeyValueStore<String, InputSecond> legacyIds(MockProcessorContext<?, ?> context) {
+    KeyValueStore<String, InputSecond> l =
+        Stores.keyValueStoreBuilder(
+                Stores.inMemoryKeyValueStore("l"), Serdes.String(), AvroSerde.of(InputSecond.class))
+            .withLoggingDisabled()
+            .build();
+    l.init(context.getStateStoreContext(), l);
+    return l;
   }
 
   static InputSecond settled(long second, String name, List<Long> ids) {

@@ -6,7 +6,6 @@ import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.PodName;
 import io.schedlens.timeline.InputSeconds;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -39,31 +38,16 @@ class WaitingSecondsTest {
           .withLoggingDisabled()
           .build();
   final WriteBackStore<InputSecond> store = new WriteBackStore<>(inner);
-  final WindowStore<String, List<Long>> windows =
-      Stores.windowStoreBuilder(
-              Stores.inMemoryWindowStore(
-                  "w",
-                  RequestIdWindows.retention(Duration.ofMinutes(10)),
-                  RequestIdWindows.WINDOW,
-                  false),
-              Serdes.String(),
-              RequestIdWindows.serde())
-          .withLoggingDisabled()
-          .build();
-  final KeyValueStore<String, InputSecond> legacy =
-      Stores.keyValueStoreBuilder(
-              Stores.inMemoryKeyValueStore("l"), Serdes.String(), AvroSerde.of(InputSecond.class))
-          .withLoggingDisabled()
-          .build();
+  final WindowStore<String, List<Long>> windows = RequestIdWindowsTest.windows(context);
+  final KeyValueStore<String, InputSecond> legacy = RequestIdWindowsTest.legacyIds(context);
 
   WaitingSecondsTest() {
     store.init(context.getStateStoreContext(), store);
-    windows.init(context.getStateStoreContext(), windows);
-    legacy.init(context.getStateStoreContext(), legacy);
   }
 
   WaitingSeconds waiting() {
-    return new WaitingSeconds(store, new RequestIdWindows(windows, Duration.ofMinutes(10), legacy));
+    return new WaitingSeconds(
+        store, new RequestIdWindows(windows, RequestIdWindowsTest.DEDUP, legacy));
   }
 
   Map<String, Long> stored() {
