@@ -88,6 +88,13 @@ final class WaitingSeconds {
   WaitingSeconds(KeyValueStore<String, InputSecond> store, RequestIdWindows seen) {
     this.store = store;
     this.seen = seen;
+    // this structure's hook first: the read below writes the buffer back, and a hook left by an
+    // earlier processor of the task must not run then
+    WriteBackStore<InputSecond> buffer = WriteBackStore.under(store);
+    this.writeBack = buffer != null;
+    if (buffer != null) {
+      buffer.beforeWriteBack(this::write);
+    }
     try (KeyValueIterator<String, InputSecond> it = store.all()) {
       it.forEachRemaining(
           kv -> {
@@ -98,11 +105,6 @@ final class WaitingSeconds {
                   .put(name, new Waiting(name, kv.value, true));
             }
           });
-    }
-    WriteBackStore<InputSecond> buffer = WriteBackStore.under(store);
-    this.writeBack = buffer != null;
-    if (buffer != null) {
-      buffer.beforeWriteBack(this::write);
     }
   }
 

@@ -210,11 +210,16 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     super.commit(changelogOffsets);
   }
 
-  /** A task closed without a commit (a crash, a lost task) drops what was not committed. */
+  /**
+   * A task closed without a commit (a crash, a lost task) drops what was not committed, and forgets
+   * its owner's hook: the owner's uncommitted values must not reach the store when the task is
+   * opened again (its processor is initialised anew and registers again).
+   */
   @Override
   public void clearCache() {
     dirty.clear();
     fresh.clear();
+    before = () -> {};
     super.clearCache();
   }
 
@@ -222,6 +227,7 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
   public void close() {
     dirty.clear();
     fresh.clear();
+    before = () -> {};
     super.close();
   }
 

@@ -129,4 +129,23 @@ class WaitingSecondsTest {
         .as("an incomplete second was never settled")
         .isEmpty();
   }
+
+  /**
+   * A task closed without a commit (exactly-once: a corrupted task, revived) opens its stores again
+   * with a new processor: what the old processor gathered since the last commit is gone, as are the
+   * records it came from, which the task reads again.
+   */
+  @Test
+  void shouldForgetWhatATaskClosedWithoutACommitHadGathered() {
+    WaitingSeconds before = waiting();
+    WaitingSeconds.Waiting chat = before.open(T, CHAT, false);
+    request(chat);
+    before.keep(chat);
+    store.clearCache();
+
+    WaitingSeconds revived = waiting();
+    assertThat(revived.upTo(T)).isEmpty();
+    store.flushCache();
+    assertThat(stored()).as("the old processor's gathering never reaches the store").isEmpty();
+  }
 }
