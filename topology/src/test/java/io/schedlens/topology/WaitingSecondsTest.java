@@ -62,15 +62,19 @@ class WaitingSecondsTest {
     w.inputs.setRequests(w.inputs.getRequests() + 1);
   }
 
+  /** A request of {@code name} at {@code second}, gathered as the pod stage gathers it. */
+  static WaitingSeconds.Waiting gather(WaitingSeconds waiting, long second, PodName name) {
+    WaitingSeconds.Waiting w = waiting.open(second, name, false);
+    request(w);
+    waiting.keep(w);
+    return w;
+  }
+
   @Test
   void shouldWriteAGatheringAtACommitOnlyWhenItStillWaits() {
     WaitingSeconds waiting = waiting();
-    WaitingSeconds.Waiting chat = waiting.open(T, CHAT, false);
-    request(chat);
-    waiting.keep(chat);
-    WaitingSeconds.Waiting embed = waiting.open(T, EMBED, false);
-    request(embed);
-    waiting.keep(embed);
+    WaitingSeconds.Waiting chat = gather(waiting, T, CHAT);
+    WaitingSeconds.Waiting embed = gather(waiting, T, EMBED);
     assertThat(waiting.open(T, CHAT, false)).as("the same gathering").isSameAs(chat);
     assertThat(stored()).as("nothing before the commit").isEmpty();
 
@@ -93,13 +97,9 @@ class WaitingSecondsTest {
   void shouldReadTheWaitingGatheringsBackAtAStartAndGiveThemInTimeAndNameOrder() {
     WaitingSeconds waiting = waiting();
     for (PodName name : List.of(EMBED, OTHER, CHAT)) {
-      WaitingSeconds.Waiting w = waiting.open(T + 1000, name, false);
-      request(w);
-      waiting.keep(w);
+      gather(waiting, T + 1000, name);
     }
-    WaitingSeconds.Waiting early = waiting.open(T, EMBED, false);
-    request(early);
-    waiting.keep(early);
+    gather(waiting, T, EMBED);
     store.flushCache();
 
     WaitingSeconds restarted = waiting();
@@ -138,9 +138,7 @@ class WaitingSecondsTest {
   @Test
   void shouldForgetWhatATaskClosedWithoutACommitHadGathered() {
     WaitingSeconds before = waiting();
-    WaitingSeconds.Waiting chat = before.open(T, CHAT, false);
-    request(chat);
-    before.keep(chat);
+    gather(before, T, CHAT);
     store.clearCache();
 
     WaitingSeconds revived = waiting();
