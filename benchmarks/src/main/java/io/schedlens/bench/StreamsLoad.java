@@ -389,10 +389,55 @@ public final class StreamsLoad {
     return out;
   }
 
-  /** The pod stage's state per live pod, from its changelog (the latest value per name). */
+  /**
+   * The pod stage's state per live pod, from its changelogs (the latest value per key): its state
+   * in {@code pods-by-name} and its closed series points in {@code pod-series}, both counted.
+   */
   static void stateSize(String bootstrap, String appId) {
-    String changelog = appId + "-pods-by-name-changelog";
+    Map<String, byte[]> names = latest(bootstrap, appId + "-pods-by-name-changelog");
+    Map<String, byte[]> closedByUid = latest(bootstrap, appId + "-pod-series-changelog");
     AvroSerde<PodsOfName> serde = AvroSerde.of(PodsOfName.class);
+    List<Integer> perPod = new ArrayList<>();
+    AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
+    AvroSerde<PodSeries> series = AvroSerde.of(PodSeries.class);
+    long seriesBytes = 0;
+    long closedBytes = 0;
+    long sketchBytes = 0;
+    for (byte[] v : names.values()) {
+      PodsOfName p = serde.deserialize("", v);
+      for (var s : p.getPods()) {
+        byte[] closed = s.getSeriesStored() > 0 ? closedByUid.get(s.getUid()) : null;
+        int closedSize = closed == null ? 0 : closed.length;
+        perPod.add(states.serialize("", s).length + closedSize);
+        closedBytes += closedSize;
+        if (s.getSeries() != null) {
+          seriesBytes += series.serialize("", s.getSeries()).length - 10; // less its header
+        }
+        if (s.getServing().getLatencySketch() != null) {
+          sketchBytes += s.getServing().getLatencySketch().remaining();
+        }
+      }
+    }
+    Collections.sort(perPod);
+    if (!perPod.isEmpty()) {
+      System.out.printf(
+          "state of %,d live pods: mean %,d bytes, p99 %,d bytes, max %,d bytes per pod%n",
+          perPod.size(),
+          (int) perPod.stream().mapToInt(Integer::intValue).average().orElse(0),
+          perPod.get((int) (perPod.size() * 0.99)),
+          perPod.get(perPod.size() - 1));
+      System.out.printf(
+          "  of which the series %,d bytes (%,d of them closed points, in pod-series), the latency"
+              + " sketch %,d bytes (means); %,d pods with closed points%n",
+          (seriesBytes + closedBytes) / perPod.size(),
+          closedBytes / perPod.size(),
+          sketchBytes / perPod.size(),
+          closedByUid.size());
+    }
+  }
+
+  /** A changelog's latest value per key, read committed. */
+  static Map<String, byte[]> latest(String bootstrap, String changelog) {
     Map<String, byte[]> latest = new HashMap<>();
     try (KafkaConsumer<String, byte[]> c =
         new KafkaConsumer<>(
@@ -420,35 +465,7 @@ public final class StreamsLoad {
         }
       }
     }
-    List<Integer> perPod = new ArrayList<>();
-    AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
-    AvroSerde<PodSeries> series = AvroSerde.of(PodSeries.class);
-    long seriesBytes = 0;
-    long sketchBytes = 0;
-    for (byte[] v : latest.values()) {
-      PodsOfName p = serde.deserialize("", v);
-      for (var s : p.getPods()) {
-        perPod.add(states.serialize("", s).length);
-        if (s.getSeries() != null) {
-          seriesBytes += series.serialize("", s.getSeries()).length - 10; // less its header
-        }
-        if (s.getServing().getLatencySketch() != null) {
-          sketchBytes += s.getServing().getLatencySketch().remaining();
-        }
-      }
-    }
-    Collections.sort(perPod);
-    if (!perPod.isEmpty()) {
-      System.out.printf(
-          "state of %,d live pods: mean %,d bytes, p99 %,d bytes, max %,d bytes per pod%n",
-          perPod.size(),
-          (int) perPod.stream().mapToInt(Integer::intValue).average().orElse(0),
-          perPod.get((int) (perPod.size() * 0.99)),
-          perPod.get(perPod.size() - 1));
-      System.out.printf(
-          "  of which the series %,d bytes, the latency sketch %,d bytes (means)%n",
-          seriesBytes / perPod.size(), sketchBytes / perPod.size());
-    }
+    return latest;
   }
 
   static long pct(List<Long> sorted, double q) {

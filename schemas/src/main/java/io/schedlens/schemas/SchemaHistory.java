@@ -50,7 +50,8 @@ public final class SchemaHistory {
           "TimelineState",
           "WorkloadState",
           "WorkloadMember",
-          "SecondCount");
+          "SecondCount",
+          "ClosedPoints");
 
   /**
    * The types the collector writes and the streams app (or the report) reads. Their schemas only

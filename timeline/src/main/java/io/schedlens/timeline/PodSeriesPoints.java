@@ -49,6 +49,31 @@ public final class PodSeriesPoints {
   private PodSeriesPoints() {}
 
   /**
+   * A state's {@code seriesStored} when the pod-series store's copy of its leading points no longer
+   * holds (an input reached one of them, or the step grew): rewritten at the next commit.
+   */
+  public static final int STORED_STALE = -1;
+
+  /**
+   * How many leading points of {@code s} are closed: each ends at least {@code graceMs} before the
+   * last point starts. A pod's seconds are applied in time order, a late line at most the grace
+   * period behind, so no input is expected to reach them; one that does is noticed (the reducer
+   * marks the state {@link #STORED_STALE}). The last point is never closed.
+   */
+  public static int closed(PodSeries s, long graceMs) {
+    if (s == null || s.getPoints().isEmpty()) {
+      return 0;
+    }
+    List<PodPoint> points = s.getPoints();
+    long before = points.get(points.size() - 1).getAt() - graceMs;
+    int n = points.size() - 1;
+    while (n > 0 && points.get(n - 1).getAt() + s.getStepMs() > before) {
+      n--;
+    }
+    return n;
+  }
+
+  /**
    * Adds one second of a pod's inputs: its GPU readings by their sample time with the span each
    * stands for, its requests at the second, {@code breaches} of them over their SLO. {@code
    * classSloMs} is the pod's priority class's SLO (or null); the second's own services' SLO comes

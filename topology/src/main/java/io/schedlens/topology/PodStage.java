@@ -38,6 +38,7 @@ import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
 import org.apache.kafka.streams.processor.api.Record;
 import org.apache.kafka.streams.processor.api.RecordMetadata;
+import org.apache.kafka.streams.state.KeyValueStore;
 
 /**
  * The pod stage, one task per partition of the four inputs about pods, which are all partitioned by
@@ -116,7 +117,12 @@ final class PodStage
   public void init(ProcessorContext<String, SpecificRecord> context) {
     this.context = context;
     this.out = new PodStageOutputs(context, metrics);
-    this.names = new HotStore<>(context.getStateStore(TopologyNames.PODS_BY_NAME_STORE), hot);
+    KeyValueStore<String, PodsOfName> byName =
+        context.getStateStore(TopologyNames.PODS_BY_NAME_STORE);
+    PodSeriesStore series =
+        new PodSeriesStore(context.getStateStore(TopologyNames.POD_SERIES_STORE), graceMs);
+    series.layOut(byName);
+    this.names = new HotStore<>(byName, hot);
     this.waiting =
         new WaitingSeconds(
             context.getStateStore(TopologyNames.INPUT_SECONDS_STORE),
@@ -136,7 +142,8 @@ final class PodStage
         wall -> // this task's watermark: when it moved, and now and then anyway
         eventTime.toBroadcast(wall, context.taskId().partition()).ifPresent(out::watermark));
     this.timers =
-        new PodTimers(names, out, eventTime, podMetrics, dirty, this::emit, graceMs, orphanTimeout);
+        new PodTimers(
+            names, series, out, eventTime, podMetrics, dirty, this::emit, graceMs, orphanTimeout);
     context.schedule(emitInterval, PunctuationType.WALL_CLOCK_TIME, t -> flushDirty());
   }
 

@@ -27,6 +27,7 @@ final class PodTimers {
   }
 
   private final HotStore<PodsOfName> names;
+  private final PodSeriesStore series;
   private final PodStageOutputs out;
   private final PodEventTime eventTime;
   private final PodMetrics podMetrics;
@@ -38,6 +39,7 @@ final class PodTimers {
 
   PodTimers(
       HotStore<PodsOfName> names,
+      PodSeriesStore series,
       PodStageOutputs out,
       PodEventTime eventTime,
       PodMetrics podMetrics,
@@ -46,6 +48,7 @@ final class PodTimers {
       long graceMs,
       Duration orphanTimeout) {
     this.names = names;
+    this.series = series;
     this.out = out;
     this.eventTime = eventTime;
     this.podMetrics = podMetrics;
@@ -85,6 +88,7 @@ final class PodTimers {
     }
     long finalAt = FinalDue.at(s, graceMs);
     Incarnations.retire(pods, s, finalAt);
+    series.dropped(s);
     eventTime.callAt(PodTimer.FORGET, finalAt + orphanMs, id);
     dirty.remove(id.id());
     names.put(id.key(), pods);
@@ -123,6 +127,7 @@ final class PodTimers {
       return;
     }
     Incarnations.drop(pods, s);
+    series.dropped(s);
     dirty.remove(id.id());
     names.put(id.key(), pods);
     out.deadLetter(

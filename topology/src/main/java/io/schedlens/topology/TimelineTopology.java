@@ -2,6 +2,7 @@ package io.schedlens.topology;
 
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.NodeState;
 import io.schedlens.avro.internal.PodsOfName;
@@ -37,8 +38,9 @@ import org.apache.kafka.streams.state.WindowStore;
  * <pre>
  * pod stage, one task per partition; every input about a pod is partitioned by its namespace/name:
  *   pods, k8s-events, gpu-samples, requests, internal.to-pod
- *     -> pods [pods-by-name, input-seconds, request-id-windows, request-ids (emptied at start:
- *              an earlier release's), pod-timers, pod-progress]
+ *     -> pods [pods-by-name, pod-series (live pods' closed series points), input-seconds,
+ *              request-id-windows, request-ids (emptied at start: an earlier release's),
+ *              pod-timers, pod-progress]
  *     -> pod-timelines, preemptions, dlq,
  *        internal.to-pod (a victim to its preemptor, the answer back),
  *        internal.by-workload (a pod's facts), internal.by-node (nominations, bindings, victims)
@@ -164,6 +166,8 @@ public final class TimelineTopology {
         "to-pod-source");
     writeBackStore(
         w, kept, TopologyNames.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    // Not cached: written during the commit, by pods-by-name's write-back (PodSeriesStore).
+    w.store(kept.builder(TopologyNames.POD_SERIES_STORE, AvroSerde.of(ClosedPoints.class)), "pods");
     writeBackStore(
         w, kept, TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     w.store(

@@ -13,6 +13,9 @@ public final class TopologyNames {
   public static final String PODS_BY_NAME_STORE = "pods-by-name";
   public static final String INPUT_SECONDS_STORE = "input-seconds";
 
+  /** The closed points of live pods' series, by UID ({@link PodSeriesStore}). */
+  public static final String POD_SERIES_STORE = "pod-series";
+
   /** The ids of settled seconds' lines and samples, by pod name ({@link RequestIdWindows}). */
   public static final String REQUEST_ID_WINDOWS_STORE = "request-id-windows";
 

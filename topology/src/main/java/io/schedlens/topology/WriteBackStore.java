@@ -5,6 +5,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.Serializer;
 import org.apache.kafka.streams.KeyValue;
@@ -56,6 +57,26 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
    */
   private Runnable before = () -> {};
 
+  /** How the owner's values are laid out in the store below ({@link #layout}). */
+  private Layout<V> layout = null;
+
+  /**
+   * How an owner lays its values out in the store below when part of each lives elsewhere (a pod's
+   * closed series points in a store of their own): the buffer and the owner's objects hold whole
+   * values, the store below the part that is not elsewhere.
+   */
+  interface Layout<V> {
+
+    /**
+     * Writes {@code value} below through {@code write}, which serializes it at once: the layout may
+     * change the value for the write (and write its other part elsewhere), and gives it back whole.
+     */
+    void write(V value, Consumer<V> write);
+
+    /** A value just read from below, made whole (its other part read back). */
+    V read(V value);
+  }
+
   WriteBackStore(KeyValueStore<String, V> inner) {
     super(inner);
     this.inner = inner;
@@ -69,6 +90,14 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     this.before = write;
   }
 
+  /**
+   * Has the owner's {@code layout} write each value below and make each value read from below
+   * whole. Range reads return what is below as it is.
+   */
+  void layout(Layout<V> layout) {
+    this.layout = layout;
+  }
+
   @SuppressWarnings("unchecked")
   private void writeBack() {
     before.run();
@@ -76,7 +105,11 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
       return;
     }
     for (Map.Entry<String, Object> e : dirty.entrySet()) {
-      inner.put(e.getKey(), e.getValue() == DELETED ? null : (V) e.getValue());
+      if (e.getValue() == DELETED || layout == null) {
+        inner.put(e.getKey(), e.getValue() == DELETED ? null : (V) e.getValue());
+      } else {
+        layout.write((V) e.getValue(), v -> inner.put(e.getKey(), v));
+      }
     }
     dirty.clear();
     fresh.clear();
@@ -89,7 +122,8 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     if (v != null) {
       return v == DELETED ? null : (V) v;
     }
-    return inner.get(key);
+    V below = inner.get(key);
+    return below == null || layout == null ? below : layout.read(below);
   }
 
   @Override
@@ -220,6 +254,7 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     dirty.clear();
     fresh.clear();
     before = () -> {};
+    layout = null;
     super.clearCache();
   }
 
@@ -228,6 +263,7 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     dirty.clear();
     fresh.clear();
     before = () -> {};
+    layout = null;
     super.close();
   }
 

@@ -4,9 +4,11 @@ import static io.schedlens.testsupport.Inputs.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.ChangeType;
+import io.schedlens.avro.PodPoint;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadTimeline;
+import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
@@ -88,6 +90,7 @@ class StateUpgradeTest {
 
   static {
     STORED_TYPES.put(TopologyNames.PODS_BY_NAME_STORE, "PodsOfName");
+    STORED_TYPES.put(TopologyNames.POD_SERIES_STORE, "ClosedPoints");
     STORED_TYPES.put(TopologyNames.INPUT_SECONDS_STORE, "InputSecond");
     // the request-id windows are written where the release before them kept the ids
     STORED_TYPES.put(TopologyNames.LEGACY_REQUEST_IDS_STORE, "InputSecond");
@@ -118,6 +121,12 @@ class StateUpgradeTest {
           "PodTimeline", 3,
           "WorkloadTimeline", 1);
 
+  /**
+   * The first PodsOfName version whose states keep their closed series points in {@code
+   * pod-series}: a release before it kept whole series in the state and had no such store.
+   */
+  static final int SERIES_STORED_SINCE = 8;
+
   @TempDir Path dir;
 
   static Stream<Arguments> upgrades() {
@@ -140,13 +149,17 @@ class StateUpgradeTest {
 
   /**
    * The scenario of the topology test (an interactive pod preempting two Job pods, everyone gone by
-   * 311 s) and a Deployment with two replicas, deleted at 330 s; everything freed an hour after.
+   * 311 s) and a Deployment with two replicas, deleted at 330 s, one of them sampled every 15 s;
+   * everything freed an hour after.
    */
   static List<Object> marked() {
     List<Object> in = new ArrayList<>(TimelineTopologyTest.scenario());
     in.add(TimelineTopologyTest.deployment("gone", ChangeType.ADDED, 0, 2));
     in.addAll(TimelineTopologyTest.replica("gone", "aaaaa", 0, 300.0));
     in.addAll(TimelineTopologyTest.replica("gone", "bbbbb", 0, 320.0));
+    for (int t = 12; t < 318; t += 15) { // a series long enough for points to close before 305 s
+      in.add(Inputs.gpu("GPU-7", "ai-lab", "gone-5d8f7-bbbbb", at(t), 40 + t % 7, 15_000L));
+    }
     in.add(TimelineTopologyTest.deployment("gone", ChangeType.DELETED, 330, 0));
     in.addAll(withIds());
     in.sort(Comparator.comparingLong(StageDriver::timestampOf));
@@ -257,6 +270,21 @@ class StateUpgradeTest {
         .as("request ids of settled seconds")
         .isNotEmpty();
 
+    if (cut > 300) { // points close the grace period (2 minutes) behind a pod's last one
+      assertThat(stores.get(TopologyNames.POD_SERIES_STORE))
+          .as("closed series points")
+          .isNotEmpty();
+    }
+    if (Math.max(
+            SINCE_TOPOLOGY.get("PodsOfName"), SchemaHistory.versionsOf("PodsOfName").size() - age)
+        < SERIES_STORED_SINCE) {
+      stores.put(
+          TopologyNames.PODS_BY_NAME_STORE,
+          wholeSeries(
+              stores.get(TopologyNames.PODS_BY_NAME_STORE),
+              stores.remove(TopologyNames.POD_SERIES_STORE)));
+    }
+
     Path stateDir = dir.resolve("new");
     Map<String, Integer> written = new TreeMap<>();
     for (Map.Entry<String, List<KeyValue<Bytes, byte[]>>> s : stores.entrySet()) {
@@ -264,7 +292,7 @@ class StateUpgradeTest {
       List<KeyValue<Bytes, byte[]>> values = s.getValue();
       if (type != null) {
         List<Schema> versions = SchemaHistory.versionsOf(type);
-        int version = Math.max(SINCE_TOPOLOGY.get(type), versions.size() - age);
+        int version = Math.max(SINCE_TOPOLOGY.getOrDefault(type, 1), versions.size() - age);
         written.put(type, version);
         Schema current = SpecificData.get().getSchema(Class.forName(SchemaHistory.className(type)));
         Schema old = versions.get(version - 1);
@@ -445,13 +473,17 @@ class StateUpgradeTest {
   static Map<String, List<KeyValue<Bytes, byte[]>>> storeBytes(StageDriver d) {
     Map<String, List<KeyValue<Bytes, byte[]>>> out = new TreeMap<>();
     List<KeyValue<Bytes, byte[]>> legacyIds = new ArrayList<>();
+    for (StateStore s : d.driver.getAllStateStores().values()) {
+      if (s instanceof KeyValueStore<?, ?> kv) {
+        count(kv); // pods-by-name's write-back also writes pod-series: all of them first
+      }
+    }
     for (Map.Entry<String, StateStore> e : d.driver.getAllStateStores().entrySet()) {
       StateStore s = e.getValue();
       if (s instanceof WindowStore<?, ?> windows) {
         legacyIds.addAll(asLegacyIds((WindowStore<String, List<Long>>) windows));
         continue;
       }
-      count((KeyValueStore<?, ?>) s);
       while (!(s instanceof MeteredKeyValueStore)) {
         s = ((WrappedStateStore) s).wrapped();
       }
@@ -489,6 +521,38 @@ class StateUpgradeTest {
           });
     }
     out.sort(Comparator.comparing(kv -> kv.key));
+    return out;
+  }
+
+  /**
+   * Pods-by-name as a release before {@link #SERIES_STORED_SINCE} wrote it: each state's series
+   * whole, its closed points taken back from {@code pod-series}.
+   */
+  static List<KeyValue<Bytes, byte[]>> wholeSeries(
+      List<KeyValue<Bytes, byte[]>> pods, List<KeyValue<Bytes, byte[]>> series) {
+    AvroSerde<PodsOfName> podSerde = AvroSerde.of(PodsOfName.class);
+    AvroSerde<ClosedPoints> seriesSerde = AvroSerde.of(ClosedPoints.class);
+    Map<String, ClosedPoints> closed = new TreeMap<>();
+    for (KeyValue<Bytes, byte[]> kv : series) {
+      closed.put(
+          new String(kv.key.get(), StandardCharsets.UTF_8), seriesSerde.deserialize("", kv.value));
+    }
+    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
+    int joined = 0;
+    for (KeyValue<Bytes, byte[]> kv : pods) {
+      PodsOfName p = podSerde.deserialize("", kv.value);
+      for (TimelineState s : p.getPods()) {
+        if (s.getSeriesStored() > 0) {
+          List<PodPoint> points = new ArrayList<>(closed.get(s.getUid()).getPoints());
+          points.addAll(s.getSeries().getPoints());
+          s.getSeries().setPoints(points);
+          s.setSeriesStored(0);
+          joined++;
+        }
+      }
+      out.add(KeyValue.pair(kv.key, podSerde.serialize("", p)));
+    }
+    assertThat(joined).as("states with closed points").isEqualTo(closed.size());
     return out;
   }
 
