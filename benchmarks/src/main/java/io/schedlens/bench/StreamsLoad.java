@@ -24,6 +24,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -222,7 +223,7 @@ public final class StreamsLoad {
           "  app CPU: %.1f of %.1f s (%.2f cores busy): %,.0f input records per app CPU-second%n",
           app.cpu(), app.window(), app.cpu() / app.window(), app.perCpuSecond());
       Thread.sleep(3000);
-      stateSize(broker.bootstrapServers(), appId);
+      stateSize(broker.bootstrapServers(), appId, records);
     }
 
     floors(broker, instances, partitions, appArgs, topics, records, produceRate, app);
@@ -393,9 +394,19 @@ public final class StreamsLoad {
    * The pod stage's state per live pod, from its changelogs (the latest value per key): its state
    * in {@code pods-by-name} and its closed series points in {@code pod-series}, both counted.
    */
-  static void stateSize(String bootstrap, String appId) {
-    Map<String, byte[]> names = latest(bootstrap, appId + "-pods-by-name-changelog");
-    Map<String, byte[]> closedByUid = latest(bootstrap, appId + "-pod-series-changelog");
+  static void stateSize(String bootstrap, String appId, long inputs) {
+    long[] written = new long[4];
+    Map<String, byte[]> names = latest(bootstrap, appId + "-pods-by-name-changelog", written, 0);
+    Map<String, byte[]> closedByUid =
+        latest(bootstrap, appId + "-pod-series-changelog", written, 2);
+    System.out.printf(
+        "pod state written (changelogs, keys and values): pods-by-name %,d records, %.1f MB;"
+            + " pod-series %,d records, %.1f MB; %.0f bytes per input record%n",
+        written[0],
+        written[1] / 1e6,
+        written[2],
+        written[3] / 1e6,
+        (written[1] + written[3]) / (double) inputs);
     AvroSerde<PodsOfName> serde = AvroSerde.of(PodsOfName.class);
     List<Integer> perPod = new ArrayList<>();
     AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
@@ -436,8 +447,11 @@ public final class StreamsLoad {
     }
   }
 
-  /** A changelog's latest value per key, read committed. */
-  static Map<String, byte[]> latest(String bootstrap, String changelog) {
+  /**
+   * A changelog's latest value per key, read committed; adds the records read and their bytes to
+   * {@code written[at]} and {@code written[at + 1]}.
+   */
+  static Map<String, byte[]> latest(String bootstrap, String changelog, long[] written, int at) {
     Map<String, byte[]> latest = new HashMap<>();
     try (KafkaConsumer<String, byte[]> c =
         new KafkaConsumer<>(
@@ -448,15 +462,19 @@ public final class StreamsLoad {
                 "read_committed"),
             new StringDeserializer(),
             new ByteArrayDeserializer())) {
+      List<PartitionInfo> partitions = c.listTopics().get(changelog);
+      if (partitions == null) {
+        return latest; // a release without that store
+      }
       List<TopicPartition> tps =
-          c.partitionsFor(changelog).stream()
-              .map(p -> new TopicPartition(changelog, p.partition()))
-              .toList();
+          partitions.stream().map(p -> new TopicPartition(changelog, p.partition())).toList();
       c.assign(tps);
       c.seekToBeginning(tps);
       Map<TopicPartition, Long> end = c.endOffsets(tps);
       while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
         for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
+          written[at]++;
+          written[at + 1] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
           if (r.value() == null) {
             latest.remove(r.key());
           } else {

@@ -67,6 +67,7 @@ class SoakIT {
   static final List<String> STORES =
       List.of(
           TopologyNames.PODS_BY_NAME_STORE,
+          TopologyNames.POD_SERIES_STORE,
           TopologyNames.INPUT_SECONDS_STORE,
           TopologyNames.REQUEST_ID_WINDOWS_STORE,
           TopologyNames.LEGACY_REQUEST_IDS_STORE,

@@ -100,7 +100,7 @@ class PodSeriesStoreTest {
   }
 
   @Test
-  void shouldWriteTheClosedPointsOnlyWhenOneMoreCloses() {
+  void shouldWriteTheClosedPointsOnlyWhenABatchMoreHaveClosed() {
     sampled(0, 40);
     commit();
     closed.put(UID, new ClosedPoints(15_000L, new ArrayList<>())); // a marker: rewritten or not
@@ -108,9 +108,19 @@ class PodSeriesStoreTest {
     commit();
     assertThat(closed.get(UID).getPoints()).as("no point closed: not written").isEmpty();
 
-    sampled(600, 1);
+    sampled(600, PodSeriesStore.BATCH - 1);
     commit();
-    assertThat(closed.get(UID).getPoints()).as("one more closed: all of them written").hasSize(32);
+    assertThat(closed.get(UID).getPoints()).as("fewer than a batch closed: not written").isEmpty();
+    assertThat(below.get(NAME).getPods().get(0).getSeries().getPoints())
+        .as("the state keeps them meanwhile")
+        .hasSize(40 + PodSeriesStore.BATCH - 1 - 31);
+
+    sampled(600 + 15 * (PodSeriesStore.BATCH - 1), 1);
+    commit();
+    assertThat(closed.get(UID).getPoints())
+        .as("a batch more closed: all of them written")
+        .hasSize(31 + PodSeriesStore.BATCH);
+    assertThat(pods.get(NAME).getPods().get(0).getSeries()).isEqualTo(state.getSeries());
   }
 
   @Test
