@@ -175,7 +175,7 @@ final class PodStage
 
   /** Counts an input record; false (and a dead letter) when it has no key. */
   private boolean keyed(SpecificRecord value) {
-    metrics.recordsIn.labelValues(meta.topic()).inc();
+    metrics.recordIn(meta.topic());
     if (record.key() != null) {
       return true;
     }
@@ -332,10 +332,8 @@ final class PodStage
     if (!onItsPartition(name, meta, input)) {
       return;
     }
-    metrics
-        .eventToMetricLag
-        .labelValues(meta.topic())
-        .observe(Math.max(0, context.currentSystemTimeMs() - time) / 1000.0);
+    metrics.observeEventToMetricLag(
+        meta.topic(), Math.max(0, context.currentSystemTimeMs() - time) / 1000.0);
     if (eventTime.late(source, time)) {
       // Its own partition had passed its time by more than the grace period: late, in every run.
       metrics.lateRecords.labelValues(source.equals(GPU) ? "gpu-sample" : "request").inc();

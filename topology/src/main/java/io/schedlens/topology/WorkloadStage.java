@@ -165,7 +165,7 @@ final class WorkloadStage
           meta, DeadLetters.NULL_KEY, "a workload observation without a key (namespace/kind/name)");
       return;
     }
-    metrics.recordsIn.labelValues(meta.topic()).inc();
+    metrics.recordIn(meta.topic());
     observed(o);
   }
 
