@@ -125,7 +125,12 @@ final class PodSeriesStore implements WriteBackStore.Layout<PodsOfName> {
                 + " points of its series in store "
                 + TopologyNames.POD_SERIES_STORE
                 + ", which holds "
-                + (closed == null ? "none" : closed.getPoints().size() + " at another step")
+                + (closed == null
+                    ? "none"
+                    : closed.getPoints().size() + " at a step of " + closed.getStepMs() + " ms")
+                + (s.getSeries() == null
+                    ? ""
+                    : " (the state's: " + s.getSeries().getStepMs() + " ms)")
                 + ": the two stores are from different commits; reset the application's state"
                 + " (docs/operators/streams-app.md)");
       }

@@ -166,7 +166,7 @@ class PodSeriesStoreTest {
     closed.delete(UID);
     assertThatThrownBy(() -> pods.get(NAME))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("pod-series")
+        .hasMessageContaining("in store pod-series, which holds none")
         .hasMessageContaining("reset the application's state");
   }
 }
