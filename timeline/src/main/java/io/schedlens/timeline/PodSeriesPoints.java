@@ -2,10 +2,13 @@ package io.schedlens.timeline;
 
 import io.schedlens.avro.PodPoint;
 import io.schedlens.avro.PodSeries;
+import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.GpuReading;
 import io.schedlens.avro.internal.InputSecond;
+import io.schedlens.avro.internal.TimelineState;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.apache.avro.generic.GenericData;
 
 /**
@@ -71,6 +74,76 @@ public final class PodSeriesPoints {
       n--;
     }
     return n;
+  }
+
+  /**
+   * Adds one second of a pod's inputs to the series of {@code s} ({@link #addTo}); {@code breaches}
+   * of its requests were over their SLO.
+   */
+  static void addSecondTo(
+      TimelineState s,
+      InputSecond in,
+      long breaches,
+      Double classSloMs,
+      TimelineSettings settings) {
+    long earliest = in.getSecond(); // a second's GPU readings may lie before it
+    for (GpuReading r : in.getGpu()) {
+      earliest = Math.min(earliest, r.getTime());
+    }
+    addTo(s, earliest, series -> add(series, in, breaches, classSloMs, settings));
+  }
+
+  /** Adds one GPU sample to the series of {@code s} ({@link #addTo}). */
+  static void addSampleTo(
+      TimelineState s, long t, double util, long spanMs, TimelineSettings settings) {
+    addTo(s, t, series -> addSample(series, t, util, spanMs, baseStepMs(settings)));
+  }
+
+  /**
+   * Adds one request to the series of {@code s} ({@link #addTo}), at its second; {@code breach} is
+   * 1 when it was over its SLO: its service's, else (when it has none) the pod's class's.
+   */
+  static void addRequestTo(
+      TimelineState s,
+      RequestLog r,
+      boolean error,
+      long breach,
+      Double classSloMs,
+      TimelineSettings settings) {
+    long second = InputSeconds.secondOf(r.getTime());
+    Double serviceSlo = settings.serviceSlo(r.getService());
+    addTo(
+        s,
+        second,
+        series ->
+            addRequests(
+                series,
+                baseStepMs(settings),
+                second,
+                1,
+                error ? 1 : 0,
+                breach,
+                r.getLatencyMs() == null ? List.of() : List.of(r.getLatencyMs()),
+                serviceSlo,
+                serviceSlo == null && r.getLatencyMs() != null ? classSloMs : null));
+  }
+
+  /**
+   * Adds inputs, the earliest at {@code earliest}, to the series of {@code s} through {@code add}.
+   * The series' first {@code seriesStored} points live in the pod-series store between commits;
+   * when an input reaches one of them, or the step grows (merging them), the store's copy no longer
+   * holds and is marked {@link #STORED_STALE}, to be rewritten at the next commit.
+   */
+  private static void addTo(TimelineState s, long earliest, UnaryOperator<PodSeries> add) {
+    PodSeries before = s.getSeries();
+    int stored = s.getSeriesStored();
+    long step = before == null ? 0 : before.getStepMs();
+    long storedEnd = stored > 0 ? before.getPoints().get(stored - 1).getAt() + step : 0;
+    PodSeries after = add.apply(before);
+    s.setSeries(after);
+    if (stored > 0 && (earliest < storedEnd || after.getStepMs() != step)) {
+      s.setSeriesStored(STORED_STALE);
+    }
   }
 
   /**

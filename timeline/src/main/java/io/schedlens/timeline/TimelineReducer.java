@@ -8,7 +8,6 @@ import io.schedlens.avro.GpuSample;
 import io.schedlens.avro.PodCondition;
 import io.schedlens.avro.PodObservation;
 import io.schedlens.avro.PodRef;
-import io.schedlens.avro.PodSeries;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.GpuReading;
 import io.schedlens.avro.internal.InputSecond;
@@ -23,7 +22,6 @@ import io.schedlens.schemas.PodName;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.function.UnaryOperator;
 
 /**
  * Folds one input at a time into a pod's {@link TimelineState}. Pure apart from mutating the state
@@ -362,12 +360,7 @@ public final class TimelineReducer {
     long span = GpuBusy.span(g.getIntervalMs(), settings);
     GpuBusy.add(s, g.getTime(), util, span);
     GpuBusy.sampled(s, GpuBusy.share(g), GpuBusy.shared(g));
-    addToSeries(
-        s,
-        g.getTime(),
-        series ->
-            PodSeriesPoints.addSample(
-                series, g.getTime(), util, span, PodSeriesPoints.baseStepMs(settings)));
+    PodSeriesPoints.addSampleTo(s, g.getTime(), util, span, settings);
     return Change.countersOnly();
   }
 
@@ -376,10 +369,7 @@ public final class TimelineReducer {
     s.setUpdatedAt(Math.max(s.getUpdatedAt(), in.getLatest()));
     long breaches = in.getRequests() > 0 ? breaches(s, in) : 0;
     if (!in.getGpu().isEmpty() || in.getRequests() > 0) {
-      addToSeries(
-          s,
-          earliest(in),
-          series -> PodSeriesPoints.add(series, in, breaches, classSlo(s), settings));
+      PodSeriesPoints.addSecondTo(s, in, breaches, classSlo(s), settings);
     }
     for (GpuReading r : in.getGpu()) {
       GpuBusy.add(s, r.getTime(), r.getUtil(), GpuBusy.span(r.getIntervalMs(), settings));
@@ -436,51 +426,8 @@ public final class TimelineReducer {
       }
     }
     p.served(1, error ? 1 : 0, breach);
-    Double serviceSlo = settings.serviceSlo(r.getService());
-    long second = InputSeconds.secondOf(r.getTime());
-    long breaches = breach;
-    addToSeries(
-        s,
-        second,
-        series ->
-            PodSeriesPoints.addRequests(
-                series,
-                PodSeriesPoints.baseStepMs(settings),
-                second,
-                1,
-                error ? 1 : 0,
-                breaches,
-                r.getLatencyMs() == null ? List.of() : List.of(r.getLatencyMs()),
-                serviceSlo,
-                serviceSlo == null && r.getLatencyMs() != null ? classSlo(s) : null));
+    PodSeriesPoints.addRequestTo(s, r, error, breach, classSlo(s), settings);
     return Change.countersOnly();
-  }
-
-  /** The earliest time of a second's inputs: its GPU readings may lie before the second. */
-  private static long earliest(InputSecond in) {
-    long t = in.getSecond();
-    for (GpuReading r : in.getGpu()) {
-      t = Math.min(t, r.getTime());
-    }
-    return t;
-  }
-
-  /**
-   * Adds inputs, the earliest at {@code earliest}, to the pod's series through {@code add}. The
-   * series' first {@code seriesStored} points live in the pod-series store between commits; when an
-   * input reaches one of them, or the step grows (merging them), the store's copy no longer holds
-   * and is marked {@link PodSeriesPoints#STORED_STALE}, to be rewritten at the next commit.
-   */
-  private static void addToSeries(TimelineState s, long earliest, UnaryOperator<PodSeries> add) {
-    PodSeries before = s.getSeries();
-    int stored = s.getSeriesStored();
-    long step = before == null ? 0 : before.getStepMs();
-    long storedEnd = stored > 0 ? before.getPoints().get(stored - 1).getAt() + step : 0;
-    PodSeries after = add.apply(before);
-    s.setSeries(after);
-    if (stored > 0 && (earliest < storedEnd || after.getStepMs() != step)) {
-      s.setSeriesStored(PodSeriesPoints.STORED_STALE);
-    }
   }
 
   /** An error is a 5xx answer or no answer at all (transport failure). */
