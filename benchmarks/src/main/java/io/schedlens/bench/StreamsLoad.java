@@ -7,6 +7,7 @@ import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.projections.records.Outgoing;
 import io.schedlens.projections.records.ProducerRecords;
 import io.schedlens.schemas.AvroSerde;
+import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,12 +20,10 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -395,18 +394,17 @@ public final class StreamsLoad {
    * in {@code pods-by-name} and its closed series points in {@code pod-series}, both counted.
    */
   static void stateSize(String bootstrap, String appId, long inputs) {
-    long[] written = new long[4];
-    Map<String, byte[]> names = latest(bootstrap, appId + "-pods-by-name-changelog", written, 0);
-    Map<String, byte[]> closedByUid =
-        latest(bootstrap, appId + "-pod-series-changelog", written, 2);
+    Changelog names = Changelog.read(bootstrap, appId + "-pods-by-name-changelog");
+    Changelog closedPoints = Changelog.read(bootstrap, appId + "-pod-series-changelog");
     System.out.printf(
         "pod state written (changelogs, keys and values): pods-by-name %,d records, %.1f MB;"
             + " pod-series %,d records, %.1f MB; %.0f bytes per input record%n",
-        written[0],
-        written[1] / 1e6,
-        written[2],
-        written[3] / 1e6,
-        (written[1] + written[3]) / (double) inputs);
+        names.records(),
+        names.bytes() / 1e6,
+        closedPoints.records(),
+        closedPoints.bytes() / 1e6,
+        (names.bytes() + closedPoints.bytes()) / (double) inputs);
+    Map<String, byte[]> closedByUid = closedPoints.latest();
     AvroSerde<PodsOfName> serde = AvroSerde.of(PodsOfName.class);
     List<Integer> perPod = new ArrayList<>();
     AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
@@ -414,7 +412,7 @@ public final class StreamsLoad {
     long seriesBytes = 0;
     long closedBytes = 0;
     long sketchBytes = 0;
-    for (byte[] v : names.values()) {
+    for (byte[] v : names.latest().values()) {
       PodsOfName p = serde.deserialize("", v);
       for (var s : p.getPods()) {
         byte[] closed = s.getSeriesStored() > 0 ? closedByUid.get(s.getUid()) : null;
@@ -447,43 +445,37 @@ public final class StreamsLoad {
     }
   }
 
-  /**
-   * A changelog's latest value per key, read committed; adds the records read and their bytes to
-   * {@code written[at]} and {@code written[at + 1]}.
-   */
-  static Map<String, byte[]> latest(String bootstrap, String changelog, long[] written, int at) {
-    Map<String, byte[]> latest = new HashMap<>();
-    try (KafkaConsumer<String, byte[]> c =
-        new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                "read_committed"),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      List<PartitionInfo> partitions = c.listTopics().get(changelog);
-      if (partitions == null) {
-        return latest; // a release without that store
+  /** A changelog read to its end (read committed): its latest value per key, what was written. */
+  record Changelog(Map<String, byte[]> latest, long records, long bytes) {
+
+    static Changelog read(String bootstrap, String changelog) {
+      Map<String, byte[]> latest = new HashMap<>();
+      long[] written = new long[2];
+      try (KafkaConsumer<String, byte[]> c =
+          new KafkaConsumer<>(
+              Map.of(
+                  ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
+                  bootstrap,
+                  ConsumerConfig.ISOLATION_LEVEL_CONFIG,
+                  "read_committed"),
+              new StringDeserializer(),
+              new ByteArrayDeserializer())) {
+        c.assign(TopicConsumers.partitions(c, changelog));
+        c.seekToBeginning(c.assignment());
+        TopicConsumers.readToEnd(
+            c,
+            r -> {
+              written[0]++;
+              written[1] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
+              if (r.value() == null) {
+                latest.remove(r.key());
+              } else {
+                latest.put(r.key(), r.value());
+              }
+            });
       }
-      List<TopicPartition> tps =
-          partitions.stream().map(p -> new TopicPartition(changelog, p.partition())).toList();
-      c.assign(tps);
-      c.seekToBeginning(tps);
-      Map<TopicPartition, Long> end = c.endOffsets(tps);
-      while (tps.stream().anyMatch(tp -> c.position(tp) < end.get(tp))) {
-        for (ConsumerRecord<String, byte[]> r : c.poll(Duration.ofMillis(200))) {
-          written[at]++;
-          written[at + 1] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
-          if (r.value() == null) {
-            latest.remove(r.key());
-          } else {
-            latest.put(r.key(), r.value());
-          }
-        }
-      }
+      return new Changelog(latest, written[0], written[1]);
     }
-    return latest;
   }
 
   static long pct(List<Long> sorted, double q) {
