@@ -1,6 +1,7 @@
 package io.schedlens.bench;
 
 import io.schedlens.avro.PodSeries;
+import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
@@ -9,6 +10,8 @@ import io.schedlens.projections.records.ProducerRecords;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
+import io.schedlens.topology.CompressedSerde;
+import io.schedlens.topology.TimelineTopology;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -391,7 +394,8 @@ public final class StreamsLoad {
 
   /**
    * The pod stage's state per live pod, from its changelogs (the latest value per key): its state
-   * in {@code pods-by-name} and its closed series points in {@code pod-series}, both counted.
+   * in {@code pods-by-name} and its closed series points in {@code pod-series}, both counted, as
+   * stored (compressed) and uncompressed.
    */
   static void stateSize(String bootstrap, String appId, long inputs) {
     Changelog names = Changelog.read(bootstrap, appId + "-pods-by-name-changelog");
@@ -405,20 +409,34 @@ public final class StreamsLoad {
         closedPoints.bytes() / 1e6,
         (names.bytes() + closedPoints.bytes()) / (double) inputs);
     Map<String, byte[]> closedByUid = closedPoints.latest();
-    AvroSerde<PodsOfName> serde = AvroSerde.of(PodsOfName.class);
-    List<Integer> perPod = new ArrayList<>();
+    CompressedSerde<PodsOfName> pods = TimelineTopology.podsSerde();
+    CompressedSerde<ClosedPoints> closedSerde = TimelineTopology.closedPointsSerde();
     AvroSerde<TimelineState> states = AvroSerde.of(TimelineState.class);
     AvroSerde<PodSeries> series = AvroSerde.of(PodSeries.class);
+    List<Double> perPod = new ArrayList<>();
+    long plainBytes = 0;
     long seriesBytes = 0;
     long closedBytes = 0;
     long sketchBytes = 0;
     for (byte[] v : names.latest().values()) {
-      PodsOfName p = serde.deserialize("", v);
-      for (var s : p.getPods()) {
+      // a value's stored bytes, shared among its pods by their uncompressed sizes
+      PodsOfName p = pods.deserialize("", v);
+      int[] plain = new int[p.getPods().size()];
+      long all = 0;
+      for (int i = 0; i < plain.length; i++) {
+        plain[i] = states.serialize("", p.getPods().get(i)).length;
+        all += plain[i];
+      }
+      for (int i = 0; i < plain.length; i++) {
+        TimelineState s = p.getPods().get(i);
         byte[] closed = s.getSeriesStored() > 0 ? closedByUid.get(s.getUid()) : null;
-        int closedSize = closed == null ? 0 : closed.length;
-        perPod.add(states.serialize("", s).length + closedSize);
-        closedBytes += closedSize;
+        perPod.add((double) v.length * plain[i] / all + (closed == null ? 0 : closed.length));
+        plainBytes += plain[i];
+        if (closed != null) {
+          int closedPlain = closedSerde.plain("", closed).length;
+          closedBytes += closedPlain;
+          plainBytes += closedPlain;
+        }
         if (s.getSeries() != null) {
           seriesBytes += series.serialize("", s.getSeries()).length - 10; // less its header
         }
@@ -429,18 +447,21 @@ public final class StreamsLoad {
     }
     Collections.sort(perPod);
     if (!perPod.isEmpty()) {
+      int n = perPod.size();
       System.out.printf(
-          "state of %,d live pods: mean %,d bytes, p99 %,d bytes, max %,d bytes per pod%n",
-          perPod.size(),
-          (int) perPod.stream().mapToInt(Integer::intValue).average().orElse(0),
-          perPod.get((int) (perPod.size() * 0.99)),
-          perPod.get(perPod.size() - 1));
+          "state of %,d live pods as stored (compressed): mean %,d bytes, p99 %,d bytes, max %,d"
+              + " bytes per pod%n",
+          n,
+          Math.round(perPod.stream().mapToDouble(Double::doubleValue).average().orElse(0)),
+          Math.round(perPod.get((int) (n * 0.99))),
+          Math.round(perPod.get(n - 1)));
       System.out.printf(
-          "  of which the series %,d bytes (%,d of them closed points, in pod-series), the latency"
-              + " sketch %,d bytes (means); %,d pods with closed points%n",
-          (seriesBytes + closedBytes) / perPod.size(),
-          closedBytes / perPod.size(),
-          sketchBytes / perPod.size(),
+          "  uncompressed %,d bytes, of which the series %,d bytes (%,d of them closed points, in"
+              + " pod-series), the latency sketch %,d bytes (means); %,d pods with closed points%n",
+          plainBytes / n,
+          (seriesBytes + closedBytes) / n,
+          closedBytes / n,
+          sketchBytes / n,
           closedByUid.size());
     }
   }

@@ -88,6 +88,16 @@ public final class TimelineTopology {
     return t;
   }
 
+  /** How {@code pods-by-name} stores its values: compressed ({@link CompressedSerde}). */
+  public static CompressedSerde<PodsOfName> podsSerde() {
+    return CompressedSerde.of(AvroSerde.of(PodsOfName.class));
+  }
+
+  /** How {@code pod-series} stores its values: compressed ({@link CompressedSerde}). */
+  public static CompressedSerde<ClosedPoints> closedPointsSerde() {
+    return CompressedSerde.of(AvroSerde.of(ClosedPoints.class));
+  }
+
   /**
    * Where the topology's parts go. {@link #build} hands them to a Kafka Streams {@link Topology}; a
    * run in one process (the what-if) takes them itself, so that both run the same stages on the
@@ -164,10 +174,9 @@ public final class TimelineTopology {
         "gpu-samples-source",
         "requests-source",
         "to-pod-source");
-    writeBackStore(
-        w, kept, TopologyNames.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class), "pods");
+    writeBackStore(w, kept, TopologyNames.PODS_BY_NAME_STORE, podsSerde(), "pods");
     // Not cached: written during the commit, by pods-by-name's write-back (PodSeriesStore).
-    w.store(kept.builder(TopologyNames.POD_SERIES_STORE, AvroSerde.of(ClosedPoints.class)), "pods");
+    w.store(kept.builder(TopologyNames.POD_SERIES_STORE, closedPointsSerde()), "pods");
     writeBackStore(
         w, kept, TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     w.store(
