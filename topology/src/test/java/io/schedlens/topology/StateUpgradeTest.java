@@ -323,7 +323,7 @@ class StateUpgradeTest {
               .as("%s written as v%d", type, version)
               .isEqualTo(fingerprint(old));
         }
-        if (compressed && age == 0) { // earlier releases wrote them uncompressed
+        if (compressed && age == 0) { // as the current release writes them; earlier ones did not
           values =
               values.stream()
                   .map(kv -> KeyValue.pair(kv.key, BYTES.serialize("", kv.value)))
