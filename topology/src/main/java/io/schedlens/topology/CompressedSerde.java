@@ -4,6 +4,7 @@ import com.github.luben.zstd.Zstd;
 import com.github.luben.zstd.ZstdCompressCtx;
 import com.github.luben.zstd.ZstdDecompressCtx;
 import com.github.luben.zstd.ZstdException;
+import java.util.Arrays;
 import java.util.Map;
 import org.apache.kafka.common.errors.SerializationException;
 import org.apache.kafka.common.serialization.Deserializer;
@@ -111,15 +112,9 @@ public final class CompressedSerde<T> implements Serde<T>, Serializer<T>, Deseri
 
   /** Whether stored bytes are a zstd frame (not the serde below's own bytes). */
   static boolean compressed(byte[] bytes) {
-    if (bytes == null || bytes.length < MAGIC.length) {
-      return false;
-    }
-    for (int i = 0; i < MAGIC.length; i++) {
-      if (bytes[i] != MAGIC[i]) {
-        return false;
-      }
-    }
-    return true;
+    return bytes != null
+        && bytes.length >= MAGIC.length
+        && Arrays.equals(bytes, 0, MAGIC.length, MAGIC, 0, MAGIC.length);
   }
 
   @Override
