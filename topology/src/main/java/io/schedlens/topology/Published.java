@@ -114,6 +114,16 @@ final class Published<V> implements Processor<String, V, Void, Void> {
         Duration.ofSeconds(60),
         PunctuationType.WALL_CLOCK_TIME,
         wall -> forgetOld(context.currentStreamTimeMs()));
+    // A look that process() put off (stream time moved on within a wall second of the last look,
+    // then the records stopped) runs within a second, not at the next minute's scan.
+    context.schedule(
+        Duration.ofSeconds(1),
+        PunctuationType.WALL_CLOCK_TIME,
+        wall -> {
+          if (due(context.currentStreamTimeMs(), wall)) {
+            forgetOld(context.currentStreamTimeMs());
+          }
+        });
   }
 
   @Override
@@ -134,9 +144,19 @@ final class Published<V> implements Processor<String, V, Void, Void> {
     long wall = context.currentSystemTimeMs();
     if (lookedAtStream == Long.MIN_VALUE) {
       lookedAtStream = streamTime; // the first record: nothing is old yet
-    } else if (streamTime - lookedAtStream >= retentionMs / 4 && wall - lookedAtWall >= 1_000) {
+    } else if (due(streamTime, wall)) {
       forgetOld(streamTime);
     }
+  }
+
+  /**
+   * Whether to look for what is old: stream time moved a quarter of the retention since the last
+   * look, and a wall second passed.
+   */
+  private boolean due(long streamTime, long wall) {
+    return lookedAtStream != Long.MIN_VALUE
+        && streamTime - lookedAtStream >= retentionMs / 4
+        && wall - lookedAtWall >= 1_000;
   }
 
   private void forgetOld(long streamTime) {

@@ -86,6 +86,23 @@ class PublishedTest {
   }
 
   @Test
+  void shouldLookWithinAWallSecondWhenTheRecordsStopRightAfterALook() {
+    read("gone", timeline("gone", 0, true), 0, 0);
+    read("a", timeline("a", H / 2, false), H / 2, 10_000); // a look: nothing old yet
+    read("b", timeline("b", 2 * H, false), 2 * H, 10_500); // put off: within a wall second
+    CapturedPunctuator pending = context.scheduledPunctuators().get(1);
+    assertThat(pending.getInterval()).isEqualTo(Duration.ofSeconds(1));
+
+    context.setCurrentSystemTimeMs(10_900);
+    pending.getPunctuator().punctuate(10_900);
+    assertThat(store.get("gone")).as("still within the wall second").isNotNull();
+
+    context.setCurrentSystemTimeMs(11_000);
+    pending.getPunctuator().punctuate(11_000);
+    assertThat(store.get("gone")).as("no record came: the put-off look ran").isNull();
+  }
+
+  @Test
   void shouldAlsoForgetOnTheWallClockScanByStreamTime() {
     read("gone", timeline("gone", 0, true), 0, 0);
     CapturedPunctuator scan = context.scheduledPunctuators().get(0);
