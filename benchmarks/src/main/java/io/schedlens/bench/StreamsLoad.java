@@ -226,6 +226,7 @@ public final class StreamsLoad {
           app.cpu(), app.window(), app.cpu() / app.window(), app.perCpuSecond());
       Thread.sleep(3000);
       stateSize(broker.bootstrapServers(), appId, records);
+      ChangelogWrites.print(admin, broker.bootstrapServers(), appId, records);
     }
 
     floors(broker, instances, partitions, appArgs, topics, records, produceRate, app);
