@@ -51,7 +51,8 @@ public final class SchemaHistory {
           "WorkloadState",
           "WorkloadMember",
           "SecondCount",
-          "ClosedPoints");
+          "ClosedPoints",
+          "OpenSeconds");
 
   /**
    * The types the collector writes and the streams app (or the report) reads. Their schemas only
