@@ -51,8 +51,7 @@ public final class SchemaHistory {
           "WorkloadState",
           "WorkloadMember",
           "SecondCount",
-          "ClosedPoints",
-          "OpenSeconds");
+          "ClosedPoints");
 
   /**
    * The types the collector writes and the streams app (or the report) reads. Their schemas only

@@ -68,7 +68,6 @@ class SoakIT {
       List.of(
           TopologyNames.PODS_BY_NAME_STORE,
           TopologyNames.POD_SERIES_STORE,
-          TopologyNames.OPEN_SECONDS_STORE,
           TopologyNames.INPUT_SECONDS_STORE,
           TopologyNames.REQUEST_ID_WINDOWS_STORE,
           TopologyNames.LEGACY_REQUEST_IDS_STORE,

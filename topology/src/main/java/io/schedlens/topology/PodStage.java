@@ -125,7 +125,6 @@ final class PodStage
     this.names = new HotStore<>(byName, hot);
     this.waiting =
         new WaitingSeconds(
-            context.getStateStore(TopologyNames.OPEN_SECONDS_STORE),
             context.getStateStore(TopologyNames.INPUT_SECONDS_STORE),
             new RequestIdWindows(
                 context.getStateStore(TopologyNames.REQUEST_ID_WINDOWS_STORE),

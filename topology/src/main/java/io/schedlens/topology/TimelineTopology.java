@@ -5,7 +5,6 @@ import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.InputSecond;
 import io.schedlens.avro.internal.NodeState;
-import io.schedlens.avro.internal.OpenSeconds;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.SecondCount;
 import io.schedlens.avro.internal.WorkloadMember;
@@ -179,8 +178,7 @@ public final class TimelineTopology {
     // Not cached: written during the commit, by pods-by-name's write-back (PodSeriesStore).
     w.store(kept.builder(TopologyNames.POD_SERIES_STORE, closedPointsSerde()), "pods");
     writeBackStore(
-        w, kept, TopologyNames.OPEN_SECONDS_STORE, AvroSerde.of(OpenSeconds.class), "pods");
-    store(w, kept, TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
+        w, kept, TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class), "pods");
     w.store(
         kept.windows(
             TopologyNames.REQUEST_ID_WINDOWS_STORE,

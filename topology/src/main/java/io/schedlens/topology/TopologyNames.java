@@ -11,17 +11,6 @@ import io.schedlens.schemas.PublishedStores;
 public final class TopologyNames {
 
   public static final String PODS_BY_NAME_STORE = "pods-by-name";
-
-  /**
-   * The open seconds of GPU samples and requests, one value per pod name ({@link WaitingSeconds}).
-   */
-  public static final String OPEN_SECONDS_STORE = "open-seconds";
-
-  /**
-   * Where releases before {@link #OPEN_SECONDS_STORE} kept those gatherings, one value per pod name
-   * and second: read at start, moved into the open seconds and emptied; kept in the topology so
-   * that an upgrade carries them.
-   */
   public static final String INPUT_SECONDS_STORE = "input-seconds";
 
   /** The closed points of live pods' series, by UID ({@link PodSeriesStore}). */

@@ -1,18 +1,14 @@
 package io.schedlens.topology;
 
 import io.schedlens.avro.internal.InputSecond;
-import io.schedlens.avro.internal.OpenSeconds;
 import io.schedlens.schemas.PodName;
 import io.schedlens.timeline.InputSeconds;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
-import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.state.KeyValueIterator;
 import org.apache.kafka.streams.state.KeyValueStore;
 
@@ -24,53 +20,47 @@ import org.apache.kafka.streams.state.KeyValueStore;
  * <p>The gatherings live in one plain structure, second to pod name to gathering, and reach the
  * store only when a commit finds them waiting: the write-back store under it asks for them just
  * before it writes ({@link WriteBackStore#beforeWriteBack}). A record costs two map lookups and no
- * key string. The store holds one value per pod name, all its open seconds ({@link OpenSeconds}): a
- * commit writes a name whose gatherings changed once, however many of its seconds are open, and
- * deletes it when none is left. A busy pod's seconds mostly outlive a commit (a second is complete
- * only once every input's marks passed it); kept one value per second, each was a put and a
- * tombstone in the changelog, three records in five that StreamsLoad's fleet wrote. A gathering
- * born and settled between two commits never reaches the store. The store is the truth across
- * restarts: its gatherings are read back at start, and so are those an earlier release kept one
- * value per second (the legacy store, emptied as they move).
+ * key string; the store's key ({@code second|namespace/name}, the second zero-padded, so that store
+ * order is time order) is made once per gathering that outlives a commit, and a gathering born and
+ * settled between two commits never reaches the store. The store is the truth across restarts: its
+ * gatherings are read back at start.
  */
 final class WaitingSeconds {
 
-  /** A second's inputs for one pod name. */
+  /** A second's inputs for one pod name, and what the store holds of it. */
   static final class Waiting {
     final PodName name;
     final InputSecond inputs;
 
+    /** The store holds a value for it (read at start, or written at a commit). */
+    private boolean stored;
+
+    /** Changed since the last commit. */
+    private boolean changed;
+
     /** Settled (or found empty): it waits no longer. */
     private boolean done;
 
-    private Waiting(PodName name, InputSecond inputs) {
+    private Waiting(PodName name, InputSecond inputs, boolean stored) {
       this.name = name;
       this.inputs = inputs;
+      this.stored = stored;
     }
 
     /** Not settled yet. */
     boolean waits() {
       return !done;
     }
-  }
 
-  /** A pod name's open seconds, and what the store holds of them. */
-  private static final class Open {
-    final PodName name;
-    final TreeMap<Long, Waiting> seconds = new TreeMap<>();
-
-    /** The store holds a value for the name (read at start, or written at a commit). */
-    boolean stored;
-
-    Open(PodName name) {
-      this.name = name;
+    String key() {
+      return WaitingSeconds.key(inputs.getSecond(), inputs.getName());
     }
   }
 
   private static final Comparator<Waiting> BY_NAME =
       Comparator.comparing((Waiting w) -> w.inputs.getName());
 
-  private final KeyValueStore<String, OpenSeconds> store;
+  private final KeyValueStore<String, InputSecond> store;
 
   /** The store writes back at commits (else every change is written at once). */
   private final boolean writeBack;
@@ -85,78 +75,41 @@ final class WaitingSeconds {
   /** The waiting gatherings by second, in time order, then by pod name. */
   private final TreeMap<Long, Map<PodName, Waiting>> bySecond = new TreeMap<>();
 
-  /** The names with open seconds, or with a value in the store. */
-  private final Map<PodName, Open> byName = new HashMap<>();
+  /** Gatherings changed since the last commit. */
+  private final List<Waiting> changed = new ArrayList<>();
 
-  /** Names whose gatherings changed since the last commit. */
-  private final Set<Open> changed = new LinkedHashSet<>();
+  /** Keys of settled gatherings the store still holds, to delete at the next commit. */
+  private final List<String> gone = new ArrayList<>();
 
   /**
-   * @param store the store of the waiting gatherings, one value per name; when it is a {@link
-   *     WriteBackStore}, the gatherings are written to it at each commit, else at once
-   * @param legacy where releases before {@code store} kept them, one value per second ({@code
-   *     second|name}): read at start, moved into {@code store} at the first commit and emptied
+   * @param store the store of the waiting gatherings; when it is a {@link WriteBackStore}, the
+   *     gatherings are written to it at each commit, else at once
    */
-  WaitingSeconds(
-      KeyValueStore<String, OpenSeconds> store,
-      KeyValueStore<String, InputSecond> legacy,
-      RequestIdWindows seen) {
+  WaitingSeconds(KeyValueStore<String, InputSecond> store, RequestIdWindows seen) {
     this.store = store;
     this.seen = seen;
     // this structure's hook first: the read below writes the buffer back, and a hook left by an
     // earlier processor of the task must not run then
-    WriteBackStore<OpenSeconds> buffer = WriteBackStore.under(store);
+    WriteBackStore<InputSecond> buffer = WriteBackStore.under(store);
     this.writeBack = buffer != null;
     if (buffer != null) {
       buffer.beforeWriteBack(this::write);
     }
-    try (KeyValueIterator<String, OpenSeconds> it = store.all()) {
+    try (KeyValueIterator<String, InputSecond> it = store.all()) {
       it.forEachRemaining(
           kv -> {
             PodName name = PodName.parse(kv.value.getName());
             if (name != null) {
-              Open open = byName.computeIfAbsent(name, Open::new);
-              open.stored = true;
-              kv.value.getSeconds().forEach(s -> add(open, new Waiting(name, s)));
+              bySecond
+                  .computeIfAbsent(kv.value.getSecond(), s -> new HashMap<>())
+                  .put(name, new Waiting(name, kv.value, true));
             }
           });
     }
-    if (moveIn(legacy)) {
-      if (buffer != null) {
-        buffer.writeBackNow(); // now, while the task has a record context for the writes
-      } else {
-        write();
-      }
-    }
   }
 
-  /**
-   * An earlier release's gatherings, one value per second: into the structure, out of there;
-   * whether there were any.
-   */
-  private boolean moveIn(KeyValueStore<String, InputSecond> legacy) {
-    List<KeyValue<String, InputSecond>> kept = new ArrayList<>();
-    try (KeyValueIterator<String, InputSecond> it = legacy.all()) {
-      it.forEachRemaining(kept::add);
-    }
-    for (KeyValue<String, InputSecond> kv : kept) {
-      InputSecond s = kv.value;
-      PodName name = PodName.parse(s.getName());
-      if (s.getApplied()) {
-        seen.remember(s.getName(), s.getSecond(), s.getIds()); // only its ids were kept
-      } else if (name != null) {
-        Open open = byName.computeIfAbsent(name, Open::new);
-        add(open, new Waiting(name, s));
-        changed.add(open);
-      }
-      legacy.delete(kv.key);
-    }
-    return !changed.isEmpty();
-  }
-
-  private void add(Open open, Waiting w) {
-    open.seconds.put(w.inputs.getSecond(), w);
-    bySecond.computeIfAbsent(w.inputs.getSecond(), s -> new HashMap<>()).put(w.name, w);
+  static String key(long second, String name) {
+    return TimerIndex.pad(second) + "|" + name;
   }
 
   /**
@@ -174,16 +127,18 @@ final class WaitingSeconds {
     if (ids != null) {
       b.setIds(new ArrayList<>(ids));
     }
-    return new Waiting(name, b);
+    return new Waiting(name, b, false);
   }
 
   /** The gathering waits, changed. */
   void keep(Waiting w) {
-    Open open = byName.computeIfAbsent(w.name, Open::new);
-    if (open.seconds.get(w.inputs.getSecond()) != w) {
-      add(open, w);
+    if (!w.stored && !w.changed) {
+      bySecond.computeIfAbsent(w.inputs.getSecond(), s -> new HashMap<>()).put(w.name, w);
     }
-    changed.add(open);
+    if (!w.changed) {
+      w.changed = true;
+      changed.add(w);
+    }
     if (!writeBack) {
       write();
     }
@@ -191,7 +146,6 @@ final class WaitingSeconds {
 
   /** The gathering was settled (or was empty): it waits no longer. */
   void done(Waiting w) {
-    w.done = true;
     Map<PodName, Waiting> names = bySecond.get(w.inputs.getSecond());
     if (names == null || names.get(w.name) != w) {
       return; // never kept
@@ -200,9 +154,10 @@ final class WaitingSeconds {
     if (names.isEmpty()) {
       bySecond.remove(w.inputs.getSecond());
     }
-    Open open = byName.get(w.name);
-    open.seconds.remove(w.inputs.getSecond());
-    changed.add(open);
+    w.done = true;
+    if (w.stored) {
+      gone.add(w.key());
+    }
     if (!writeBack) {
       write();
     }
@@ -225,21 +180,19 @@ final class WaitingSeconds {
   }
 
   /**
-   * Writes the names whose gatherings changed since the last commit: their open seconds, or a
-   * tombstone for a name the store held that has none left.
+   * Writes what changed since the last commit: the gatherings still waiting, and a tombstone for
+   * each settled one the store held.
    */
   private void write() {
-    for (Open open : changed) {
-      if (!open.seconds.isEmpty()) {
-        List<InputSecond> seconds = new ArrayList<>(open.seconds.size());
-        open.seconds.values().forEach(w -> seconds.add(w.inputs));
-        store.put(open.name.key(), new OpenSeconds(open.name.key(), seconds));
-        open.stored = true;
-      } else {
-        if (open.stored) {
-          store.put(open.name.key(), null);
-        }
-        byName.remove(open.name);
+    for (String key : gone) {
+      store.put(key, null);
+    }
+    gone.clear();
+    for (Waiting w : changed) {
+      w.changed = false;
+      if (!w.done) {
+        store.put(w.key(), w.inputs);
+        w.stored = true;
       }
     }
     changed.clear();

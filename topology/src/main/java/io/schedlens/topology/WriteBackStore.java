@@ -98,15 +98,6 @@ final class WriteBackStore<V> extends WrappedStateStore<KeyValueStore<String, V>
     this.layout = layout;
   }
 
-  /**
-   * Writes the buffer to the store below at once: for an owner that changes its values while its
-   * processor is initialised, where the task has a record context to write with (a commit outside
-   * processing, such as the checkpoint after restoring, has none).
-   */
-  void writeBackNow() {
-    writeBack();
-  }
-
   @SuppressWarnings("unchecked")
   private void writeBack() {
     before.run();

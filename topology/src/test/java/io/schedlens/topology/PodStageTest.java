@@ -10,7 +10,6 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.InputSecond;
-import io.schedlens.avro.internal.OpenSeconds;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.Watermark;
 import io.schedlens.schemas.AvroSerde;
@@ -47,7 +46,6 @@ class PodStageTest {
             TOPICS.toPod.name())
         .store(TopologyNames.PODS_BY_NAME_STORE, AvroSerde.of(PodsOfName.class))
         .store(TopologyNames.POD_SERIES_STORE, AvroSerde.of(ClosedPoints.class))
-        .store(TopologyNames.OPEN_SECONDS_STORE, AvroSerde.of(OpenSeconds.class))
         .store(TopologyNames.INPUT_SECONDS_STORE, AvroSerde.of(InputSecond.class))
         .windows(
             TopologyNames.REQUEST_ID_WINDOWS_STORE,

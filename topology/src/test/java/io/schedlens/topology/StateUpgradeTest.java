@@ -10,7 +10,6 @@ import io.schedlens.avro.RequestLog;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.avro.internal.ClosedPoints;
 import io.schedlens.avro.internal.InputSecond;
-import io.schedlens.avro.internal.OpenSeconds;
 import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.avro.internal.WorkloadState;
@@ -94,8 +93,6 @@ class StateUpgradeTest {
   static {
     STORED_TYPES.put(TopologyNames.PODS_BY_NAME_STORE, "PodsOfName");
     STORED_TYPES.put(TopologyNames.POD_SERIES_STORE, "ClosedPoints");
-    STORED_TYPES.put(TopologyNames.OPEN_SECONDS_STORE, "OpenSeconds");
-    // a release before the open seconds kept the same gatherings there, one per name and second
     STORED_TYPES.put(TopologyNames.INPUT_SECONDS_STORE, "InputSecond");
     // the request-id windows are written where the release before them kept the ids
     STORED_TYPES.put(TopologyNames.LEGACY_REQUEST_IDS_STORE, "InputSecond");
@@ -285,16 +282,6 @@ class StateUpgradeTest {
         .as("request ids of settled seconds")
         .isNotEmpty();
 
-    if (cut > 300) { // samples of the last seconds before the cut wait for the next marks
-      assertThat(stores.get(TopologyNames.OPEN_SECONDS_STORE))
-          .as("seconds still gathering at the cut")
-          .isNotEmpty();
-    }
-    if (age > 0) {
-      stores
-          .get(TopologyNames.INPUT_SECONDS_STORE)
-          .addAll(perSecond(stores.put(TopologyNames.OPEN_SECONDS_STORE, new ArrayList<>())));
-    }
     if (cut > 300) { // points close the grace period (2 minutes) behind a pod's last one
       assertThat(stores.get(TopologyNames.POD_SERIES_STORE))
           .as("closed series points")
@@ -362,9 +349,6 @@ class StateUpgradeTest {
       assertThat(count(states)).as("the new release opened the old state").isPositive();
       assertThat(count(d.driver.getKeyValueStore(TopologyNames.LEGACY_REQUEST_IDS_STORE)))
           .as("the old release's request ids moved into the windows")
-          .isZero();
-      assertThat(count(d.driver.getKeyValueStore(TopologyNames.INPUT_SECONDS_STORE)))
-          .as("the old release's gatherings moved into the open seconds")
           .isZero();
       resent(cut).forEach(d::pipe);
       feed(d, marked, cut, 1e9);
@@ -536,26 +520,6 @@ class StateUpgradeTest {
       out.put(e.getKey(), entries);
     }
     out.get(TopologyNames.LEGACY_REQUEST_IDS_STORE).addAll(legacyIds);
-    return out;
-  }
-
-  /**
-   * The open seconds as a release before them kept the same gatherings: {@code second|name} to one
-   * second's {@link InputSecond}.
-   */
-  static List<KeyValue<Bytes, byte[]>> perSecond(List<KeyValue<Bytes, byte[]>> open) {
-    AvroSerde<OpenSeconds> names = AvroSerde.of(OpenSeconds.class);
-    AvroSerde<InputSecond> seconds = AvroSerde.of(InputSecond.class);
-    List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
-    for (KeyValue<Bytes, byte[]> kv : open) {
-      for (InputSecond b : names.deserialize("", kv.value).getSeconds()) {
-        String key = TimerIndex.pad(b.getSecond()) + "|" + b.getName();
-        out.add(
-            KeyValue.pair(
-                Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)), seconds.serialize("", b)));
-      }
-    }
-    out.sort(Comparator.comparing(kv -> kv.key));
     return out;
   }
 

@@ -3,7 +3,6 @@ package io.schedlens.topology;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.schedlens.avro.internal.InputSecond;
-import io.schedlens.avro.internal.OpenSeconds;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.PodName;
 import io.schedlens.timeline.InputSeconds;
@@ -21,8 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The waiting gatherings in their plain structure over a write-back store: they reach the store at
- * a commit only if they still wait, one value per pod name, and a restart reads them back, with
- * those an earlier release kept one value per second.
+ * a commit only if they still wait, and a restart reads them back.
  */
 class WaitingSecondsTest {
 
@@ -32,18 +30,14 @@ class WaitingSecondsTest {
   static final PodName OTHER = new PodName("ai", "x-0"); // "ai/x-0" sorts after "ai-lab/…"
 
   final MockProcessorContext<String, Object> context = new MockProcessorContext<>();
-  final KeyValueStore<String, OpenSeconds> inner =
+  final KeyValueStore<String, InputSecond> inner =
       Stores.keyValueStoreBuilder(
-              Stores.inMemoryKeyValueStore("open-seconds"),
+              Stores.inMemoryKeyValueStore("input-seconds"),
               Serdes.String(),
-              AvroSerde.of(OpenSeconds.class))
+              AvroSerde.of(InputSecond.class))
           .withLoggingDisabled()
           .build();
-  final WriteBackStore<OpenSeconds> store = new WriteBackStore<>(inner);
-
-  /** Where an earlier release kept the gatherings, one value per pod name and second. */
-  final KeyValueStore<String, InputSecond> legacySeconds = RequestIdWindowsTest.legacyIds(context);
-
+  final WriteBackStore<InputSecond> store = new WriteBackStore<>(inner);
   final WindowStore<String, List<Long>> windows = RequestIdWindowsTest.windows(context);
   final KeyValueStore<String, InputSecond> legacy = RequestIdWindowsTest.legacyIds(context);
 
@@ -53,22 +47,13 @@ class WaitingSecondsTest {
 
   WaitingSeconds waiting() {
     return new WaitingSeconds(
-        store, legacySeconds, new RequestIdWindows(windows, RequestIdWindowsTest.DEDUP, legacy));
+        store, new RequestIdWindows(windows, RequestIdWindowsTest.DEDUP, legacy));
   }
 
-  /** What the store holds: per name, its open seconds as "second (s after T): requests". */
-  Map<String, List<String>> stored() {
-    Map<String, List<String>> out = new TreeMap<>();
-    try (KeyValueIterator<String, OpenSeconds> it = inner.all()) {
-      it.forEachRemaining(
-          kv -> {
-            assertThat(kv.value.getName()).isEqualTo(kv.key);
-            out.put(
-                kv.key,
-                kv.value.getSeconds().stream()
-                    .map(b -> (b.getSecond() - T) / 1000 + ": " + b.getRequests())
-                    .toList());
-          });
+  Map<String, Long> stored() {
+    Map<String, Long> out = new TreeMap<>();
+    try (KeyValueIterator<String, InputSecond> it = inner.all()) {
+      it.forEachRemaining(kv -> out.put(kv.key, kv.value.getRequests()));
     }
     return out;
   }
@@ -86,7 +71,7 @@ class WaitingSecondsTest {
   }
 
   @Test
-  void shouldWriteANameAtACommitOnlyWhileItHasSecondsWaitingAllOfThemInOneValue() {
+  void shouldWriteAGatheringAtACommitOnlyWhenItStillWaits() {
     WaitingSeconds waiting = waiting();
     WaitingSeconds.Waiting chat = gather(waiting, T, CHAT);
     WaitingSeconds.Waiting embed = gather(waiting, T, EMBED);
@@ -95,24 +80,17 @@ class WaitingSecondsTest {
 
     waiting.done(embed); // born and settled between two commits
     store.flushCache();
-    assertThat(stored()).containsExactly(Map.entry("ai-lab/chat-0", List.of("0: 1")));
+    assertThat(stored()).containsExactly(Map.entry(WaitingSeconds.key(T, "ai-lab/chat-0"), 1L));
 
     request(chat);
     waiting.keep(chat);
-    WaitingSeconds.Waiting next = gather(waiting, T + 1000, CHAT);
-    assertThat(stored()).as("changed, written at the next commit").containsValue(List.of("0: 1"));
+    assertThat(stored()).as("changed, written at the next commit").containsValue(1L);
     store.flushCache();
-    assertThat(stored())
-        .as("the name's two open seconds in one value")
-        .containsExactly(Map.entry("ai-lab/chat-0", List.of("0: 2", "1: 1")));
+    assertThat(stored()).containsValue(2L);
 
     waiting.done(chat);
     store.flushCache();
-    assertThat(stored()).containsExactly(Map.entry("ai-lab/chat-0", List.of("1: 1")));
-
-    waiting.done(next);
-    store.flushCache();
-    assertThat(stored()).as("none left: the name's tombstone at the commit").isEmpty();
+    assertThat(stored()).as("settled: its tombstone at the commit").isEmpty();
   }
 
   @Test
@@ -128,7 +106,7 @@ class WaitingSecondsTest {
     List<String> due = new ArrayList<>();
     restarted.upTo(T + 1000).forEach(w -> due.add(w.inputs.getSecond() - T + " " + w.name));
     assertThat(due)
-        .as("second, then namespace/name")
+        .as("the store's key order: second, then namespace/name")
         .containsExactly(
             "0 ai-lab/embed-0", "1000 ai-lab/chat-0", "1000 ai-lab/embed-0", "1000 ai/x-0");
     assertThat(restarted.upTo(T)).hasSize(1);
@@ -137,39 +115,7 @@ class WaitingSecondsTest {
     assertThat(back.inputs.getRequests()).isEqualTo(1);
     restarted.done(back);
     store.flushCache();
-    assertThat(stored())
-        .hasSize(3)
-        .containsEntry("ai-lab/embed-0", List.of("1: 1"))
-        .containsEntry("ai/x-0", List.of("1: 1"));
-  }
-
-  /**
-   * An earlier release kept a gathering per pod name and second ({@code second|name}), and settled
-   * seconds' ids there before the windows: the gatherings wait on as if never stopped, the ids are
-   * kept, and the old store is emptied.
-   */
-  @Test
-  void shouldMoveTheGatheringsAnEarlierReleaseKeptPerSecond() {
-    for (long second : new long[] {T, T + 1000}) {
-      InputSecond b = InputSeconds.empty(second, CHAT.key());
-      b.setRequests(3);
-      legacySeconds.put(TimerIndex.pad(second) + "|" + CHAT.key(), b);
-    }
-    InputSecond settled = RequestIdWindowsTest.settled(T - 1000, EMBED.key(), List.of(7L));
-    legacySeconds.put(TimerIndex.pad(T - 1000) + "|" + EMBED.key(), settled);
-
-    WaitingSeconds upgraded = waiting();
-    assertThat(upgraded.upTo(T + 1000))
-        .extracting(w -> w.inputs.getSecond() - T + " " + w.name + " " + w.inputs.getRequests())
-        .containsExactly("0 ai-lab/chat-0 3", "1000 ai-lab/chat-0 3");
-    assertThat(upgraded.open(T - 1000, EMBED, true).inputs.getIds())
-        .as("a settled second's ids, kept")
-        .containsExactly(7L);
-    try (KeyValueIterator<String, InputSecond> it = legacySeconds.all()) {
-      assertThat(it.hasNext()).as("the old store emptied").isFalse();
-    }
-    store.flushCache();
-    assertThat(stored()).containsExactly(Map.entry("ai-lab/chat-0", List.of("0: 3", "1: 3")));
+    assertThat(stored()).doesNotContainKey(WaitingSeconds.key(T, "ai-lab/embed-0")).hasSize(3);
   }
 
   @Test
