@@ -28,15 +28,11 @@ public final class StreamsProperties {
     // requests), so that its changelog is written once per commit, not once per input.
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, 32L * 1024 * 1024);
     p.put(StreamsConfig.ENSURE_EXPLICIT_INTERNAL_RESOURCE_NAMING_CONFIG, true);
-    // A task reads its partitions in timestamp order as far as the broker holds them: it waits
-    // for a partition it has no records of only until its consumer knows whether the broker holds
-    // more (0), never for records not yet written. The order decides nothing (every decision waits
-    // for the progress marks in the partitions themselves, see Watermarks), but it decides how
-    // much waits: read unsynchronised (-1), a backlog's GPU samples ran about 100 seconds of event
-    // time ahead of its requests, and every pod and second waited in input-seconds across commits,
-    // each written and then deleted (StreamsLoad fleet: 359,000 of 613,000 changelog records;
-    // 44,000 read in order).
-    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 0L);
+    // Never wait for an empty input partition to synchronise timestamps across partitions: the
+    // order in which a task reads its partitions decides nothing (every decision waits for the
+    // progress marks in the partitions themselves, see Watermarks), so waiting would only add
+    // latency.
+    p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, -1L);
     p.put(
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterHandlers.Deserialization.class);
