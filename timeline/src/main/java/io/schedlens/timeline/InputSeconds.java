@@ -144,11 +144,10 @@ public final class InputSeconds {
     InputRange r = inputs.get(topicPartition);
     if (r == null) {
       inputs.put(topicPartition, new InputRange(offset, offset, 1));
-    } else {
-      inputs.put(
-          topicPartition,
-          new InputRange(
-              Math.min(r.getFirst(), offset), Math.max(r.getLast(), offset), r.getCount() + 1));
+    } else { // the second's own: take() hands the map over whole and starts a new one
+      r.setFirst(Math.min(r.getFirst(), offset));
+      r.setLast(Math.max(r.getLast(), offset));
+      r.setCount(r.getCount() + 1);
     }
   }
 
@@ -201,7 +200,8 @@ public final class InputSeconds {
    * A 64-bit FNV-1a hash of a request id, or of a GPU sample's series and time. Written here rather
    * than taken from a library: ten lines, and only the streams app's de-duplication needs it (8
    * bytes per id instead of the id itself; among the tens of thousands of ids of one pod in one
-   * window, a collision is about 1 in 10^10).
+   * window, a collision is about 1 in 10^10). Never {@code Long.MIN_VALUE}, which the store of
+   * settled seconds' ids uses as a mark (the one hash that is it is moved by one).
    */
   static long idHash(String id) {
     long h = 0xcbf29ce484222325L;
@@ -209,7 +209,8 @@ public final class InputSeconds {
       h ^= c & 0xff;
       h *= 0x100000001b3L;
     }
-    return h;
+    // Long.MIN_VALUE marks a batch of seconds in the store of settled seconds' ids: no id is it
+    return h == Long.MIN_VALUE ? h + 1 : h;
   }
 
   private static int order(GpuReading r, String series, long time) {

@@ -351,7 +351,7 @@ final class PodStage
       metrics.lateRecords.labelValues(refused).inc();
       return;
     }
-    InputSeconds.noteInput(b, meta.topic() + ":" + meta.partition(), meta.offset());
+    waiting.noteInput(w, meta.topic(), meta.partition(), meta.offset());
     if (complete && settle(b, eventTime.progress(PODS))) {
       waiting.done(w);
       tellRequestCounts();

@@ -75,6 +75,9 @@ final class WaitingSeconds {
   /** The waiting gatherings by second, in time order, then by pod name. */
   private final TreeMap<Long, Map<PodName, Waiting>> bySecond = new TreeMap<>();
 
+  /** The {@code topic:partition} of each input topic, by topic ({@link #noteInput}). */
+  private final Map<String, String> sources = new HashMap<>();
+
   /** Gatherings changed since the last commit. */
   private final List<Waiting> changed = new ArrayList<>();
 
@@ -130,6 +133,15 @@ final class WaitingSeconds {
     return new Waiting(name, b, false);
   }
 
+  /**
+   * Notes where an input of the gathering was read. Its {@code topic:partition} is made once per
+   * topic: the task reads one partition of each input, the same one (they are partitioned alike).
+   */
+  void noteInput(Waiting w, String topic, int partition, long offset) {
+    String source = sources.computeIfAbsent(topic, t -> t + ":" + partition);
+    InputSeconds.noteInput(w.inputs, source, offset);
+  }
+
   /** The gathering waits, changed. */
   void keep(Waiting w) {
     if (!w.stored && !w.changed) {
@@ -174,16 +186,24 @@ final class WaitingSeconds {
     return due;
   }
 
-  /** Keeps what is left of a settled second, its ids, for the de-duplication window. */
+  /**
+   * Keeps what is left of a settled second, its ids, for the de-duplication window: written with
+   * the gatherings, at the next commit.
+   */
   void rememberIds(InputSecond settled) {
     seen.remember(settled.getName(), settled.getSecond(), settled.getIds());
+    if (!writeBack) {
+      seen.write();
+    }
   }
 
   /**
-   * Writes what changed since the last commit: the gatherings still waiting, and a tombstone for
-   * each settled one the store held.
+   * Writes what changed since the last commit: the gatherings still waiting, a tombstone for each
+   * settled one the store held, and the ids of the seconds settled (into a store that is not
+   * cached, so they are in this commit whatever the order the task's stores are flushed in).
    */
   private void write() {
+    seen.write();
     for (String key : gone) {
       store.put(key, null);
     }

@@ -524,25 +524,27 @@ class StateUpgradeTest {
   }
 
   /**
-   * The request-id windows as the release before them kept the same ids: {@code second|name} to a
-   * settled {@link InputSecond} holding them.
+   * The request-id windows (each a batch of seconds) as the release before them kept the same ids:
+   * {@code second|name} to a settled {@link InputSecond} holding them.
    */
   static List<KeyValue<Bytes, byte[]>> asLegacyIds(WindowStore<String, List<Long>> windows) {
     AvroSerde<InputSecond> serde = AvroSerde.of(InputSecond.class);
     List<KeyValue<Bytes, byte[]>> out = new ArrayList<>();
     try (KeyValueIterator<Windowed<String>, List<Long>> it = windows.all()) {
       it.forEachRemaining(
-          kv -> {
-            long second = kv.key.window().start();
-            InputSecond settled = InputSeconds.empty(second, kv.key.key());
-            settled.setApplied(true);
-            settled.setIds(kv.value);
-            String key = TimerIndex.pad(second) + "|" + kv.key.key();
-            out.add(
-                KeyValue.pair(
-                    Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
-                    serde.serialize("", settled)));
-          });
+          kv ->
+              RequestIdWindows.decode(kv.key.window().start(), kv.value)
+                  .forEach(
+                      (second, ids) -> {
+                        InputSecond settled = InputSeconds.empty(second, kv.key.key());
+                        settled.setApplied(true);
+                        settled.setIds(new ArrayList<>(ids));
+                        String key = TimerIndex.pad(second) + "|" + kv.key.key();
+                        out.add(
+                            KeyValue.pair(
+                                Bytes.wrap(key.getBytes(StandardCharsets.UTF_8)),
+                                serde.serialize("", settled)));
+                      }));
     }
     out.sort(Comparator.comparing(kv -> kv.key));
     return out;
