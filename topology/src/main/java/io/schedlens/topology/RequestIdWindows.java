@@ -4,8 +4,10 @@ import io.schedlens.avro.internal.InputSecond;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.common.serialization.Serde;
@@ -63,6 +65,15 @@ final class RequestIdWindows {
   private final Map<String, TreeMap<Long, List<Long>>> pending = new HashMap<>();
 
   /**
+   * Seconds whose kept ids a lookup found in the store, by pod name, until they are written again
+   * (or past the retention): only a batch that ends with one of them can start where a window
+   * already is (a second is settled again only when a line opens it after it settled, with the ids
+   * kept), so only such a batch reads the window there before it writes; every other write is a put
+   * alone, which the commit waits for.
+   */
+  private final Map<String, Set<Long>> found = new HashMap<>();
+
+  /**
    * The latest window written: a batch older than it by the retention or more is not written (the
    * store would drop it with a warning; no line can ask about it).
    */
@@ -116,14 +127,18 @@ final class RequestIdWindows {
     try (WindowStoreIterator<List<Long>> it = windows.fetch(name, second, second + SPAN)) {
       while (it.hasNext()) {
         KeyValue<Long, List<Long>> w = it.next();
-        List<Long> found = decode(w.key, w.value).get(second);
-        if (found != null) {
+        List<Long> kept = decode(w.key, w.value).get(second);
+        if (kept != null) {
           ids = ids == null ? new TreeSet<>() : ids;
-          ids.addAll(found);
+          ids.addAll(kept);
         }
       }
     }
-    return ids == null ? null : new ArrayList<>(ids);
+    if (ids == null) {
+      return null;
+    }
+    found.computeIfAbsent(name, n -> new HashSet<>()).add(second);
+    return new ArrayList<>(ids);
   }
 
   /** Keeps a settled second's ids, if it had any, for the next commit ({@link #write}). */
@@ -150,8 +165,14 @@ final class RequestIdWindows {
         run.put(s.getKey(), s.getValue());
       }
       put(e.getKey(), run);
+      Set<Long> again = found.get(e.getKey());
+      if (again != null) {
+        again.removeAll(e.getValue().keySet());
+      }
     }
     pending.clear();
+    found.values().forEach(seconds -> seconds.removeIf(s -> s <= latest - retentionMs));
+    found.values().removeIf(Set::isEmpty);
   }
 
   private void put(String name, TreeMap<Long, List<Long>> run) {
@@ -159,7 +180,9 @@ final class RequestIdWindows {
     if (latest != Long.MIN_VALUE && start <= latest - retentionMs) {
       return;
     }
-    List<Long> there = windows.fetch(name, start);
+    Set<Long> settledBefore = found.get(name);
+    List<Long> there =
+        settledBefore != null && settledBefore.contains(start) ? windows.fetch(name, start) : null;
     if (there != null) {
       decode(start, there).forEach(run::putIfAbsent);
     }

@@ -142,8 +142,8 @@ class RequestIdWindowsTest {
 
   /**
    * A line that came after its second settled opens the second with the ids kept: settled again,
-   * the second is written again, and a lookup finds every id either window holds of it, even where
-   * the new window starts where a batch did.
+   * the second is written again, in a window of its own commit; where that window starts where a
+   * batch did, it is joined with that batch, not put over it.
    */
   @Test
   void shouldJoinWhatEveryWindowHoldsOfASecondSettledAgain() {
@@ -152,12 +152,23 @@ class RequestIdWindowsTest {
     ids.remember("ai-lab/chat-0", T + 2000, List.of(8L));
     ids.write();
 
-    ids.remember("ai-lab/chat-0", T, List.of(6L, 7L));
-    ids.remember("ai-lab/chat-0", T + 2000, List.of(8L, 9L));
+    List<Long> kept = new ArrayList<>(ids.of("ai-lab/chat-0", T + 2000)); // the line opens it
+    kept.add(9L);
+    ids.write(); // a commit before it settles again
+    ids.remember("ai-lab/chat-0", T + 2000, kept);
     ids.write();
-    assertThat(ids.of("ai-lab/chat-0", T)).containsExactly(6L, 7L);
     assertThat(ids.of("ai-lab/chat-0", T + 2000)).containsExactly(8L, 9L);
-    assertThat(stored()).as("the batch at 2 s joined, not replaced").hasSize(1);
+    assertThat(ids.of("ai-lab/chat-0", T)).as("the batch joined, not replaced").containsExactly(7L);
+    assertThat(stored()).hasSize(1);
+
+    kept = new ArrayList<>(ids.of("ai-lab/chat-0", T));
+    kept.add(6L);
+    ids.remember("ai-lab/chat-0", T, kept);
+    ids.write();
+    assertThat(ids.of("ai-lab/chat-0", T))
+        .as("a window of its own, both read")
+        .containsExactly(6L, 7L);
+    assertThat(stored()).hasSize(2);
   }
 
   /** A window an earlier release wrote holds one second's ids, at that second. */
