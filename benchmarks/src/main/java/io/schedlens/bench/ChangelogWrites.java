@@ -1,15 +1,10 @@
 package io.schedlens.bench;
 
-import io.schedlens.schemas.TopicConsumers;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
-import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * What an app's stores wrote to their changelogs over a run, store by store (records, tombstones
@@ -53,29 +48,16 @@ final class ChangelogWrites {
   /** Records, tombstones and key and value bytes of one changelog. */
   private static long[] read(String bootstrap, String changelog) {
     long[] written = new long[3];
-    try (KafkaConsumer<String, byte[]> c =
-        new KafkaConsumer<>(
-            Map.of(
-                ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
-                bootstrap,
-                ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                "read_committed",
-                ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
-                5000),
-            new StringDeserializer(),
-            new ByteArrayDeserializer())) {
-      c.assign(TopicConsumers.partitions(c, changelog));
-      c.seekToBeginning(c.assignment());
-      TopicConsumers.readToEnd(
-          c,
-          r -> {
-            written[0]++;
-            if (r.value() == null) {
-              written[1]++;
-            }
-            written[2] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
-          });
-    }
+    StreamsLoad.Changelog.each(
+        bootstrap,
+        changelog,
+        r -> {
+          written[0]++;
+          if (r.value() == null) {
+            written[1]++;
+          }
+          written[2] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
+        });
     return written;
   }
 }

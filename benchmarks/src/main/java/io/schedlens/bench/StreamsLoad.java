@@ -23,6 +23,7 @@ import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -473,30 +474,39 @@ public final class StreamsLoad {
     static Changelog read(String bootstrap, String changelog) {
       Map<String, byte[]> latest = new HashMap<>();
       long[] written = new long[2];
+      each(
+          bootstrap,
+          changelog,
+          r -> {
+            written[0]++;
+            written[1] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
+            if (r.value() == null) {
+              latest.remove(r.key());
+            } else {
+              latest.put(r.key(), r.value());
+            }
+          });
+      return new Changelog(latest, written[0], written[1]);
+    }
+
+    /** Hands every record of the changelog, from its beginning, read committed, to {@code each}. */
+    static void each(
+        String bootstrap, String changelog, Consumer<ConsumerRecord<String, byte[]>> each) {
       try (KafkaConsumer<String, byte[]> c =
           new KafkaConsumer<>(
               Map.of(
                   ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG,
                   bootstrap,
                   ConsumerConfig.ISOLATION_LEVEL_CONFIG,
-                  "read_committed"),
+                  "read_committed",
+                  ConsumerConfig.MAX_POLL_RECORDS_CONFIG,
+                  5000),
               new StringDeserializer(),
               new ByteArrayDeserializer())) {
         c.assign(TopicConsumers.partitions(c, changelog));
         c.seekToBeginning(c.assignment());
-        TopicConsumers.readToEnd(
-            c,
-            r -> {
-              written[0]++;
-              written[1] += r.serializedKeySize() + Math.max(0, r.serializedValueSize());
-              if (r.value() == null) {
-                latest.remove(r.key());
-              } else {
-                latest.put(r.key(), r.value());
-              }
-            });
+        TopicConsumers.readToEnd(c, each);
       }
-      return new Changelog(latest, written[0], written[1]);
     }
   }
 
