@@ -30,11 +30,12 @@ import org.apache.kafka.streams.state.WindowStoreIterator;
  * ({@link #write}): a window whose start is the batch's last second, holding each second's ids
  * ({@link #encode}). A backlog settles a busy pod's seconds several to a commit; written one window
  * a second, they were a changelog record per pod and second (StreamsLoad fleet: 174,000 of the
- * 310,000 records written). A batch spans less than {@link #SPAN}, so the seconds a lookup may find
+ * 613,000 records written). A batch spans less than {@link #SPAN}, so the seconds a lookup may find
  * are in the windows that start from that second to a span after it. A second settled again (a line
  * that came after its second settled opens it with the ids kept) is written again, in a batch of
- * its own commit; a lookup joins what every window holds of a second. Windows an earlier release
- * wrote, one a second holding just its ids, are read as such until they expire.
+ * its own commit, joined with the window already at that batch's start if there is one; a lookup
+ * joins what every window holds of a second. Windows an earlier release wrote, one a second holding
+ * just its ids, are read as such until they expire.
  *
  * <p>The retention is the de-duplication window and a second more, counted from a batch's last
  * second, so each of its seconds is kept at least that long. A line read is either late (refused
