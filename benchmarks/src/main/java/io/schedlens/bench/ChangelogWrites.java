@@ -1,9 +1,9 @@
 package io.schedlens.bench;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
+import java.util.stream.IntStream;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
@@ -25,24 +25,23 @@ final class ChangelogWrites {
         changelogs.add(t);
       }
     }
-    Map<Long, List<String>> byRecords = new TreeMap<>((a, b) -> Long.compare(b, a));
-    long total = 0;
+    List<String> names = new ArrayList<>();
+    List<long[]> written = new ArrayList<>();
     for (String t : changelogs) {
-      long[] w = read(bootstrap, t);
-      total += w[0];
-      byRecords
-          .computeIfAbsent(w[0], k -> new ArrayList<>())
-          .add(
-              String.format(
-                  "%s %,d records (%,d tombstones), %.1f MB",
-                  t.substring(prefix.length(), t.length() - suffix.length()),
-                  w[0],
-                  w[1],
-                  w[2] / 1e6));
+      names.add(t.substring(prefix.length(), t.length() - suffix.length()));
+      written.add(read(bootstrap, t));
     }
+    long total = written.stream().mapToLong(w -> w[0]).sum();
     System.out.printf(
         "changelog records written: %,d, %.3f per input record%n", total, total / (double) inputs);
-    byRecords.values().forEach(lines -> lines.forEach(l -> System.out.println("  " + l)));
+    IntStream.range(0, names.size())
+        .boxed()
+        .sorted(Comparator.comparingLong((Integer i) -> written.get(i)[0]).reversed())
+        .forEach(
+            i ->
+                System.out.printf(
+                    "  %s %,d records (%,d tombstones), %.1f MB%n",
+                    names.get(i), written.get(i)[0], written.get(i)[1], written.get(i)[2] / 1e6));
   }
 
   /** Records, tombstones and key and value bytes of one changelog. */
