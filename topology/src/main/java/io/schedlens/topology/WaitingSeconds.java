@@ -138,7 +138,11 @@ final class WaitingSeconds {
    * topic: the task reads one partition of each input, the same one (they are partitioned alike).
    */
   void noteInput(Waiting w, String topic, int partition, long offset) {
-    String source = sources.computeIfAbsent(topic, t -> t + ":" + partition);
+    String source = sources.get(topic); // per record: no capturing lambda
+    if (source == null) {
+      source = topic + ":" + partition;
+      sources.put(topic, source);
+    }
     InputSeconds.noteInput(w.inputs, source, offset);
   }
 
