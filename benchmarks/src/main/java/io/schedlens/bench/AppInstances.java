@@ -89,6 +89,48 @@ final class AppInstances implements AutoCloseable {
   }
 
   /**
+   * CPU time the instances' JIT compiler threads have used so far, in seconds, from Linux's
+   * per-thread accounting ({@code /proc/PID/task/TID/stat}: user and system clock ticks, 100 a
+   * second); 0 where there is no {@code /proc}. A large share in a measured window says the JVM was
+   * still compiling the app's code then: the window measured its warm-up, not its steady rate.
+   */
+  double compilerCpuSeconds() {
+    double s = 0;
+    for (Process p : processes) {
+      Path tasks = Path.of("/proc", Long.toString(p.pid()), "task");
+      if (!Files.isDirectory(tasks)) {
+        continue;
+      }
+      try (var threads = Files.list(tasks)) {
+        for (Path t : threads.toList()) {
+          s += compilerTicks(t.resolve("stat")) / 100.0;
+        }
+      } catch (java.io.IOException e) {
+        // the process ended meanwhile: its compilers count no more
+      }
+    }
+    return s;
+  }
+
+  /** A thread's user and system ticks when it is a JIT compiler thread ("C1/C2 CompilerThre"). */
+  private static long compilerTicks(Path stat) {
+    String line;
+    try {
+      line = Files.readString(stat);
+    } catch (java.io.IOException e) {
+      return 0; // the thread ended
+    }
+    int open = line.indexOf('(');
+    int close = line.lastIndexOf(')');
+    if (open < 0 || close < open || !line.substring(open + 1, close).contains("Compiler")) {
+      return 0;
+    }
+    // after the name: state (field 3) ... utime (14) and stime (15)
+    String[] f = line.substring(close + 2).split(" ");
+    return Long.parseLong(f[11]) + Long.parseLong(f[12]);
+  }
+
+  /**
    * Per instance, the heap in use right after a full collection, MiB: what the app keeps, as
    * opposed to the garbage a young-collection log shows growing until the old generation is
    * collected. Asks each JVM through {@code jcmd} (GC.run, then GC.heap_info).
