@@ -6,7 +6,6 @@ import io.schedlens.avro.internal.PodsOfName;
 import io.schedlens.avro.internal.TimelineState;
 import io.schedlens.kafka.EmbeddedKafkaBroker;
 import io.schedlens.projections.records.Outgoing;
-import io.schedlens.projections.records.ProducerRecords;
 import io.schedlens.schemas.AvroSerde;
 import io.schedlens.schemas.TopicConsumers;
 import io.schedlens.schemas.Topics;
@@ -19,7 +18,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -28,7 +26,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -176,36 +173,8 @@ public final class StreamsLoad {
       EmbeddedKafkaBroker broker, Load load, int instances, int partitions, List<String> appArgs)
       throws Exception {
     Topics topics = Topics.defaults();
-    long[] counts = new long[3];
-    AtomicReference<Exception> refused = new AtomicReference<>();
     long start = System.nanoTime();
-    try (KafkaProducer<byte[], byte[]> producer = producer(broker.bootstrapServers())) {
-      load.produce(
-          o -> {
-            for (ProducerRecord<byte[], byte[]> r : ProducerRecords.of(o, partitions)) {
-              producer.send(
-                  r,
-                  (meta, e) -> {
-                    if (e != null) {
-                      refused.compareAndSet(null, e);
-                    }
-                  });
-              counts[0]++;
-              counts[1] += r.value().length + (r.key() == null ? 0 : r.key().length);
-            }
-            if (!o.mark()) {
-              counts[2]++;
-            }
-          });
-      producer.flush();
-    }
-    if (refused.get() != null) {
-      // the app would wait for records the broker never took
-      throw new IllegalStateException(
-          "the broker refused a record of the backlog, so the app cannot read it all: "
-              + refused.get(),
-          refused.get());
-    }
+    long[] counts = Backlogs.produce(broker, load, partitions);
     long records = counts[0];
     long bytes = counts[1];
     double produceSecs = (System.nanoTime() - start) / 1e9;
