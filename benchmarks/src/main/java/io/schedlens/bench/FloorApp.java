@@ -35,8 +35,8 @@ import org.apache.kafka.streams.state.Stores;
  * decodes every value into its Avro class first, as any reader of these topics must: the gap
  * between the two is the decoding's. It takes the app's command line and its Kafka Streams settings
  * ({@link StreamsProperties}: exactly-once v2, commit interval, store cache, RocksDB memory,
- * producer compression, poll size), so that the two differ in their topologies, and in one setting
- * only the app needs: the floor reads its partitions as they come, not in timestamp order.
+ * producer compression), so that the two differ in their topologies, and in one setting only the
+ * app needs: the floor reads its partitions as they come, not in timestamp order.
  */
 public final class FloorApp {
 

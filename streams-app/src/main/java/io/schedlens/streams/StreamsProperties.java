@@ -37,10 +37,6 @@ public final class StreamsProperties {
     // waited across commits in input-seconds, and a backlog of an hour of 300 pods' serving held
     // 370,000 waiting pod-seconds and ran the app out of its heap (StreamsLoad fleet 1500).
     p.put(StreamsConfig.MAX_TASK_IDLE_MS_CONFIG, 0L);
-    // Reading in timestamp order, a task processes only while every partition has records
-    // buffered: polls of 10,000 records (1,000 by default) keep the partitions of a backlog filled
-    // with fewer rounds of the poll loop.
-    p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.MAX_POLL_RECORDS_CONFIG), 10_000);
     p.put(
         StreamsConfig.DEFAULT_DESERIALIZATION_EXCEPTION_HANDLER_CLASS_CONFIG,
         DeadLetterHandlers.Deserialization.class);
