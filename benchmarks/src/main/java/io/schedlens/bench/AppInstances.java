@@ -2,6 +2,7 @@ package io.schedlens.bench;
 
 import io.schedlens.streams.StreamsMain;
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -105,7 +106,7 @@ final class AppInstances implements AutoCloseable {
         for (Path t : threads.toList()) {
           s += compilerTicks(t.resolve("stat")) / 100.0;
         }
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         // the process ended meanwhile: its compilers count no more
       }
     }
@@ -117,7 +118,7 @@ final class AppInstances implements AutoCloseable {
     String line;
     try {
       line = Files.readString(stat);
-    } catch (java.io.IOException e) {
+    } catch (IOException e) {
       return 0; // the thread ended
     }
     int open = line.indexOf('(');
