@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Pod;
+import io.prometheus.metrics.core.metrics.Counter;
 import io.schedlens.avro.ChangeType;
 import io.schedlens.avro.PodTimeline;
 import io.schedlens.collector.Collector;
@@ -294,21 +295,33 @@ class BrokerFaultsIT {
       }
       double answered503 = collector.metrics().intakeRequests.labelValues("503").get();
       Map<String, Double> late = lateByKind(app);
-      System.out.printf(
-          "BrokerFaultsIT: %d batches of %d distinct lines; leader %d killed and back; all brokers"
-              + " away %d ms, the intake taking again %d ms after they started; %d answers not 2xx"
-              + " or no answer (%.0f of them 503); send buffer at most %,d of %,d bytes; inputs not"
-              + " counted, by kind: %s%n",
-          taken.get(),
-          seq,
-          leaderKilled.get(),
-          outageMs.get(),
-          recoveredMs.get(),
-          unavailable.get(),
-          answered503,
-          largestBuffer.get(),
-          BUFFER_BYTES,
-          late);
+      // What tells the ways a line can go missing apart: not counted by the app (by kind), dead
+      // letters, refused by Kafka for good or queued again by the collector, taken unacknowledged.
+      String counts =
+          String.format(
+              "inputs not counted, by kind: %s; dead letters: %s; collector records failed: %s,"
+                  + " retried: %s; intake lines: %s",
+              late,
+              byLabels(app.metrics().deadLetters),
+              byLabels(collector.metrics().recordsFailed),
+              byLabels(collector.metrics().recordsRetried),
+              byLabels(collector.metrics().intakeLines));
+      String summary =
+          String.format(
+              "%d batches of %d distinct lines; leader %d killed and back; all brokers away %d ms,"
+                  + " the intake taking again %d ms after they started; %d answers not 2xx or no"
+                  + " answer (%.0f of them 503); send buffer at most %,d of %,d bytes; %s",
+              taken.get(),
+              seq,
+              leaderKilled.get(),
+              outageMs.get(),
+              recoveredMs.get(),
+              unavailable.get(),
+              answered503,
+              largestBuffer.get(),
+              BUFFER_BYTES,
+              counts);
+      System.out.println("BrokerFaultsIT: " + summary);
       assertThat(outageMs.get())
           .as("the outage, past the grace period")
           .isGreaterThan(GRACE.toMillis());
@@ -316,7 +329,9 @@ class BrokerFaultsIT {
       assertThat(finalsPerPod.values()).as("one final per pod").containsOnly(1);
       for (Map.Entry<String, int[]> e : expected.entrySet()) {
         PodTimeline t = finals.get(e.getKey());
-        assertThat(t.getRequests()).as("requests of %s", e.getKey()).isEqualTo(e.getValue()[0]);
+        assertThat(t.getRequests())
+            .as("requests of %s (%s)", e.getKey(), summary)
+            .isEqualTo(e.getValue()[0]);
         assertThat(t.getErrors()).as("errors of %s", e.getKey()).isEqualTo(e.getValue()[1]);
         assertThat(t.getSloBreaches())
             .as("SLO breaches of %s", e.getKey())
@@ -351,6 +366,17 @@ class BrokerFaultsIT {
       late.put(p.getLabels().get("kind"), p.getValue());
     }
     return late;
+  }
+
+  /** A counter's values by their labels, e.g. {@code {topic=x, reason=y}=3.0}. */
+  static Map<String, Double> byLabels(Counter counter) {
+    Map<String, Double> values = new TreeMap<>();
+    for (var p : counter.collect().getDataPoints()) {
+      Map<String, String> labels = new TreeMap<>();
+      p.getLabels().forEach(l -> labels.put(l.getName(), l.getValue()));
+      values.put(labels.toString(), p.getValue());
+    }
+    return values;
   }
 
   /** The leader of the request-log partition that holds the most records. */
