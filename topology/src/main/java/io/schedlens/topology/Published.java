@@ -5,7 +5,12 @@ import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.WorkloadKey;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.kafka.streams.processor.PunctuationType;
 import org.apache.kafka.streams.processor.api.Processor;
 import org.apache.kafka.streams.processor.api.ProcessorContext;
@@ -97,6 +102,17 @@ final class Published<V> implements Processor<String, V, Void, Void> {
 
   private long lookedAtWall;
   private KeyValueStore<String, V> published;
+
+  /**
+   * The keys whose value is over, by the time it became over, and that time by key: a look for what
+   * is old reads these, not every value of the store (decoding every published timeline at each
+   * look was a tenth of the stream thread by the end of StreamsLoad's sparse backlog). Read from
+   * the store at start; the store is the truth across restarts.
+   */
+  private final TreeMap<Long, Set<String>> overAt = new TreeMap<>();
+
+  private final Map<String, Long> overSince = new HashMap<>();
+
   private ProcessorContext<Void, Void> context;
 
   private Published(String storeName, Duration retention, Over<V> over, Replaces<V> replaces) {
@@ -110,6 +126,9 @@ final class Published<V> implements Processor<String, V, Void, Void> {
   public void init(ProcessorContext<Void, Void> context) {
     this.context = context;
     this.published = context.getStateStore(storeName);
+    try (KeyValueIterator<String, V> it = published.all()) {
+      it.forEachRemaining(kv -> index(kv.key, kv.value));
+    }
     context.schedule(
         Duration.ofSeconds(60),
         PunctuationType.WALL_CLOCK_TIME,
@@ -130,15 +149,18 @@ final class Published<V> implements Processor<String, V, Void, Void> {
   public void process(Record<String, V> record) {
     if (record.value() == null) {
       published.delete(record.key());
+      index(record.key(), null);
     } else {
       String former = replaces.formerKey(record.key());
       if (former != null) {
         V old = published.get(former);
         if (old != null && replaces.same(old, record.value())) {
           published.delete(former);
+          index(former, null);
         }
       }
       published.put(record.key(), record.value());
+      index(record.key(), record.value());
     }
     long streamTime = context.currentStreamTimeMs();
     long wall = context.currentSystemTimeMs();
@@ -163,15 +185,30 @@ final class Published<V> implements Processor<String, V, Void, Void> {
     lookedAtStream = streamTime;
     lookedAtWall = context.currentSystemTimeMs();
     List<String> old = new ArrayList<>();
-    try (KeyValueIterator<String, V> it = published.all()) {
-      while (it.hasNext()) {
-        var kv = it.next();
-        Long since = over.since(kv.value);
-        if (since != null && since < streamTime - retentionMs) {
-          old.add(kv.key);
-        }
+    // over strictly before streamTime - retention, in the order of when each became over
+    for (Set<String> keys : overAt.headMap(streamTime - retentionMs).values()) {
+      old.addAll(keys);
+    }
+    for (String key : old) {
+      published.delete(key);
+      index(key, null);
+    }
+  }
+
+  /** Notes what the store now holds under {@code key} (null: nothing), and whether it is over. */
+  private void index(String key, V value) {
+    Long before = overSince.remove(key);
+    if (before != null) {
+      Set<String> keys = overAt.get(before);
+      keys.remove(key);
+      if (keys.isEmpty()) {
+        overAt.remove(before);
       }
     }
-    old.forEach(published::delete);
+    Long since = value == null ? null : over.since(value);
+    if (since != null) {
+      overSince.put(key, since);
+      overAt.computeIfAbsent(since, t -> new TreeSet<>()).add(key);
+    }
   }
 }

@@ -118,6 +118,46 @@ class PublishedTest {
   }
 
   @Test
+  void shouldForgetWhatWasOverBeforeARestartFromTheStoreAlone() {
+    read("gone", timeline("gone", 0, true), 0, 0);
+    read("live", timeline("live", 0, false), 0, 0);
+    // a new processor on the same store: the task started again, restored
+    processor = Published.timelines(RETENTION);
+    MockProcessorContext<Void, Void> again = new MockProcessorContext<>();
+    again.addStateStore(store);
+    processor.init(again);
+    again.setCurrentStreamTimeMs(H + 1);
+    again.setCurrentSystemTimeMs(60_000);
+    again.scheduledPunctuators().get(0).getPunctuator().punctuate(60_000);
+    assertThat(store.get("gone")).as("over before the restart, old now").isNull();
+    assertThat(store.get("live")).isNotNull();
+  }
+
+  @Test
+  void shouldKeepAValueThatIsNoLongerOverAndForgetByTheLatestTimeItWasOver() {
+    MockProcessorContext<Void, Void> ctx = new MockProcessorContext<>();
+    KeyValueStore<String, WorkloadTimeline> workloads = workloadStore(ctx);
+    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
+    p.init(ctx);
+    ctx.setCurrentStreamTimeMs(0);
+    ctx.setCurrentSystemTimeMs(0);
+    WorkloadTimeline.Builder w = workload().setUpdatedAt(0);
+    p.process(new Record<>("ai-lab/Deployment/up", w.setDesired(0).setReady(0).build(), 0));
+    p.process(new Record<>("ai-lab/Deployment/up", w.setDesired(2).setUpdatedAt(10).build(), 10));
+    p.process(new Record<>("ai-lab/Job/twice", w.setDesired(0).setUpdatedAt(0).build(), 10));
+    p.process(new Record<>("ai-lab/Job/twice", w.setUpdatedAt(H / 2).build(), H / 2));
+    ctx.setCurrentStreamTimeMs(H + 1);
+    ctx.scheduledPunctuators().get(0).getPunctuator().punctuate(60_000);
+    assertThat(workloads.get("ai-lab/Deployment/up")).as("wants replicas again").isNotNull();
+    assertThat(workloads.get("ai-lab/Job/twice"))
+        .as("over since half a retention: its later change counts")
+        .isNotNull();
+    ctx.setCurrentStreamTimeMs(H + H / 2 + 1);
+    ctx.scheduledPunctuators().get(0).getPunctuator().punctuate(120_000);
+    assertThat(workloads.get("ai-lab/Job/twice")).isNull();
+  }
+
+  @Test
   void shouldDeleteOnATombstone() {
     read("u", timeline("u", 0, false), 0, 0);
     read("u", null, 1, 0);
@@ -127,6 +167,21 @@ class PublishedTest {
   @Test
   void shouldForgetAWorkloadThatWantsNoReplicasAndHasNoneARetentionAfterItsLastChange() {
     MockProcessorContext<Void, Void> ctx = new MockProcessorContext<>();
+    KeyValueStore<String, WorkloadTimeline> workloads = workloadStore(ctx);
+    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
+    p.init(ctx);
+    ctx.setCurrentStreamTimeMs(0);
+    ctx.setCurrentSystemTimeMs(0);
+    WorkloadTimeline.Builder w = workload().setUpdatedAt(0);
+    p.process(new Record<>("ai-lab/Job/done", w.setDesired(0).setReady(0).build(), 0));
+    p.process(new Record<>("ai-lab/Deployment/chat", w.setDesired(2).setReady(0).build(), 0));
+    ctx.setCurrentStreamTimeMs(H + 1);
+    ctx.scheduledPunctuators().get(0).getPunctuator().punctuate(60_000);
+    assertThat(workloads.get("ai-lab/Job/done")).as("over a retention ago").isNull();
+    assertThat(workloads.get("ai-lab/Deployment/chat")).as("still wants replicas").isNotNull();
+  }
+
+  static KeyValueStore<String, WorkloadTimeline> workloadStore(MockProcessorContext<Void, Void> c) {
     KeyValueStore<String, WorkloadTimeline> workloads =
         Stores.keyValueStoreBuilder(
                 Stores.inMemoryKeyValueStore(TopologyNames.PUBLISHED_WORKLOADS_STORE),
@@ -134,28 +189,21 @@ class PublishedTest {
                 AvroSerde.of(WorkloadTimeline.class))
             .withLoggingDisabled()
             .build();
-    workloads.init(ctx.getStateStoreContext(), workloads);
-    ctx.addStateStore(workloads);
-    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
-    p.init(ctx);
-    ctx.setCurrentStreamTimeMs(0);
-    ctx.setCurrentSystemTimeMs(0);
-    WorkloadTimeline.Builder w =
-        WorkloadTimeline.newBuilder()
-            .setNamespace("ai-lab")
-            .setKind("Job")
-            .setName("x")
-            .setPriorityClass("batch")
-            .setArm("treatment")
-            .setRepeat("1")
-            .setDesiredSource("observed")
-            .setInterruptions(List.of())
-            .setUpdatedAt(0);
-    p.process(new Record<>("ai-lab/Job/done", w.setDesired(0).setReady(0).build(), 0));
-    p.process(new Record<>("ai-lab/Deployment/chat", w.setDesired(2).setReady(0).build(), 0));
-    ctx.setCurrentStreamTimeMs(H + 1);
-    ctx.scheduledPunctuators().get(0).getPunctuator().punctuate(60_000);
-    assertThat(workloads.get("ai-lab/Job/done")).as("over a retention ago").isNull();
-    assertThat(workloads.get("ai-lab/Deployment/chat")).as("still wants replicas").isNotNull();
+    workloads.init(c.getStateStoreContext(), workloads);
+    c.addStateStore(workloads);
+    return workloads;
+  }
+
+  static WorkloadTimeline.Builder workload() {
+    return WorkloadTimeline.newBuilder()
+        .setNamespace("ai-lab")
+        .setKind("Job")
+        .setName("x")
+        .setPriorityClass("batch")
+        .setArm("treatment")
+        .setRepeat("1")
+        .setDesiredSource("observed")
+        .setInterruptions(List.of())
+        .setReady(0);
   }
 }
