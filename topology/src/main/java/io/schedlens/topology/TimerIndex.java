@@ -37,10 +37,11 @@ final class TimerIndex {
   /**
    * The keys the store holds, in its order: what is due is read here, never by a range over the
    * store. A task asks what is due at every progress mark, four kinds at a time; as RocksDB range
-   * reads, those asks grew to a third of the stream thread by the end of StreamsLoad's sparse
-   * backlog (20,000 pod lives over 17 hours: the seeks grew with the store's files and tombstones),
-   * where a sorted set answers them in logarithmic time. Read from the store when the task starts,
-   * which is the truth across restarts; the store is written as before, key for key.
+   * reads, those asks grew as a backlog went on, to a third of the stream thread by the end of
+   * StreamsLoad's sparse backlog (20,000 pod lives over 17 hours), where a sorted set answers them
+   * in logarithmic time. Read from the store when the task starts, which is the truth across
+   * restarts; the store gets the same puts and deletes as before (but a timer set twice is put
+   * once).
    */
   private final TreeSet<String> keys = new TreeSet<>();
 
