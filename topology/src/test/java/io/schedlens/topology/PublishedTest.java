@@ -137,10 +137,7 @@ class PublishedTest {
   void shouldKeepAValueThatIsNoLongerOverAndForgetByTheLatestTimeItWasOver() {
     MockProcessorContext<Void, Void> ctx = new MockProcessorContext<>();
     KeyValueStore<String, WorkloadTimeline> workloads = workloadStore(ctx);
-    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
-    p.init(ctx);
-    ctx.setCurrentStreamTimeMs(0);
-    ctx.setCurrentSystemTimeMs(0);
+    Published<WorkloadTimeline> p = workloadsAtZero(ctx);
     WorkloadTimeline.Builder w = workload().setUpdatedAt(0);
     p.process(new Record<>("ai-lab/Deployment/up", w.setDesired(0).setReady(0).build(), 0));
     p.process(new Record<>("ai-lab/Deployment/up", w.setDesired(2).setUpdatedAt(10).build(), 10));
@@ -168,10 +165,7 @@ class PublishedTest {
   void shouldForgetAWorkloadThatWantsNoReplicasAndHasNoneARetentionAfterItsLastChange() {
     MockProcessorContext<Void, Void> ctx = new MockProcessorContext<>();
     KeyValueStore<String, WorkloadTimeline> workloads = workloadStore(ctx);
-    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
-    p.init(ctx);
-    ctx.setCurrentStreamTimeMs(0);
-    ctx.setCurrentSystemTimeMs(0);
+    Published<WorkloadTimeline> p = workloadsAtZero(ctx);
     WorkloadTimeline.Builder w = workload().setUpdatedAt(0);
     p.process(new Record<>("ai-lab/Job/done", w.setDesired(0).setReady(0).build(), 0));
     p.process(new Record<>("ai-lab/Deployment/chat", w.setDesired(2).setReady(0).build(), 0));
@@ -192,6 +186,15 @@ class PublishedTest {
     workloads.init(c.getStateStoreContext(), workloads);
     c.addStateStore(workloads);
     return workloads;
+  }
+
+  /** The workloads' processor on {@code ctx}, at stream and wall time 0. */
+  static Published<WorkloadTimeline> workloadsAtZero(MockProcessorContext<Void, Void> ctx) {
+    Published<WorkloadTimeline> p = Published.workloads(RETENTION);
+    p.init(ctx);
+    ctx.setCurrentStreamTimeMs(0);
+    ctx.setCurrentSystemTimeMs(0);
+    return p;
   }
 
   static WorkloadTimeline.Builder workload() {
