@@ -4,9 +4,7 @@ import io.schedlens.avro.PodTimeline;
 import io.schedlens.avro.WorkloadTimeline;
 import io.schedlens.schemas.WorkloadKey;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -184,14 +182,12 @@ final class Published<V> implements Processor<String, V, Void, Void> {
   private void forgetOld(long streamTime) {
     lookedAtStream = streamTime;
     lookedAtWall = context.currentSystemTimeMs();
-    List<String> old = new ArrayList<>();
     // over strictly before streamTime - retention, in the order of when each became over
-    for (Set<String> keys : overAt.headMap(streamTime - retentionMs).values()) {
-      old.addAll(keys);
-    }
-    for (String key : old) {
-      published.delete(key);
-      index(key, null);
+    while (!overAt.isEmpty() && overAt.firstKey() < streamTime - retentionMs) {
+      for (String key : overAt.pollFirstEntry().getValue()) {
+        overSince.remove(key);
+        published.delete(key);
+      }
     }
   }
 
