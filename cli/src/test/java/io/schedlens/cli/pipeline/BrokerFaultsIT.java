@@ -361,20 +361,19 @@ class BrokerFaultsIT {
 
   /** The streams app's {@code schedlens_late_records_total}, by kind. */
   static Map<String, Double> lateByKind(StreamsApp app) {
-    Map<String, Double> late = new TreeMap<>();
-    for (var p : app.metrics().lateRecords.collect().getDataPoints()) {
-      late.put(p.getLabels().get("kind"), p.getValue());
-    }
-    return late;
+    return byLabels(app.metrics().lateRecords);
   }
 
-  /** A counter's values by their labels, e.g. {@code {topic=x, reason=y}=3.0}. */
+  /**
+   * A counter's values by their label values, joined by {@code /} in the labels' name order (a
+   * counter with one label: by its value).
+   */
   static Map<String, Double> byLabels(Counter counter) {
     Map<String, Double> values = new TreeMap<>();
     for (var p : counter.collect().getDataPoints()) {
-      Map<String, String> labels = new TreeMap<>();
-      p.getLabels().forEach(l -> labels.put(l.getName(), l.getValue()));
-      values.put(labels.toString(), p.getValue());
+      List<String> labelValues = new ArrayList<>();
+      p.getLabels().forEach(l -> labelValues.add(l.getValue()));
+      values.put(String.join("/", labelValues), p.getValue());
     }
     return values;
   }
